@@ -1,0 +1,83 @@
+"""Index speed, memory and size on the PowerShell corpus (issue "Index core" targets).
+
+Run: .venv/bin/python bench/index_scale.py
+Prints one line per figure: full index seconds and files/s, peak RSS, database size against the
+corpus's markdown bytes, per-phase seconds, no-op incremental, incremental after editing 100 files.
+Each run is a real `vaultctx index` process, as a user would start it.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from corpora import markdown_bytes, powershell_corpus
+
+VAULTCTX = str(Path(sys.executable).with_name("vaultctx"))
+
+
+def run_index(vault: Path, db: Path, *extra: str) -> tuple[float, dict[str, object]]:
+    started = time.perf_counter()
+    done = subprocess.run(
+        [VAULTCTX, "index", "--vault", str(vault), "--db", str(db), "--json", "--fast", *extra],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    return time.perf_counter() - started, json.loads(done.stdout)
+
+
+def main() -> None:
+    source = powershell_corpus()
+    with tempfile.TemporaryDirectory() as tmp:
+        vault = Path(tmp) / "vault"
+        subprocess.run(["cp", "-r", str(source), str(vault)], check=True)
+        db = Path(tmp) / "index.db"
+        corpus_bytes = markdown_bytes(vault)
+
+        wall, summary = run_index(vault, db)
+        files = summary["files"]["added"]  # type: ignore[index]
+        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        print(f"full index: {wall:.1f} s wall, {summary['seconds']} s in-process")
+        print(
+            f"full index files/s: {files / wall:.0f} ({files} files, "
+            f"{summary['chunks']['written']} chunks)"
+        )  # type: ignore[index]
+        print(f"full index peak RSS: {peak_mb:.0f} MB")
+        db_bytes = sum(
+            Path(f"{db}{s}").stat().st_size for s in ("", "-wal") if Path(f"{db}{s}").exists()
+        )
+        print(
+            f"database size: {db_bytes / 1e6:.1f} MB = {db_bytes / corpus_bytes:.2f} x corpus "
+            f"markdown ({corpus_bytes / 1e6:.1f} MB)"
+        )
+        for phase, seconds in summary["phase_seconds"].items():  # type: ignore[attr-defined]
+            print(f"full index phase {phase}: {seconds:.2f} s")
+
+        wall, summary = run_index(vault, db)
+        print(
+            f"no-op incremental: {summary['seconds'] * 1000:.0f} ms in-process, "
+            f"{wall * 1000:.0f} ms wall (process start included)"
+        )
+
+        edited = random.Random(7).sample(sorted(vault.rglob("*.md")), 100)
+        for path in edited:
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write("\n\nEdited for the incremental benchmark: quarterly review notes.\n")
+        wall, summary = run_index(vault, db)
+        print(
+            f"incremental after editing 100 files: {summary['seconds']:.2f} s in-process, "
+            f"{wall:.2f} s wall ({summary['files']['changed']} changed, "  # type: ignore[index]
+            f"{summary['chunks']['embedded']} chunks embedded, "  # type: ignore[index]
+            f"{summary['chunks']['vectors_reused']} vectors reused)"
+        )  # type: ignore[index]
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,384 @@
+"""The public Python API: ``Vault`` is the one object every integration goes through.
+
+The CLI, MCP server, hooks and (later) the agent and web UI are thin shells over these methods, so a
+behaviour is written once. Heavy imports (numpy, models, SQLite) happen on first use, not at import,
+because hooks run on every prompt and must start fast.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vaultctx.config import Config, load_config
+
+if TYPE_CHECKING:
+    from vaultctx.embed.base import Embedder
+    from vaultctx.index.db import IndexDatabase
+    from vaultctx.index.indexer import Indexer, IndexReport, ProgressSink
+    from vaultctx.notes import NoteList, NoteText
+    from vaultctx.search.retriever import Mode, Retriever, SearchResponse, SearchResult
+
+
+@dataclass(frozen=True)
+class ContextBlock:
+    """Vault context ready to paste into any AI tool, with its sources."""
+
+    topic: str
+    markdown: str
+    sources: list[str]
+    results: list[SearchResult]
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "topic": self.topic,
+            "markdown": self.markdown,
+            "sources": self.sources,
+            "results": [r.as_dict() for r in self.results],
+        }
+
+
+@dataclass(frozen=True)
+class IndexStatus:
+    """What ``vaultctx status`` shows; ``as_dict`` is its ``--json`` form."""
+
+    vault: str
+    db: str
+    exists: bool
+    files: int = 0
+    chunks: int = 0
+    vectors: int = 0
+    model_name: str | None = None
+    model_hash: str | None = None
+    quality_vectors: int = 0
+    quality_model_name: str | None = None
+    last_run: dict[str, Any] | None = None
+    db_bytes: int = 0
+    sqlite_version: str | None = None
+    vec_version: str | None = None
+    fts_tokenizer: str | None = None
+    problems: int = 0
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class DoctorReport:
+    """Checks of the index with advice; ``ok`` is False when something needs action."""
+
+    checks: list[dict[str, str]]
+
+    @property
+    def ok(self) -> bool:
+        return all(check["status"] != "fail" for check in self.checks)
+
+
+def _database_bytes(db: Path) -> int:
+    total = 0
+    for suffix in ("", "-wal"):
+        candidate = Path(f"{db}{suffix}")
+        if candidate.exists():
+            total += candidate.stat().st_size
+    return total
+
+
+def _context_block(topic: str, results: list[SearchResult]) -> ContextBlock:
+    """Facts first, then where they come from, so a model can cite its sources."""
+    parts = [f"## Context from my notes: {topic}\n"]
+    sources: list[str] = []
+    for result in results:
+        parts.append(f"### {result.title} ({result.citation})\n{result.text}\n")
+        if result.citation not in sources:
+            sources.append(result.citation)
+    if sources:
+        parts.append("Sources:\n" + "\n".join(f"- {s}" for s in sources) + "\n")
+    else:
+        parts.append("(nothing in the notes matches this topic)\n")
+    return ContextBlock(topic, "\n".join(parts), sources, results)
+
+
+# RRF weights of the vector lists (BM25 has 1.0); measured in bench/quality.py, see
+# docs/benchmarks.md "Fusion".
+STATIC_VECTOR_WEIGHT = 1.0
+QUALITY_VECTOR_WEIGHT = 1.0
+
+
+class Vault:
+    """A vault of notes and its index: ``Vault("~/notes").index()``, then ``.status()``."""
+
+    def __init__(
+        self,
+        path: str | Path | None = None,
+        *,
+        db: str | Path | None = None,
+        config: Config | None = None,
+    ) -> None:
+        self.config = config or load_config(path, db)
+        self._embedder: Embedder | None = None
+        self._quality_embedder: Embedder | None = None
+        self._reader: IndexDatabase | None = None
+        self._retriever: Retriever | None = None
+
+    @property
+    def path(self) -> Path:
+        return self.config.vault
+
+    @property
+    def db_path(self) -> Path:
+        return self.config.db
+
+    def embedder(self) -> Embedder:
+        """The bundled static engine, loaded once per ``Vault``."""
+        if self._embedder is None:
+            from vaultctx.embed.static import StaticEmbedder
+
+            self._embedder = StaticEmbedder()
+        return self._embedder
+
+    def indexer(self, *, progress: ProgressSink | None = None) -> Indexer:
+        from vaultctx.index.indexer import Indexer
+
+        return Indexer(
+            self.config,
+            self.embedder(),
+            quality_embedder=self.quality_embedder(),
+            progress=progress,
+        )
+
+    def index(
+        self, *, full: bool = False, fast: bool = False, progress: ProgressSink | None = None
+    ) -> IndexReport:
+        """Bring the index up to date: pass 1 (searchable), then pass 2 unless ``fast``."""
+        return self.indexer(progress=progress).run(full=full, fast=fast)
+
+    def quality_embedder(self) -> Embedder | None:
+        """The bundled transformer engine for pass 2; None when onnxruntime is unavailable."""
+        if self._quality_embedder is None:
+            try:
+                from vaultctx.embed.onnx import OnnxEmbedder
+
+                self._quality_embedder = OnnxEmbedder()
+            except ImportError:
+                return None
+        return self._quality_embedder
+
+    def retriever(self) -> Retriever:
+        """A read-only retriever, opened once and reused so models stay warm between queries."""
+        if self._retriever is None:
+            from vaultctx.index.db import open_index
+            from vaultctx.index.quality_pass import QUALITY_TABLE
+            from vaultctx.search.retriever import Retriever, VectorSource
+
+            reader = self._reader = open_index(self.config.db, readonly=True)
+            static = quality = None
+            if reader.capabilities.vectors and reader.has_table("chunk_vecs"):
+                engine = self.embedder()
+                if reader.meta("model_hash") == engine.model_hash:
+                    static = VectorSource(
+                        "chunk_vecs", lambda q: engine.embed([q])[0], weight=STATIC_VECTOR_WEIGHT
+                    )
+            if reader.capabilities.vectors and reader.has_table(QUALITY_TABLE):
+                better = self.quality_embedder()
+                if better is not None and reader.meta("quality_model_hash") == better.model_hash:
+                    quality = VectorSource(
+                        QUALITY_TABLE, lambda q: better.embed([q])[0], weight=QUALITY_VECTOR_WEIGHT
+                    )
+            self._retriever = Retriever(reader, static, quality)
+        return self._retriever
+
+    def close(self) -> None:
+        if self._reader is not None:
+            self._reader.close()
+        self._reader = self._retriever = None
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        max_tokens: int = 4000,
+        mode: Mode = "hybrid",
+        bm25_weight: float = 1.0,
+        vec_weight: float | None = None,
+        notes: bool = False,
+    ) -> SearchResponse:
+        """Hybrid search over the index; results are scrubbed and fit ``max_tokens``."""
+        return self.retriever().search(
+            query,
+            limit=limit,
+            max_tokens=max_tokens,
+            mode=mode,
+            bm25_weight=bm25_weight,
+            vec_weight=vec_weight,
+            notes=notes,
+        )
+
+    def context(self, topic: str, *, max_tokens: int = 2000, limit: int = 8) -> ContextBlock:
+        """The best passages about ``topic`` as one markdown block with sources, within budget."""
+        from vaultctx.search.budget import estimate_tokens
+
+        text_budget = max(max_tokens - 25 - 15 * limit, max_tokens // 2)
+        response = self.search(topic, limit=limit, max_tokens=text_budget)
+        results = list(response.results)
+        while True:
+            block = _context_block(topic, results)
+            if estimate_tokens(block.markdown) <= max_tokens or not results:
+                return block
+            results.pop()
+
+    def read_note(
+        self, path: str, *, section: str | None = None, max_tokens: int = 8000
+    ) -> NoteText:
+        """One note (or one section) by vault-relative path: confined, scrubbed, within budget."""
+        from vaultctx.notes import read_note
+
+        return read_note(self.config, path, section=section, max_tokens=max_tokens)
+
+    def list_notes(
+        self,
+        *,
+        folder: str | None = None,
+        tag: str | None = None,
+        note_type: str | None = None,
+        modified_since: str | None = None,
+        modified_until: str | None = None,
+        limit: int = 20,
+    ) -> NoteList:
+        """Indexed notes filtered by folder, tag, type and modification dates, newest first."""
+        from vaultctx.notes import list_notes
+
+        return list_notes(
+            self.config.db,
+            folder=folder,
+            tag=tag,
+            note_type=note_type,
+            modified_since=modified_since,
+            modified_until=modified_until,
+            limit=limit,
+        )
+
+    def status(self) -> IndexStatus:
+        from vaultctx.index.db import IndexMissingError, open_index
+
+        base: dict[str, Any] = {"vault": str(self.config.vault), "db": str(self.config.db)}
+        try:
+            db = open_index(self.config.db, readonly=True)
+        except IndexMissingError:
+            return IndexStatus(**base, exists=False)
+        try:
+
+            def count(sql: str) -> int:
+                return int(db.scalar(sql))
+
+            fts_sql = db.execute(
+                "SELECT sql FROM sqlite_master WHERE name = 'chunks_fts'"
+            ).fetchone()
+            tokenizer = None
+            if fts_sql is not None and "tokenize=" in str(fts_sql[0]):
+                tokenizer = str(fts_sql[0]).split("tokenize=", 1)[1].split("'")[1]
+            vectors = (
+                count("SELECT count(*) FROM chunk_vecs")
+                if (db.capabilities.vectors and db.has_table("chunk_vecs"))
+                else 0
+            )
+            quality = 0
+            if db.capabilities.vectors and db.has_table("chunk_vecs_quality"):
+                quality = count("SELECT count(*) FROM chunks WHERE quality_embedded_at IS NOT NULL")
+            return IndexStatus(
+                **base,
+                exists=True,
+                quality_vectors=quality,
+                quality_model_name=db.meta("quality_model_name"),
+                files=count("SELECT count(*) FROM files"),
+                chunks=count("SELECT count(*) FROM chunks"),
+                vectors=vectors,
+                model_name=db.meta("model_name"),
+                model_hash=db.meta("model_hash"),
+                last_run=db.meta_json("last_run"),
+                db_bytes=_database_bytes(self.config.db),
+                sqlite_version=db.capabilities.sqlite_version,
+                vec_version=db.capabilities.vec_version,
+                fts_tokenizer=tokenizer,
+                problems=count("SELECT count(*) FROM files WHERE problems != '[]'"),
+            )
+        finally:
+            db.close()
+
+    def doctor(self) -> DoctorReport:
+        """Run SQLite's and FTS5's integrity checks and compare the index with the vault."""
+        from vaultctx.index.db import IndexDatabaseError, open_index
+
+        checks: list[dict[str, str]] = []
+
+        def add(name: str, status: str, detail: str, advice: str = "") -> None:
+            checks.append({"check": name, "status": status, "detail": detail, "advice": advice})
+
+        rebuild = f"run `vaultctx index --full --vault {self.config.vault}`"
+        try:
+            db = open_index(self.config.db, readonly=True)
+        except IndexDatabaseError as exc:
+            add("database", "fail", str(exc), rebuild)
+            return DoctorReport(checks)
+        try:
+            add("database", "ok", f"{self.config.db} ({_database_bytes(self.config.db)} bytes)")
+            problems = db.integrity_problems()
+            if problems:
+                add(
+                    "sqlite integrity",
+                    "fail",
+                    "; ".join(problems[:3]),
+                    f"the index is damaged: {rebuild} (the vault is the source of truth)",
+                )
+            else:
+                # SQLite >= 3.44 runs FTS5's own integrity check inside integrity_check.
+                add("sqlite integrity", "ok", "integrity_check ok (tables, indexes, FTS5)")
+            chunks = int(db.scalar("SELECT count(*) FROM chunks"))
+            if db.capabilities.vectors and db.has_table("chunk_vecs"):
+                vectors = int(db.scalar("SELECT count(*) FROM chunk_vecs"))
+                status = "ok" if vectors == chunks else "warn"
+                add(
+                    "vectors",
+                    status,
+                    f"{vectors} vectors for {chunks} chunks",
+                    "" if status == "ok" else "run `vaultctx index` to embed the missing chunks",
+                )
+            elif not db.capabilities.vectors:
+                add(
+                    "vectors",
+                    "warn",
+                    "sqlite-vec could not be loaded: search uses BM25 only",
+                    "reinstall vaultctx so the sqlite-vec wheel for this platform is present",
+                )
+            last = db.meta_json("last_run")
+            if last is None:
+                add("last run", "warn", "no completed index run recorded", "run `vaultctx index`")
+            elif last.get("interrupted"):
+                add(
+                    "last run",
+                    "warn",
+                    "the last run was interrupted",
+                    "run `vaultctx index` to finish it",
+                )
+            else:
+                ago = time.time() - float(last["finished_at"])
+                add("last run", "ok", f"finished {ago / 60:.0f} min ago")
+            broken = [
+                (str(path), json.loads(str(problems_json)))
+                for path, problems_json in db.execute(
+                    "SELECT path, problems FROM files WHERE problems != '[]' ORDER BY path LIMIT 20"
+                )
+            ]
+            for path, note_problems in broken:
+                add(
+                    "note",
+                    "warn",
+                    f"{path}: {note_problems[0]}",
+                    "fix the front matter; the note is indexed as plain text meanwhile",
+                )
+        finally:
+            db.close()
+        return DoctorReport(checks)

@@ -1,0 +1,270 @@
+"""``vaultctx index``, ``status`` and ``doctor``: building and inspecting the index."""
+
+from __future__ import annotations
+
+import json
+import signal
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated, Any
+
+import typer
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    ProgressColumn,
+    Task,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
+from rich.table import Table
+from rich.text import Text
+
+from vaultctx.cli.common import (
+    DbOption,
+    JsonOption,
+    UserFacingError,
+    VaultOption,
+    open_vault,
+    stderr,
+    stdout,
+    user_errors,
+)
+
+
+class _RateColumn(ProgressColumn):
+    """Items per second, e.g. "41 chunks/s": the figure users watch during pass 2."""
+
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        unit = task.fields.get("unit", "")
+        return Text("" if speed is None else f"{speed:.0f} {unit}/s", style="cyan")
+
+
+class RichProgress:
+    """A progress bar for people at a terminal."""
+
+    def __init__(self) -> None:
+        self._progress = Progress(
+            TextColumn("[bold]{task.fields[label]}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TextColumn("{task.fields[unit]}"),
+            _RateColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=stderr,
+            transient=True,
+        )
+        self._task: Any = None
+
+    def start(self, label: str, total: int, unit: str) -> None:
+        self._progress.start()
+        self._task = self._progress.add_task(label, total=total, label=label, unit=unit)
+
+    def advance(self, amount: int = 1) -> None:
+        self._progress.advance(self._task, amount)
+
+    def finish(self) -> None:
+        self._progress.stop()
+
+
+class LineProgress:
+    """Plain progress lines for logs and pipes: at most one every two seconds."""
+
+    def __init__(self) -> None:
+        self._label, self._unit = "", ""
+        self._total = 0
+        self._done = 0
+        self._started = 0.0
+        self._last = 0.0
+
+    def start(self, label: str, total: int, unit: str) -> None:
+        self._label, self._unit, self._total, self._done = label, unit, total, 0
+        self._started = self._last = time.monotonic()
+        if total:
+            print(f"{label}: {total} {unit}", file=sys.stderr, flush=True)
+
+    def advance(self, amount: int = 1) -> None:
+        self._done += amount
+        now = time.monotonic()
+        if now - self._last >= 2.0:
+            self._last = now
+            elapsed = now - self._started
+            rate = self._done / elapsed if elapsed else 0.0
+            print(
+                f"{self._label}: {self._done}/{self._total} {self._unit}, {elapsed:.0f} s, "
+                f"{rate:.0f} {self._unit}/s",
+                file=sys.stderr,
+                flush=True,
+            )
+
+    def finish(self) -> None:
+        pass
+
+
+@contextmanager
+def _stop_on_sigint(request_stop: Any) -> Iterator[list[bool]]:
+    """First Ctrl-C asks the indexer to finish the current file and commit; the second aborts."""
+    hit: list[bool] = []
+
+    def handler(signum: int, frame: Any) -> None:
+        if hit:
+            raise KeyboardInterrupt
+        hit.append(True)
+        print("stopping after the current file (Ctrl-C again to abort)…", file=sys.stderr)
+        request_stop()
+
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield hit
+    finally:
+        signal.signal(signal.SIGINT, previous)
+
+
+def _print_report(summary: dict[str, Any]) -> None:
+    files = summary["files"]
+    chunks = summary["chunks"]
+    stdout.print(
+        f"[bold]indexed[/] in {summary['seconds']:.1f} s: {files['added']} added, "
+        f"{files['changed']} changed, {files['removed']} removed, {files['renamed']} renamed, "
+        f"{files['unchanged']} unchanged, {files['skipped']} skipped; "
+        f"{chunks['written']} chunks written, {chunks['embedded']} embedded"
+        + (
+            f"; pass 2: {chunks['quality_embedded']} chunks embedded, "
+            f"{chunks['quality_remaining']} remaining"
+            if chunks["quality_remaining"] is not None
+            else ""
+        )
+    )
+    for warning in summary["warnings"]:
+        stderr.print(f"[yellow]warning:[/] {warning}", highlight=False)
+    for skipped in summary["skipped"][:20]:
+        stderr.print(
+            f"skipped {skipped['path']}: {skipped['reason']}", highlight=False, markup=False
+        )
+    if len(summary["skipped"]) > 20:
+        stderr.print(f"… and {len(summary['skipped']) - 20} more skipped (see --json)")
+    for problem in summary["problems"][:20]:
+        stderr.print(
+            f"problem in {problem['path']}: {problem['problem']}", highlight=False, markup=False
+        )
+    if summary["secrets_redacted"]:
+        counts = ", ".join(f"{name} ×{n}" for name, n in summary["secrets_redacted"].items())
+        stdout.print(f"secrets redacted before storing: {counts}", highlight=False)
+
+
+def index(
+    vault: VaultOption = None,
+    db: DbOption = None,
+    full: Annotated[bool, typer.Option("--full", help="Re-read and re-embed every file.")] = False,
+    fast: Annotated[
+        bool,
+        typer.Option(
+            "--fast", help="Stop after pass 1 (searchable at once; transformer vectors later)."
+        ),
+    ] = False,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Print nothing but errors.")] = False,
+    as_json: JsonOption = False,
+) -> None:
+    """Index the vault (incremental: only new, changed, renamed and deleted files)."""
+    handle = open_vault(vault, db)
+    interactive = sys.stderr.isatty() and not quiet and not as_json
+    progress = RichProgress() if interactive else (None if quiet or as_json else LineProgress())
+    with user_errors():
+        indexer = handle.indexer(progress=progress)
+        with _stop_on_sigint(indexer.request_stop):
+            report = indexer.run(full=full, fast=fast)
+    summary = report.as_dict()
+    if as_json:
+        print(json.dumps(summary, ensure_ascii=False))
+    elif not quiet:
+        _print_report(summary)
+    if report.interrupted:
+        print(
+            "interrupted: progress so far is saved; run `vaultctx index` again to finish",
+            file=sys.stderr,
+        )
+        raise typer.Exit(130)
+
+
+def _human_bytes(n: int) -> str:
+    size = float(n)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.1f} {unit}" if unit != "B" else f"{int(size)} B"
+        size /= 1024
+    return f"{size:.1f} GB"
+
+
+def _coverage(done: int, total: int, model: str | None) -> str:
+    if not model:
+        return "not started (run `vaultctx index`)"
+    share = 100.0 * done / total if total else 100.0
+    return f"{done}/{total} chunks ({share:.0f}%, {model})"
+
+
+def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Show what the index holds: files, chunks, model, last run, size, capabilities."""
+    with user_errors():
+        info = open_vault(vault, db).status()
+    if as_json:
+        print(json.dumps(info.as_dict(), ensure_ascii=False))
+        return
+    if not info.exists:
+        raise UserFacingError(
+            f"no index yet at {info.db}; run `vaultctx index --vault {info.vault}`"
+        )
+    table = Table(show_header=False, box=None)
+    last = info.last_run or {}
+    finished = last.get("finished_at")
+    rows = [
+        ("vault", info.vault),
+        ("database", f"{info.db} ({_human_bytes(info.db_bytes)})"),
+        ("files", str(info.files)),
+        ("chunks", str(info.chunks)),
+        ("vectors", f"{info.vectors} ({info.model_name or 'no model'}, {info.model_hash or '-'})"),
+        ("pass 2 vectors", _coverage(info.quality_vectors, info.chunks, info.quality_model_name)),
+        (
+            "last run",
+            time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(finished))
+            + (" (interrupted)" if last.get("interrupted") else "")
+            if finished
+            else "never",
+        ),
+        ("sqlite", info.sqlite_version or "-"),
+        ("sqlite-vec", info.vec_version or "not loaded: BM25 only"),
+        ("fts5 tokenizer", info.fts_tokenizer or "-"),
+        ("notes with problems", str(info.problems)),
+    ]
+    for key, value in rows:
+        table.add_row(f"[bold]{key}[/]", value)
+    stdout.print(table)
+
+
+def doctor(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption = False) -> None:
+    """Check the index's integrity and say how to repair what is wrong."""
+    with user_errors():
+        report = open_vault(vault, db).doctor()
+    if as_json:
+        print(json.dumps({"ok": report.ok, "checks": report.checks}, ensure_ascii=False))
+    else:
+        colours = {"ok": "green", "warn": "yellow", "fail": "red"}
+        for check in report.checks:
+            colour = colours[check["status"]]
+            stdout.print(f"[{colour}]{check['status']:>4}[/] {check['check']}: ", end="")
+            stdout.print(check["detail"], markup=False, highlight=False)
+            if check["advice"]:
+                stdout.print(f"      → {check['advice']}", markup=False, highlight=False)
+    if not report.ok:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(index)
+    app.command()(status)
+    app.command()(doctor)

@@ -1,0 +1,143 @@
+"""``vaultctx search`` and ``vaultctx context``: asking the index."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.markup import escape
+from rich.panel import Panel
+
+from vaultctx.api import Vault
+from vaultctx.cli.common import (
+    DbOption,
+    JsonOption,
+    UserFacingError,
+    VaultOption,
+    open_vault,
+    stdout,
+    user_errors,
+)
+from vaultctx.search.retriever import MODES, Mode, SearchResponse
+
+
+def _check_mode(mode: str) -> Mode:
+    if mode not in MODES:
+        raise UserFacingError(f"unknown --mode {mode!r}; use one of: {', '.join(MODES)}")
+    return mode  # type: ignore[return-value]
+
+
+def _print_results(response: SearchResponse) -> None:
+    for notice in response.notices:
+        stdout.print(f"[yellow]note:[/] {escape(notice)}")
+    if not response.results:
+        stdout.print(f"no results for {response.query!r}; try broader or different words")
+        return
+    for rank, result in enumerate(response.results, start=1):
+        ranks = f"bm25 #{result.bm25_rank or '-'} · vector #{result.vec_rank or '-'}"
+        title = f"[bold]{rank}. {escape(result.title)}[/]  [dim]{escape(result.citation)}[/]"
+        stdout.print(
+            Panel(
+                escape(result.text),
+                title=title,
+                title_align="left",
+                subtitle=f"[dim]{result.score:.4f} · {ranks}[/]",
+                subtitle_align="right",
+            )
+        )
+    stdout.print(f"[dim]{response.count} results in {response.took_ms:.1f} ms ({response.mode})[/]")
+
+
+def _read_batch(source: str) -> list[tuple[Any, str]]:
+    """JSONL lines ``{"id", "query"}`` or plain lines; ``-`` reads standard input."""
+    try:
+        text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
+    except OSError as exc:
+        raise UserFacingError(f"cannot read --batch file {source} ({exc.strerror})") from exc
+    queries: list[tuple[Any, str]] = []
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        if line.lstrip().startswith("{"):
+            try:
+                item = json.loads(line)
+                queries.append((item.get("id", number), str(item["query"])))
+            except (json.JSONDecodeError, KeyError, AttributeError) as exc:
+                raise UserFacingError(
+                    f'{source} line {number}: expected {{"id": …, "query": "…"}} ({exc})'
+                ) from exc
+        else:
+            queries.append((number, line.strip()))
+    return queries
+
+
+def search(
+    query: Annotated[str | None, typer.Argument(help="What to look for.")] = None,
+    vault: VaultOption = None,
+    db: DbOption = None,
+    limit: Annotated[int, typer.Option(min=1, max=200, help="Results to return.")] = 10,
+    max_tokens: Annotated[int, typer.Option(min=1, help="Token budget of all texts.")] = 4000,
+    mode: Annotated[str, typer.Option(help="hybrid, bm25 or vector.")] = "hybrid",
+    bm25_weight: Annotated[float, typer.Option(min=0.0, help="RRF weight of BM25.")] = 1.0,
+    vec_weight: Annotated[
+        float | None, typer.Option(min=0.0, help="RRF weight of vectors.")
+    ] = None,
+    notes: Annotated[bool, typer.Option("--notes", help="One result per note.")] = False,
+    batch: Annotated[
+        str | None, typer.Option(help="JSONL/plain file of queries; - for stdin.")
+    ] = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Search the vault: BM25 and vectors fused (hybrid), or one of them."""
+    checked = _check_mode(mode)
+    if (query is None) == (batch is None):
+        raise UserFacingError("give a QUERY or --batch FILE (exactly one of them)")
+    handle = open_vault(vault, db)
+    options: dict[str, Any] = {
+        "limit": limit,
+        "max_tokens": max_tokens,
+        "mode": checked,
+        "bm25_weight": bm25_weight,
+        "vec_weight": vec_weight,
+        "notes": notes,
+    }
+    with user_errors():
+        if batch is not None:
+            for query_id, text in _read_batch(batch):
+                response = handle.search(text, **options)
+                line = {"id": query_id, **response.as_dict()}
+                print(json.dumps(line, ensure_ascii=False), flush=True)
+            return
+        assert query is not None
+        response = handle.search(query, **options)
+    if as_json:
+        print(json.dumps(response.as_dict(), ensure_ascii=False))
+    else:
+        _print_results(response)
+
+
+def context(
+    topic: Annotated[str, typer.Argument(help="The topic to gather context about.")],
+    vault: VaultOption = None,
+    db: DbOption = None,
+    output_format: Annotated[str, typer.Option("--format", help="markdown or json.")] = "markdown",
+    max_tokens: Annotated[int, typer.Option(min=50, help="Token budget of the block.")] = 2000,
+) -> None:
+    """Print a block of vault context about TOPIC, ready to paste into any AI tool."""
+    if output_format not in ("markdown", "json"):
+        raise UserFacingError(f"unknown --format {output_format!r}; use markdown or json")
+    handle: Vault = open_vault(vault, db)
+    with user_errors():
+        block = handle.context(topic, max_tokens=max_tokens)
+    if output_format == "json":
+        print(json.dumps(block.as_dict(), ensure_ascii=False))
+    else:
+        print(block.markdown)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(search)
+    app.command()(context)

@@ -1,0 +1,115 @@
+"""``vaultctx serve`` (the MCP server) and ``vaultctx config claude|codex|cursor``.
+
+The MCP SDK is imported only when ``serve`` runs: it takes a second or more, which every other
+command would otherwise pay.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Annotated
+
+import typer
+
+from vaultctx.cli.common import DbOption, UserFacingError, VaultOption, open_vault, stdout
+from vaultctx.mcp import client_config, http_policy
+
+
+def serve(
+    vault: VaultOption = None,
+    db: DbOption = None,
+    http: Annotated[
+        bool, typer.Option("--http", help="Streamable HTTP for several clients (default: stdio).")
+    ] = False,
+    host: Annotated[
+        str, typer.Option(help="Address to listen on; beyond loopback a --token is required.")
+    ] = http_policy.DEFAULT_HTTP_HOST,
+    port: Annotated[
+        int, typer.Option(min=1, max=65535, help="TCP port for --http.")
+    ] = http_policy.DEFAULT_HTTP_PORT,
+    token: Annotated[
+        str | None,
+        typer.Option(
+            envvar=http_policy.TOKEN_ENV,
+            help="Bearer token every HTTP request must carry (prefer the environment variable).",
+            show_default=False,
+        ),
+    ] = None,
+    allow_host: Annotated[
+        list[str] | None,
+        typer.Option(help="Extra Host header name clients use (repeatable), e.g. my-desktop."),
+    ] = None,
+) -> None:
+    """Run the MCP server over stdio (one client) or Streamable HTTP at /mcp (--http)."""
+    handle = open_vault(vault, db)
+    if not http:
+        from vaultctx.mcp.server import run_stdio
+
+        run_stdio(handle)
+        return
+    try:
+        http_policy.check_bind(host, token)
+    except http_policy.InsecureBindError as exc:
+        raise UserFacingError(str(exc)) from exc
+    from vaultctx.mcp.server import run_http
+
+    shown_host = f"[{host}]" if ":" in host else host
+    print(
+        f"vaultctx MCP server at http://{shown_host}:{port}/mcp"
+        + (" (bearer token required)" if token else ""),
+        file=sys.stderr,
+    )
+    run_http(handle, host=host, port=port, token=token, extra_hosts=allow_host or ())
+
+
+WriteOption = Annotated[
+    bool, typer.Option("--write", help="Merge into the client's file (a .bak copy is kept).")
+]
+
+
+def _configure(
+    client: client_config.ClientName, vault: str | None, db: str | None, write: bool
+) -> None:
+    handle = open_vault(vault, db)
+    command = client_config.launch_command(handle)
+    path = client_config.config_path(client)
+    if not write:
+        print(client_config.snippet(client, command), end="")
+        print(f"add this to {path}, or run again with --write", file=sys.stderr)
+        return
+    try:
+        report = client_config.write_client_config(client, path, command)
+    except client_config.ClientConfigError as exc:
+        raise UserFacingError(f"{path}: {exc}") from exc
+    if not report.changed:
+        stdout.print(f"{path} already has this vaultctx entry; nothing changed", highlight=False)
+        return
+    backup = f" (previous version: {report.backup})" if report.backup else ""
+    stdout.print(f"wrote the vaultctx server to {path}{backup}", highlight=False)
+
+
+def claude(vault: VaultOption = None, db: DbOption = None, write: WriteOption = False) -> None:
+    """Claude Code: .mcp.json in the current folder (project scope)."""
+    _configure("claude", vault, db, write)
+
+
+def codex(vault: VaultOption = None, db: DbOption = None, write: WriteOption = False) -> None:
+    """Codex CLI: the mcp_servers.vaultctx table in ~/.codex/config.toml (or $CODEX_HOME)."""
+    _configure("codex", vault, db, write)
+
+
+def cursor(vault: VaultOption = None, db: DbOption = None, write: WriteOption = False) -> None:
+    """Cursor: .cursor/mcp.json in the current folder."""
+    _configure("cursor", vault, db, write)
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(serve)
+    config_app = typer.Typer(
+        name="config",
+        help="Print (or --write) the MCP configuration for Claude Code, Codex CLI or Cursor.",
+        no_args_is_help=True,
+    )
+    for command in (claude, codex, cursor):
+        config_app.command()(command)
+    app.add_typer(config_app)

@@ -1,0 +1,128 @@
+"""One configuration object for every entry point.
+
+Precedence (DESIGN.md): explicit arguments (CLI flags) > environment > ``vaultctx.toml`` in the
+vault > ``vaultctx.toml`` in the user config dir > defaults. The seed's environment names
+``VAULT_PATH`` and ``DB_PATH`` keep working so existing MCP client configs need no change.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import sys
+from collections.abc import Mapping
+from dataclasses import dataclass, field, fields, replace
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+CONFIG_FILE_NAME = "vaultctx.toml"
+APP_NAME = "vaultctx"
+
+
+class ConfigError(ValueError):
+    """A setting is missing or invalid; the message says which and how to fix it."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Tunable behaviour, readable from ``vaultctx.toml`` (keys are the field names)."""
+
+    max_file_bytes: int = 5_000_000
+    embed_batch_size: int = 64
+    chunk_max_chars: int = 2000
+    chunk_min_chars: int = 30
+    chunk_overlap: int = 200
+    index_excalidraw: bool = False
+    index_kanban: bool = False
+    ignore: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Config:
+    """Where the vault and its index live, plus the settings that shape indexing and search."""
+
+    vault: Path
+    db: Path
+    settings: Settings = field(default_factory=Settings)
+
+
+def default_db_path(vault: Path) -> Path:
+    """One database per vault in the user's data dir, so sync tools never copy the index."""
+    resolved = vault.expanduser().resolve()
+    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
+    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", resolved.name).strip("-") or "vault"
+    return Path(platformdirs.user_data_dir(APP_NAME)) / f"{slug}-{digest}.db"
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML ({exc}); fix the file or remove it") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def _settings_from(data: Mapping[str, Any], source: Path, base: Settings) -> Settings:
+    known = {f.name: f for f in fields(Settings)}
+    updates: dict[str, Any] = {}
+    for key, value in data.items():
+        if not isinstance(value, (bool, int, str, list)):
+            continue  # tables such as [blocks] belong to other features
+        if key not in known:
+            raise ConfigError(
+                f"{source}: unknown setting '{key}'; known settings: {', '.join(sorted(known))}"
+            )
+        default = getattr(base, key)
+        if isinstance(default, tuple):
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                raise ConfigError(f"{source}: '{key}' must be a list of strings")
+            updates[key] = tuple(value)
+        elif type(value) is not type(default):
+            raise ConfigError(f"{source}: '{key}' must be {type(default).__name__}, got {value!r}")
+        else:
+            updates[key] = value
+    return replace(base, **updates)
+
+
+def load_config(
+    vault: str | Path | None = None,
+    db: str | Path | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    user_config_dir: Path | None = None,
+) -> Config:
+    """Resolve the vault, the database and the settings, refusing anything that cannot work."""
+    environ = os.environ if env is None else env
+    vault_value = vault if vault is not None else environ.get("VAULT_PATH")
+    if vault_value is None or str(vault_value).strip() == "":
+        raise ConfigError(
+            "no vault given; pass --vault PATH (or set VAULT_PATH) to the folder of your notes"
+        )
+    vault_path = Path(vault_value).expanduser()
+    if not vault_path.exists():
+        raise ConfigError(f"vault folder not found: {vault_path}; check the path given to --vault")
+    if not vault_path.is_dir():
+        raise ConfigError(
+            f"vault path is not a folder: {vault_path}; pass the folder of your notes to --vault"
+        )
+    vault_path = vault_path.resolve()
+
+    settings = Settings()
+    config_dir = user_config_dir or Path(platformdirs.user_config_dir(APP_NAME))
+    for candidate in (config_dir / CONFIG_FILE_NAME, vault_path / CONFIG_FILE_NAME):
+        if candidate.is_file():
+            settings = _settings_from(_read_toml(candidate), candidate, settings)
+
+    db_value = db if db is not None else environ.get("DB_PATH")
+    db_path = Path(db_value).expanduser().resolve() if db_value else default_db_path(vault_path)
+    return Config(vault=vault_path, db=db_path, settings=settings)

@@ -1,0 +1,209 @@
+"""The quality engine: all-MiniLM-L6-v2 as int8 ONNX, run with onnxruntime and tokenizers only.
+
+MiniLM was trained on 256-token inputs but a chunk holds up to 2,000 characters (about 450
+tokens), so a long text is cut into overlapping windows whose vectors are averaged: the end of a
+chunk counts as much as its start. The graph already mean-pools and normalises each window
+(see scripts/build_models.py); this module only forms windows, batches them and averages.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+import numpy.typing as npt
+
+from vaultctx.embed.base import Vectors, model_hash
+from vaultctx.embed.registry import MODELS_DIR, require_model_files
+
+if TYPE_CHECKING:
+    from onnxruntime import InferenceSession
+    from tokenizers import Tokenizer
+
+BUNDLED_ONNX_DIR = MODELS_DIR / "minilm-onnx"
+BUNDLED_ONNX_NAME = "minilm-onnx-384"
+ONNX_FILES = ("model.onnx", "tokenizer.json")
+OUTPUT_NAME = "sentence_embedding"
+# Two special tokens wrap every window: [CLS] ... [SEP].
+SPECIAL_TOKENS_PER_WINDOW = 2
+# MiniLM's position table has 512 entries.
+MAX_WINDOW_TOKENS = 512
+# Generous upper bound on characters per token (the average is about 4.5), used to cut
+# pathological inputs before tokenising them costs seconds.
+MAX_CHARS_PER_TOKEN = 10
+
+
+def window_starts(n_tokens: int, span: int, max_stride: int, max_windows: int) -> list[int]:
+    """Start offsets of the fewest evenly spaced windows of ``span`` tokens covering the text.
+
+    Even spacing keeps the last window full instead of a short tail, and needing no more windows
+    than ``max_stride`` demands keeps the cost near one pass over the text. ``max_windows`` bounds
+    the work for a pathological text: the windows then sample it evenly from start to end.
+    """
+    if n_tokens <= span or max_windows == 1:
+        return [0]
+    last_start = n_tokens - span
+    count = min(max_windows, 1 + math.ceil(last_start / max_stride))
+    return [round(i * last_start / (count - 1)) for i in range(count)]
+
+
+@dataclass(frozen=True)
+class _Window:
+    text_index: int
+    token_ids: list[int]
+
+
+class OnnxEmbedder:
+    """Embeds with the bundled int8 ONNX MiniLM (384 dims) or any folder with the same layout:
+    ``model.onnx`` taking input_ids/attention_mask/token_type_ids and returning a normalised
+    ``sentence_embedding``, plus the matching ``tokenizer.json``.
+
+    ``windowed=False`` keeps only the first window (the model's usual truncation), to measure
+    what windowing buys. A text with no tokens embeds to the zero vector, as in StaticEmbedder.
+    """
+
+    def __init__(
+        self,
+        model_dir: Path | str | None = None,
+        *,
+        name: str | None = None,
+        windowed: bool = True,
+        window_tokens: int = 256,
+        max_stride_tokens: int = 224,
+        max_windows: int = 8,
+        batch_size: int = 16,
+        threads: int | None = None,
+    ) -> None:
+        if importlib.util.find_spec("onnxruntime") is None:
+            raise ImportError("the ONNX engine needs onnxruntime: pip install onnxruntime")
+        span = window_tokens - SPECIAL_TOKENS_PER_WINDOW
+        if not 0 < span <= MAX_WINDOW_TOKENS - SPECIAL_TOKENS_PER_WINDOW:
+            raise ValueError(f"window_tokens must be 3..{MAX_WINDOW_TOKENS}, got {window_tokens}")
+        if not 0 < max_stride_tokens <= span:
+            raise ValueError(f"max_stride_tokens must be in 1..{span}, got {max_stride_tokens}")
+        if max_windows < 1 or batch_size < 1:
+            raise ValueError("max_windows and batch_size must be at least 1")
+        folder = Path(model_dir) if model_dir is not None else BUNDLED_ONNX_DIR
+        self._folder = require_model_files(folder, ONNX_FILES)
+        if name is not None:
+            self._name = name
+        elif model_dir is None:
+            self._name = BUNDLED_ONNX_NAME
+        else:
+            self._name = f"onnx-{folder.resolve().name}"
+        self._span = span
+        self._max_stride = max_stride_tokens
+        self._max_windows = max_windows if windowed else 1
+        self._batch_size = batch_size
+        self._threads = threads
+        self._session: InferenceSession | None = None
+        self._tokenizer: Tokenizer | None = None
+        self._dimension: int | None = None
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dimension(self) -> int:
+        if self._dimension is None:
+            self._dimension = int(self._run([[]]).shape[1])
+        return self._dimension
+
+    @property
+    def model_hash(self) -> str:
+        return model_hash(self._name, self._loaded_tokenizer().get_vocab_size())
+
+    def embed(self, texts: list[str]) -> Vectors:
+        """Average of each text's window vectors, L2-normalised; shape (len(texts), dimension)."""
+        windows = self._windows(texts)
+        sums = np.zeros((len(texts), self.dimension), dtype=np.float32)
+        if windows:
+            window_vectors = self._embed_windows(windows)
+            np.add.at(sums, [window.text_index for window in windows], window_vectors)
+        norms = np.linalg.norm(sums, axis=1, keepdims=True)
+        np.divide(sums, norms, out=sums, where=norms > 0)
+        return sums
+
+    def _windows(self, texts: list[str]) -> list[_Window]:
+        """A chunk is at most 2,000 characters; anything far longer is cut to what
+        ``max_windows`` windows could read, so a stray megabyte costs milliseconds."""
+        char_limit = self._max_windows * self._span * MAX_CHARS_PER_TOKEN
+        tokenizer = self._loaded_tokenizer()
+        encodings = tokenizer.encode_batch_fast(
+            [text[:char_limit] for text in texts], add_special_tokens=False
+        )
+        windows: list[_Window] = []
+        for text_index, encoding in enumerate(encodings):
+            ids = encoding.ids
+            if not ids:
+                continue
+            starts = window_starts(len(ids), self._span, self._max_stride, self._max_windows)
+            windows.extend(_Window(text_index, ids[start : start + self._span]) for start in starts)
+        return windows
+
+    def _embed_windows(self, windows: list[_Window]) -> npt.NDArray[np.float32]:
+        """Batches windows of similar length together so little compute is spent on padding."""
+        order = sorted(range(len(windows)), key=lambda i: len(windows[i].token_ids))
+        vectors = np.empty((len(windows), self.dimension), dtype=np.float32)
+        for begin in range(0, len(order), self._batch_size):
+            batch = order[begin : begin + self._batch_size]
+            vectors[batch] = self._run([windows[i].token_ids for i in batch])
+        return vectors
+
+    def _run(self, token_lists: list[list[int]]) -> npt.NDArray[np.float32]:
+        cls_id, sep_id = self._special_ids()
+        width = max(len(ids) for ids in token_lists) + SPECIAL_TOKENS_PER_WINDOW
+        input_ids = np.zeros((len(token_lists), width), dtype=np.int64)
+        attention_mask = np.zeros_like(input_ids)
+        for row, ids in enumerate(token_lists):
+            length = len(ids) + SPECIAL_TOKENS_PER_WINDOW
+            input_ids[row, :length] = [cls_id, *ids, sep_id]
+            attention_mask[row, :length] = 1
+        feeds = {
+            "input_ids": input_ids,
+            "attention_mask": attention_mask,
+            "token_type_ids": np.zeros_like(input_ids),
+        }
+        (vectors,) = self._loaded_session().run([OUTPUT_NAME], feeds)
+        result: npt.NDArray[np.float32] = np.asarray(vectors, dtype=np.float32)
+        return result
+
+    def _special_ids(self) -> tuple[int, int]:
+        """[CLS] and [SEP] wrap every window, as BERT saw its inputs in training."""
+        tokenizer = self._loaded_tokenizer()
+        cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+        if cls_id is None or sep_id is None:
+            raise ValueError(f"{self._folder / 'tokenizer.json'} has no [CLS]/[SEP]: not BERT")
+        return cls_id, sep_id
+
+    def _loaded_tokenizer(self) -> Tokenizer:
+        if self._tokenizer is None:
+            from tokenizers import Tokenizer
+
+            tokenizer = Tokenizer.from_file(str(self._folder / "tokenizer.json"))
+            # Windows are cut here, not by the tokenizer's own 128-token truncation.
+            tokenizer.no_truncation()
+            tokenizer.no_padding()
+            self._tokenizer = tokenizer
+        return self._tokenizer
+
+    def _loaded_session(self) -> InferenceSession:
+        if self._session is None:
+            import onnxruntime as ort
+
+            options = ort.SessionOptions()
+            # 0 lets onnxruntime use one thread per physical core, the fastest setting measured.
+            options.intra_op_num_threads = self._threads or 0
+            options.inter_op_num_threads = 1
+            options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+            options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+            options.log_severity_level = 3
+            self._session = ort.InferenceSession(
+                str(self._folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
+            )
+        return self._session

@@ -1,0 +1,249 @@
+"""Opening the index database: binding, pragmas, schema, capabilities.
+
+We use ``apsw`` rather than the stdlib ``sqlite3``: many Python builds cannot load extensions, so
+sqlite-vec would not load, and apsw bundles a current SQLite (3.54 here, with FTS5) on Linux, macOS
+and Windows. Measured against ``sqlean.py`` in ``bench/sqlite_binding.py`` (docs/benchmarks.md):
+apsw was faster on inserts, FTS queries and KNN and ships the newer SQLite.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import apsw
+
+from vaultctx.index.migrations import MIGRATIONS
+
+log = logging.getLogger(__name__)
+
+BUSY_TIMEOUT_MS = 5000
+MMAP_BYTES = 256 * 1024 * 1024
+
+
+class IndexDatabaseError(Exception):
+    """Base of the errors this module raises; each message names the fix."""
+
+
+class IndexMissingError(IndexDatabaseError):
+    """There is no index yet for this vault."""
+
+
+class IndexUnwritableError(IndexDatabaseError):
+    """The database file or its folder cannot be written."""
+
+
+class IndexNeedsRebuildError(IndexDatabaseError):
+    """The file is corrupt or was written by an unknown schema; the vault can rebuild it."""
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What this SQLite can do; searches degrade instead of failing when something is absent."""
+
+    sqlite_version: str
+    vec_version: str | None
+    fts5: bool
+
+    @property
+    def vectors(self) -> bool:
+        return self.vec_version is not None
+
+
+class IndexDatabase:
+    """A connection to one vault's index with its capabilities probed once."""
+
+    def __init__(self, conn: apsw.Connection, path: Path, readonly: bool) -> None:
+        self.conn = conn
+        self.path = path
+        self.readonly = readonly
+        self.capabilities = _probe(conn)
+
+    def execute(self, sql: str, params: Any = None) -> apsw.Cursor:
+        return self.conn.execute(sql, params)
+
+    def executemany(self, sql: str, rows: Any) -> apsw.Cursor:
+        return self.conn.executemany(sql, rows)
+
+    @contextlib.contextmanager
+    def transaction(self) -> Iterator[None]:
+        """BEGIN IMMEDIATE so a writer waits for the lock up front rather than failing mid-batch."""
+        self.conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            self.conn.execute("ROLLBACK")
+            raise
+        self.conn.execute("COMMIT")
+
+    def scalar(self, sql: str, params: Any = None) -> Any:
+        """The first column of the first row; for aggregate queries that always return one."""
+        row = self.conn.execute(sql, params).fetchone()
+        if row is None:
+            raise LookupError(f"query returned no row: {sql}")
+        return row[0]
+
+    def meta(self, key: str) -> str | None:
+        row = self.conn.execute("SELECT value FROM model_meta WHERE key = ?", (key,)).fetchone()
+        return None if row is None else str(row[0])
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.conn.execute(
+            "INSERT INTO model_meta(key, value) VALUES (?, ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def meta_json(self, key: str) -> Any:
+        raw = self.meta(key)
+        return None if raw is None else json.loads(raw)
+
+    def has_table(self, name: str) -> bool:
+        row = self.conn.execute(
+            "SELECT 1 FROM sqlite_master WHERE name = ? AND type IN ('table', 'view')", (name,)
+        ).fetchone()
+        return row is not None
+
+    def integrity_problems(self, *, quick: bool = False) -> list[str]:
+        """Empty when SQLite's own check passes."""
+        pragma = "quick_check" if quick else "integrity_check"
+        rows = [str(r[0]) for r in self.conn.execute(f"PRAGMA {pragma}")]
+        return [] if rows == ["ok"] else rows
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+def _load_vec(conn: apsw.Connection) -> None:
+    try:
+        import sqlite_vec
+
+        conn.enable_load_extension(True)
+        conn.load_extension(sqlite_vec.loadable_path())
+        conn.enable_load_extension(False)
+    except Exception as exc:  # missing wheel for this platform, blocked extension loading, …
+        log.warning("sqlite-vec unavailable (%s): vector search disabled, BM25 only", exc)
+
+
+def _first(conn: apsw.Connection, sql: str) -> Any:
+    row = conn.execute(sql).fetchone()
+    return None if row is None else row[0]
+
+
+def _probe(conn: apsw.Connection) -> Capabilities:
+    vec_version: str | None
+    try:
+        vec_version = str(_first(conn, "SELECT vec_version()"))
+    except apsw.SQLError:
+        vec_version = None
+    fts5 = bool(_first(conn, "SELECT sqlite_compileoption_used('ENABLE_FTS5')"))
+    return Capabilities(apsw.sqlite_lib_version(), vec_version, fts5)
+
+
+def _apply_pragmas(conn: apsw.Connection, readonly: bool) -> None:
+    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
+    if not readonly:
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    conn.execute("PRAGMA foreign_keys = ON")
+
+
+def _migrate(conn: apsw.Connection) -> None:
+    conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at REAL)")
+    applied = {str(r[0]) for r in conn.execute("SELECT name FROM _migrations")}
+    known = {m.__name__ for m in MIGRATIONS}
+    unknown = applied - known
+    if unknown:
+        raise IndexNeedsRebuildError(
+            f"index written by another vaultctx version (schema {sorted(unknown)[-1]})"
+        )
+    for migration in MIGRATIONS:
+        if migration.__name__ in applied:
+            continue
+        with conn:
+            migration(conn)
+            conn.execute(
+                "INSERT INTO _migrations(name, applied_at) VALUES (?, julianday('now'))",
+                (migration.__name__,),
+            )
+
+
+def remove_database_files(path: Path) -> None:
+    """Delete the index and its WAL/SHM side files; the vault can always rebuild them."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        with contextlib.suppress(FileNotFoundError):
+            Path(f"{path}{suffix}").unlink()
+
+
+def ensure_index_folder(path: Path) -> None:
+    """Create the database's folder, or say plainly why it cannot be."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise IndexUnwritableError(
+            f"cannot create the folder for the index {path.parent} ({exc.strerror}); "
+            "choose a writable location with --db or DB_PATH"
+        ) from exc
+
+
+def open_index(path: Path, *, readonly: bool = False) -> IndexDatabase:
+    """Open (and for writers create and migrate) the index at ``path``."""
+    if readonly:
+        if not path.is_file():
+            raise IndexMissingError(
+                f"no index at {path}; run `vaultctx index --vault <your vault>` first"
+            )
+        flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    else:
+        ensure_index_folder(path)
+        flags = apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+    try:
+        conn = apsw.Connection(str(path), flags=flags)
+        _load_vec(conn)
+        _apply_pragmas(conn, readonly)
+        if not readonly:
+            _migrate(conn)
+        elif not _has_schema(conn):
+            conn.close()
+            raise IndexMissingError(
+                f"{path} holds no vaultctx index; run `vaultctx index --vault <your vault>`"
+            )
+    except (apsw.CorruptError, apsw.NotADBError) as exc:
+        raise IndexNeedsRebuildError(f"index file {path} is damaged ({exc})") from exc
+    except (apsw.ReadOnlyError, apsw.CantOpenError, apsw.IOError) as exc:
+        if readonly:
+            raise IndexMissingError(f"cannot open the index at {path} ({exc})") from exc
+        raise IndexUnwritableError(
+            f"cannot write the index at {path} ({exc}); "
+            "choose a writable location with --db or DB_PATH"
+        ) from exc
+    return IndexDatabase(conn, path, readonly)
+
+
+def _has_schema(conn: apsw.Connection) -> bool:
+    row = conn.execute(
+        "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'chunks'"
+    ).fetchone()
+    return row is not None
+
+
+def ensure_vector_table(db: IndexDatabase, table: str, dimension: int) -> bool:
+    """Create the vec0 table for an engine's dimension; False when sqlite-vec is unavailable."""
+    if not db.capabilities.vectors:
+        return False
+    existing = db.meta(f"{table}.dimension")
+    if existing is not None and int(existing) != dimension and db.has_table(table):
+        db.execute(f"DROP TABLE {table}")
+    if not db.has_table(table):
+        db.execute(
+            f"CREATE VIRTUAL TABLE {table} USING vec0("
+            f"embedding float[{dimension}] distance_metric=cosine)"
+        )
+    db.set_meta(f"{table}.dimension", str(dimension))
+    return True

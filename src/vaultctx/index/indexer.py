@@ -1,0 +1,687 @@
+"""Turn the vault into the index: incremental by default, crash-safe, memory-bounded (SPEC §5).
+
+Consistency comes from one rule: a file's row and all its chunks, FTS rows, vectors, tags and links
+are replaced in the same transaction, and the file's ``mtime_ns`` is only recorded there. A kill at
+any moment therefore leaves whole files either fully old or fully new, and the next run redoes
+whatever it did not record.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import logging
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import numpy as np
+from filelock import FileLock, Timeout
+
+from vaultctx.config import Config
+from vaultctx.embed.base import Embedder, embedding_input
+from vaultctx.index.db import (
+    IndexDatabase,
+    IndexUnwritableError,
+    ensure_index_folder,
+    IndexNeedsRebuildError,
+    ensure_vector_table,
+    open_index,
+    remove_database_files,
+)
+from vaultctx.index.quality_pass import QUALITY_TABLE, quality_coverage, run_quality_pass
+from vaultctx.scrub import scrub_secrets
+from vaultctx.vault.chunker import chunk_text, heading_context
+from vaultctx.vault.errors import UnreadableFileError
+from vaultctx.vault.note import Note, front_matter_json, parse_note
+from vaultctx.vault.scanner import VaultFile, read_vault_file, scan_vault
+
+log = logging.getLogger(__name__)
+
+VECTOR_TABLE = "chunk_vecs"
+
+
+class IndexerBusyError(RuntimeError):
+    """Another indexer holds this database's lock."""
+
+
+class ProgressSink(Protocol):
+    """Where the indexer reports progress; the CLI shows a bar or plain lines.
+
+    Each pass calls ``start`` once (label and unit say what is counted), ``advance`` as work is
+    done and ``finish`` at the end, also when interrupted.
+    """
+
+    def start(self, label: str, total: int, unit: str) -> None: ...
+
+    def advance(self, amount: int = 1) -> None: ...
+
+    def finish(self) -> None: ...
+
+
+class _SilentProgress:
+    def start(self, label: str, total: int, unit: str) -> None:
+        pass
+
+    def advance(self, amount: int = 1) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
+
+
+@dataclass
+class IndexReport:
+    """What a run did; ``as_dict`` is the stable ``--json`` summary."""
+
+    full: bool = False
+    full_reason: str | None = None
+    files_seen: int = 0
+    added: int = 0
+    changed: int = 0
+    removed: int = 0
+    renamed: int = 0
+    unchanged: int = 0
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    problems: list[dict[str, str]] = field(default_factory=list)
+    chunks_written: int = 0
+    chunks_embedded: int = 0
+    vectors_reused: int = 0
+    secrets_redacted: Counter[str] = field(default_factory=Counter)
+    warnings: list[str] = field(default_factory=list)
+    quality_embedded: int = 0
+    quality_remaining: int | None = None
+    interrupted: bool = False
+    seconds: float = 0.0
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+
+    @contextmanager
+    def timed(self, phase: str) -> Iterator[None]:
+        """Accumulate wall time per phase, so a slow run says where its time went."""
+        started = time.perf_counter()
+        try:
+            yield
+        finally:
+            elapsed = time.perf_counter() - started
+            self.phase_seconds[phase] = self.phase_seconds.get(phase, 0.0) + elapsed
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "full": self.full,
+            "full_reason": self.full_reason,
+            "files": {
+                "seen": self.files_seen,
+                "added": self.added,
+                "changed": self.changed,
+                "removed": self.removed,
+                "renamed": self.renamed,
+                "unchanged": self.unchanged,
+                "skipped": len(self.skipped),
+            },
+            "skipped": self.skipped,
+            "problems": self.problems,
+            "chunks": {
+                "written": self.chunks_written,
+                "embedded": self.chunks_embedded,
+                "vectors_reused": self.vectors_reused,
+                "quality_embedded": self.quality_embedded,
+                "quality_remaining": self.quality_remaining,
+            },
+            "secrets_redacted": dict(sorted(self.secrets_redacted.items())),
+            "warnings": self.warnings,
+            "interrupted": self.interrupted,
+            "seconds": round(self.seconds, 3),
+            "phase_seconds": {k: round(v, 3) for k, v in sorted(self.phase_seconds.items())},
+        }
+
+
+@dataclass
+class _ChunkRow:
+    ordinal: int
+    section: str
+    heading_path: str
+    text: str
+    context: str
+    text_hash: str
+    vector: bytes | None = None
+    quality_vector: bytes | None = None
+
+
+@dataclass
+class _FileWork:
+    file: VaultFile
+    note: Note
+    content_hash: str
+    chunks: list[_ChunkRow]
+    is_new: bool
+
+
+@dataclass
+class _Stored:
+    id: int
+    mtime_ns: int
+    size: int
+    content_hash: str
+
+
+def _sha(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+class Indexer:
+    """Brings one vault's index up to date; use ``run()`` once per invocation."""
+
+    def __init__(
+        self,
+        config: Config,
+        embedder: Embedder | None,
+        *,
+        quality_embedder: Embedder | None = None,
+        progress: ProgressSink | None = None,
+    ) -> None:
+        self.config = config
+        self.embedder = embedder
+        self.quality_embedder = quality_embedder
+        self.progress = progress or _SilentProgress()
+        self._stop = threading.Event()
+
+    def request_stop(self) -> None:
+        """Finish the current file, commit, and return (the CLI's SIGINT handler calls this)."""
+        self._stop.set()
+
+    def run(self, *, full: bool = False, fast: bool = False) -> IndexReport:
+        """Pass 1 (text, BM25, static vectors), then pass 2 (quality vectors) unless ``fast``."""
+        started = time.perf_counter()
+        report = IndexReport(full=full, full_reason="--full" if full else None)
+        ensure_index_folder(self.config.db)
+        lock = FileLock(f"{self.config.db}.lock")
+        try:
+            lock.acquire(timeout=0)
+        except Timeout as exc:  # before OSError: filelock's Timeout is a TimeoutError
+            raise IndexerBusyError(
+                f"another `vaultctx index` is already updating {self.config.db}; "
+                "wait for it to finish (or stop it) and run again"
+            ) from exc
+        except OSError as exc:
+            raise IndexUnwritableError(
+                f"cannot create the lock file {self.config.db}.lock ({exc.strerror or exc}); "
+                "choose a writable location with --db or DB_PATH"
+            ) from exc
+        try:
+            db = self._open_or_rebuild(report)
+            try:
+                self._run(db, report)
+                if not (fast or report.interrupted or self.quality_embedder is None):
+                    self._quality_pass(db, report)
+            finally:
+                db.close()
+        finally:
+            lock.release()
+        report.seconds = time.perf_counter() - started
+        return report
+
+    def _quality_pass(self, db: IndexDatabase, report: IndexReport) -> None:
+        assert self.quality_embedder is not None
+        done, total = quality_coverage(db)
+        self.progress.start("embedding (pass 2)", total - done, "chunks")
+        try:
+            with report.timed("quality_embed"):
+                result = run_quality_pass(
+                    db,
+                    self.quality_embedder,
+                    batch_size=self.config.settings.embed_batch_size,
+                    stop=self._stop,
+                    on_batch=self.progress.advance,
+                )
+        finally:
+            self.progress.finish()
+        report.quality_embedded = result.chunks_embedded
+        report.quality_remaining = result.remaining
+        report.interrupted = report.interrupted or result.interrupted
+        if result.reset_reason:
+            report.warnings.append(result.reset_reason)
+
+    def _open_or_rebuild(self, report: IndexReport) -> IndexDatabase:
+        try:
+            db = open_index(self.config.db)
+            problems = db.integrity_problems(quick=True)
+            if not problems:
+                return db
+            db.close()
+            reason = f"integrity check failed ({problems[0]})"
+        except IndexNeedsRebuildError as exc:
+            reason = str(exc)
+        report.warnings.append(f"{reason}: rebuilding the index from the vault")
+        log.warning("%s: rebuilding the index from the vault", reason)
+        remove_database_files(self.config.db)
+        report.full, report.full_reason = True, reason
+        return open_index(self.config.db)
+
+    def _check_model(self, db: IndexDatabase, report: IndexReport) -> bool:
+        """Vectors of two models never mix: a new engine or chunking means re-embedding all."""
+        has_vectors = self.embedder is not None and ensure_vector_table(
+            db, VECTOR_TABLE, self.embedder.dimension
+        )
+        settings = self.config.settings
+        signature = json.dumps(
+            {
+                "model_hash": self.embedder.model_hash if has_vectors and self.embedder else None,
+                "chunker": [
+                    settings.chunk_max_chars,
+                    settings.chunk_min_chars,
+                    settings.chunk_overlap,
+                ],
+            },
+            sort_keys=True,
+        )
+        previous = db.meta("index_signature")
+        if previous is not None and previous != signature and not report.full:
+            old = json.loads(previous)
+            new = json.loads(signature)
+            what = "embedding model" if old["model_hash"] != new["model_hash"] else "chunking"
+            message = f"{what} changed since the last index: full reindex"
+            report.warnings.append(message)
+            log.warning(message)
+            report.full, report.full_reason = True, message
+        with db.transaction():
+            db.set_meta("index_signature", signature)
+            if has_vectors and self.embedder is not None:
+                db.set_meta("model_name", self.embedder.name)
+                db.set_meta("model_hash", self.embedder.model_hash)
+        return has_vectors
+
+    def _run(self, db: IndexDatabase, report: IndexReport) -> None:
+        has_vectors = self._check_model(db, report)
+        settings = self.config.settings
+        with report.timed("scan"):
+            scan = scan_vault(
+                self.config.vault,
+                max_file_bytes=settings.max_file_bytes,
+                extra_ignores=settings.ignore,
+            )
+        report.files_seen = len(scan.files)
+        report.skipped.extend({"path": s.path, "reason": s.reason} for s in scan.skipped)
+        stored = {
+            str(path): _Stored(int(fid), int(mtime), int(size), str(chash))
+            for fid, path, mtime, size, chash in db.execute(
+                "SELECT id, path, mtime_ns, size, content_hash FROM files"
+            )
+        }
+        scanned = {f.path for f in scan.files}
+        gone = {path: info for path, info in stored.items() if path not in scanned}
+        gone_by_hash = {info.content_hash: path for path, info in gone.items()}
+        todo = [
+            f
+            for f in scan.files
+            if report.full
+            or f.path not in stored
+            or stored[f.path].mtime_ns != f.mtime_ns
+            or stored[f.path].size != f.size
+        ]
+        report.unchanged = len(scan.files) - len(todo)
+        writer = _BatchWriter(
+            db,
+            self.embedder if has_vectors else None,
+            settings.embed_batch_size,
+            reuse_vectors=not report.full,
+        )
+        self.progress.start("indexing", len(todo), "files")
+        try:
+            for vault_file in todo:
+                if self._stop.is_set():
+                    report.interrupted = True
+                    break
+                self._index_file(
+                    db, writer, vault_file, stored.get(vault_file.path), gone, gone_by_hash, report
+                )
+                self.progress.advance()
+            writer.flush(report)
+            if not report.interrupted:
+                self._remove(db, gone, report)
+                if report.full:
+                    db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+        finally:
+            self.progress.finish()
+        with db.transaction():
+            db.set_meta(
+                "last_run",
+                json.dumps(
+                    {
+                        "finished_at": time.time(),
+                        "interrupted": report.interrupted,
+                        "full": report.full,
+                    }
+                ),
+            )
+
+    def _index_file(
+        self,
+        db: IndexDatabase,
+        writer: _BatchWriter,
+        vault_file: VaultFile,
+        stored: _Stored | None,
+        gone: dict[str, _Stored],
+        gone_by_hash: dict[str, str],
+        report: IndexReport,
+    ) -> None:
+        try:
+            with report.timed("read"):
+                text = read_vault_file(vault_file)
+        except UnreadableFileError as exc:
+            # Keep what was indexed before: an unreadable moment must not erase a note from search.
+            report.skipped.append({"path": vault_file.path, "reason": exc.reason})
+            return
+        content_hash = _sha(text)
+        if stored is not None and stored.content_hash == content_hash and not report.full:
+            writer.touch(stored.id, vault_file)
+            report.unchanged += 1
+            return
+        if stored is None and content_hash in gone_by_hash and not report.full:
+            old_path = gone_by_hash.pop(content_hash)
+            old = gone.pop(old_path)
+            writer.rename(old.id, vault_file)
+            report.renamed += 1
+            return
+        with report.timed("parse"):
+            note = parse_note(vault_file.path, text)
+        excluded = self._excluded(note)
+        if excluded is not None:
+            report.skipped.append({"path": vault_file.path, "reason": excluded})
+            if stored is not None:
+                gone[vault_file.path] = stored
+            return
+        report.problems.extend({"path": vault_file.path, "problem": p} for p in note.problems)
+        writer.add(
+            _FileWork(vault_file, note, content_hash, self._chunk(note, report), stored is None),
+            report,
+        )
+        if stored is None:
+            report.added += 1
+        else:
+            report.changed += 1
+
+    def _excluded(self, note: Note) -> str | None:
+        reason = note.excluded_reason
+        if reason is None:
+            return None
+        settings = self.config.settings
+        if "excalidraw" in reason and settings.index_excalidraw:
+            return None
+        if "kanban" in reason and settings.index_kanban:
+            return None
+        setting = "index_excalidraw" if "excalidraw" in reason else "index_kanban"
+        return f"{reason} (set {setting} = true in vaultctx.toml to index it)"
+
+    def _chunk(self, note: Note, report: IndexReport) -> list[_ChunkRow]:
+        settings = self.config.settings
+        rows: list[_ChunkRow] = []
+        with report.timed("chunk"):
+            chunks = chunk_text(
+                note.body,
+                max_chars=settings.chunk_max_chars,
+                min_chars=settings.chunk_min_chars,
+                overlap=settings.chunk_overlap,
+            )
+        for chunk in chunks:
+            with report.timed("scrub"):
+                scrubbed = scrub_secrets(chunk.text)
+                context = scrub_secrets(
+                    heading_context(note.title, note.tags, note.aliases, chunk.heading_path)
+                )
+            report.secrets_redacted.update(scrubbed.counts)
+            report.secrets_redacted.update(context.counts)
+            rows.append(
+                _ChunkRow(
+                    ordinal=chunk.ordinal,
+                    section=chunk.section,
+                    heading_path=" > ".join(chunk.heading_path),
+                    text=scrubbed.text,
+                    context=context.text,
+                    text_hash=_sha(embedding_input(context.text, scrubbed.text)),
+                )
+            )
+        return rows
+
+    def _remove(self, db: IndexDatabase, gone: dict[str, _Stored], report: IndexReport) -> None:
+        if not gone:
+            return
+        ids = [info.id for info in gone.values()]
+        with db.transaction():
+            for file_id in ids:
+                _delete_file_rows(db, file_id, keep_file=False)
+        report.removed += len(ids)
+
+
+def _delete_file_rows(db: IndexDatabase, file_id: int, *, keep_file: bool) -> None:
+    for table in (VECTOR_TABLE, QUALITY_TABLE):
+        if db.has_table(table):
+            db.execute(
+                f"DELETE FROM {table} WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)",
+                (file_id,),
+            )
+    db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
+    db.execute("DELETE FROM file_tags WHERE file_id = ?", (file_id,))
+    db.execute("DELETE FROM links WHERE file_id = ?", (file_id,))
+    if not keep_file:
+        db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+
+def _batched(items: list[str], size: int) -> Iterable[list[str]]:
+    for start in range(0, len(items), size):
+        yield items[start : start + size]
+
+
+class _BatchWriter:
+    """Collects whole files until a batch of chunks is full, then embeds and writes them at once."""
+
+    def __init__(
+        self,
+        db: IndexDatabase,
+        embedder: Embedder | None,
+        batch_size: int,
+        *,
+        reuse_vectors: bool,
+    ) -> None:
+        self.db = db
+        self.embedder = embedder
+        self.batch_size = batch_size
+        self.reuse_vectors = reuse_vectors
+        self.pending: list[_FileWork] = []
+        self.pending_chunks = 0
+        self.touches: list[tuple[int, int, int]] = []
+        self.renames: list[tuple[str, int, int, int]] = []
+
+    def add(self, work: _FileWork, report: IndexReport) -> None:
+        self.pending.append(work)
+        self.pending_chunks += len(work.chunks)
+        if self.pending_chunks >= self.batch_size:
+            self.flush(report)
+
+    def touch(self, file_id: int, vault_file: VaultFile) -> None:
+        self.touches.append((vault_file.mtime_ns, vault_file.size, file_id))
+
+    def rename(self, file_id: int, vault_file: VaultFile) -> None:
+        self.renames.append((vault_file.path, vault_file.mtime_ns, vault_file.size, file_id))
+
+    def flush(self, report: IndexReport) -> None:
+        if not (self.pending or self.touches or self.renames):
+            return
+        if self.embedder is not None:
+            with report.timed("embed"):
+                self._embed(report)
+        with report.timed("write"), self.db.transaction():
+            for mtime_ns, size, file_id in self.touches:
+                self.db.execute(
+                    "UPDATE files SET mtime_ns = ?, size = ? WHERE id = ?",
+                    (mtime_ns, size, file_id),
+                )
+            for path, mtime_ns, size, file_id in self.renames:
+                self.db.execute(
+                    "UPDATE files SET path = ?, mtime_ns = ?, size = ? WHERE id = ?",
+                    (path, mtime_ns, size, file_id),
+                )
+                self.db.execute(
+                    "UPDATE chunks SET file_path = ? WHERE file_id = ?", (path, file_id)
+                )
+            for work in self.pending:
+                self._write(work)
+                report.chunks_written += len(work.chunks)
+        self.pending, self.pending_chunks, self.touches, self.renames = [], 0, [], []
+
+    def _embed(self, report: IndexReport) -> None:
+        assert self.embedder is not None
+        if self.reuse_vectors:
+            self._reuse_vectors(report)
+        missing = [row for work in self.pending for row in work.chunks if row.vector is None]
+        inputs = [embedding_input(row.context, row.text) for row in missing]
+        position = 0
+        for batch in _batched(inputs, self.batch_size):
+            vectors = self.embedder.embed(batch)
+            for vector in vectors:
+                missing[position].vector = np.asarray(vector, dtype=np.float32).tobytes()
+                position += 1
+        report.chunks_embedded += len(missing)
+
+    def _reuse_vectors(self, report: IndexReport) -> None:
+        """Unchanged sections of an edited note keep their vectors; only new text is embedded."""
+        for work in self.pending:
+            if work.is_new:
+                continue
+            for table, attribute in ((VECTOR_TABLE, "vector"), (QUALITY_TABLE, "quality_vector")):
+                if not self.db.has_table(table):
+                    continue
+                old = {
+                    str(text_hash): bytes(blob)
+                    for text_hash, blob in self.db.execute(
+                        f"SELECT c.text_hash, v.embedding FROM chunks c "
+                        f"JOIN {table} v ON v.rowid = c.id "
+                        "JOIN files f ON f.id = c.file_id WHERE f.path = ?",
+                        (work.file.path,),
+                    )
+                }
+                for row in work.chunks:
+                    blob = old.get(row.text_hash)
+                    if blob is not None:
+                        setattr(row, attribute, blob)
+                        report.vectors_reused += attribute == "vector"
+
+    def _write(self, work: _FileWork) -> None:
+        note, vault_file = work.note, work.file
+        file_id = self._upsert_file(work)
+        _delete_file_rows(self.db, file_id, keep_file=True)
+        self.db.executemany(
+            "INSERT INTO chunks(file_id, file_path, ordinal, section, heading_path, chunk_text, "
+            "heading_context, text_hash, mtime_ns, embedded_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    file_id,
+                    vault_file.path,
+                    row.ordinal,
+                    row.section,
+                    row.heading_path,
+                    row.text,
+                    row.context,
+                    row.text_hash,
+                    vault_file.mtime_ns,
+                    time.time() if row.vector is not None else None,
+                )
+                for row in work.chunks
+            ],
+        )
+        if self.embedder is not None and work.chunks:
+            ids = [
+                int(r[0])
+                for r in self.db.execute(
+                    "SELECT id FROM chunks WHERE file_id = ? ORDER BY ordinal", (file_id,)
+                )
+            ]
+            self.db.executemany(
+                f"INSERT INTO {VECTOR_TABLE}(rowid, embedding) VALUES (?, ?)",
+                [
+                    (cid, row.vector)
+                    for cid, row in zip(ids, work.chunks, strict=True)
+                    if row.vector
+                ],
+            )
+            kept = [
+                (cid, row.quality_vector)
+                for cid, row in zip(ids, work.chunks, strict=True)
+                if row.quality_vector
+            ]
+            if kept:
+                self.db.executemany(
+                    f"INSERT INTO {QUALITY_TABLE}(rowid, embedding) VALUES (?, ?)", kept
+                )
+                self.db.executemany(
+                    "UPDATE chunks SET quality_embedded_at = ? WHERE id = ?",
+                    [(time.time(), cid) for cid, _ in kept],
+                )
+        self.db.executemany(
+            "INSERT INTO file_tags(file_id, tag) VALUES (?, ?)", [(file_id, t) for t in note.tags]
+        )
+        self.db.executemany(
+            "INSERT INTO links(file_id, target, heading, block, alias, kind, line) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [
+                (file_id, link.target, link.heading, link.block, link.alias, link.kind, link.line)
+                for link in note.links
+            ],
+        )
+
+    def _upsert_file(self, work: _FileWork) -> int:
+        note, vault_file = work.note, work.file
+        front_matter = scrub_secrets(front_matter_json(note)).text
+        file_id = self.db.scalar(
+            "INSERT INTO files(path, mtime_ns, size, content_hash, title, type, status, "
+            "front_matter, tags, aliases, problems, indexed_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(path) DO UPDATE SET mtime_ns = excluded.mtime_ns, size = excluded.size, "
+            "content_hash = excluded.content_hash, title = excluded.title, type = excluded.type, "
+            "status = excluded.status, front_matter = excluded.front_matter, "
+            "tags = excluded.tags, aliases = excluded.aliases, problems = excluded.problems, "
+            "indexed_at = excluded.indexed_at RETURNING id",
+            (
+                vault_file.path,
+                vault_file.mtime_ns,
+                vault_file.size,
+                work.content_hash,
+                scrub_secrets(note.title).text,
+                note.type,
+                note.status,
+                front_matter,
+                json.dumps(note.tags, ensure_ascii=False),
+                json.dumps(note.aliases, ensure_ascii=False),
+                json.dumps(note.problems, ensure_ascii=False),
+                time.time(),
+            ),
+        )
+        return int(file_id)
+
+
+def index_vault(
+    config: Config,
+    embedder: Embedder | None,
+    *,
+    full: bool = False,
+    progress: ProgressSink | None = None,
+    on_indexer: Callable[[Indexer], None] | None = None,
+) -> IndexReport:
+    """Convenience wrapper: build an ``Indexer`` and run it once."""
+    indexer = Indexer(config, embedder, progress=progress)
+    if on_indexer is not None:
+        on_indexer(indexer)
+    return indexer.run(full=full)
+
+
+__all__ = [
+    "IndexReport",
+    "Indexer",
+    "IndexerBusyError",
+    "ProgressSink",
+    "index_vault",
+]

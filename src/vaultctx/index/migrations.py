@@ -1,0 +1,110 @@
+"""Append-only, numbered schema migrations (the idea is simonw/llm's).
+
+Each migration is a tiny function; a database records which ones ran in ``_migrations``. A
+database that knows a migration this code does not (written by a newer vaultctx) cannot be
+trusted and is rebuilt from the vault, which is always possible because the index is derived.
+Vector tables are not here: their dimension depends on the embedding engine (see ``db.py``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+Migration = Callable[[Any], None]
+
+
+def m001_create_tables(conn: Any) -> None:
+    conn.execute(
+        """
+        CREATE TABLE files (
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL UNIQUE,
+            mtime_ns INTEGER NOT NULL,
+            size INTEGER NOT NULL,
+            content_hash TEXT NOT NULL,
+            title TEXT NOT NULL,
+            type TEXT,
+            status TEXT,
+            front_matter TEXT NOT NULL DEFAULT '{}',
+            tags TEXT NOT NULL DEFAULT '[]',
+            aliases TEXT NOT NULL DEFAULT '[]',
+            problems TEXT NOT NULL DEFAULT '[]',
+            indexed_at REAL NOT NULL
+        );
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            file_path TEXT NOT NULL,
+            ordinal INTEGER NOT NULL,
+            section TEXT NOT NULL,
+            heading_path TEXT NOT NULL DEFAULT '',
+            chunk_text TEXT NOT NULL,
+            heading_context TEXT NOT NULL,
+            text_hash TEXT NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            embedded_at REAL
+        );
+        CREATE INDEX chunks_file ON chunks(file_id, ordinal);
+        CREATE INDEX chunks_text_hash ON chunks(text_hash);
+        CREATE TABLE file_tags (
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            tag TEXT NOT NULL COLLATE NOCASE
+        );
+        CREATE INDEX file_tags_tag ON file_tags(tag);
+        CREATE INDEX file_tags_file ON file_tags(file_id);
+        CREATE TABLE links (
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            target TEXT NOT NULL,
+            heading TEXT,
+            block TEXT,
+            alias TEXT,
+            kind TEXT NOT NULL,
+            line INTEGER NOT NULL
+        );
+        CREATE INDEX links_file ON links(file_id);
+        CREATE INDEX links_target ON links(target COLLATE NOCASE);
+        CREATE TABLE model_meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        """
+    )
+
+
+def m002_fts(conn: Any) -> None:
+    """FTS5 over chunks as external content, kept in sync by triggers (SPEC §4)."""
+    conn.execute(
+        """
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            chunk_text, section, heading_context,
+            content='chunks', content_rowid='id',
+            tokenize='unicode61 remove_diacritics 2'
+        );
+        CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
+            INSERT INTO chunks_fts(rowid, chunk_text, section, heading_context)
+            VALUES (new.id, new.chunk_text, new.section, new.heading_context);
+        END;
+        CREATE TRIGGER chunks_ad AFTER DELETE ON chunks BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, chunk_text, section, heading_context)
+            VALUES ('delete', old.id, old.chunk_text, old.section, old.heading_context);
+        END;
+        CREATE TRIGGER chunks_au AFTER UPDATE OF chunk_text, section, heading_context ON chunks
+        BEGIN
+            INSERT INTO chunks_fts(chunks_fts, rowid, chunk_text, section, heading_context)
+            VALUES ('delete', old.id, old.chunk_text, old.section, old.heading_context);
+            INSERT INTO chunks_fts(rowid, chunk_text, section, heading_context)
+            VALUES (new.id, new.chunk_text, new.section, new.heading_context);
+        END;
+        """
+    )
+
+
+def m003_quality_pass(conn: Any) -> None:
+    """Pass 2 stamps each chunk once its transformer vector is stored (see quality_pass.py)."""
+    conn.execute(
+        """
+        ALTER TABLE chunks ADD COLUMN quality_embedded_at REAL;
+        CREATE INDEX chunks_quality_todo ON chunks(id) WHERE quality_embedded_at IS NULL;
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (m001_create_tables, m002_fts, m003_quality_pass)

@@ -1,0 +1,130 @@
+"""Pass 2: upgrade chunks to transformer vectors in the background of a usable index.
+
+Pass 1 (BM25 + static vectors) makes a vault searchable in seconds; the transformer is ~50× slower,
+so its vectors are filled afterwards, batch by batch. Each batch is one transaction that writes the
+vectors *and* stamps ``chunks.quality_embedded_at``, so the pass is resumable after Ctrl-C or a
+kill: it always continues with the chunks that have no stamp. New or edited chunks are created
+unstamped, so later incremental runs keep the pass current. Search stays correct while the pass is
+partial because it queries the static vectors for as long as any chunk lacks a quality vector
+(``retriever`` documents the rule).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from vaultctx.embed.base import Embedder, embedding_input
+from vaultctx.index.db import IndexDatabase, ensure_vector_table
+
+QUALITY_TABLE = "chunk_vecs_quality"
+
+
+@dataclass
+class QualityPassReport:
+    chunks_embedded: int = 0
+    remaining: int = 0
+    seconds: float = 0.0
+    interrupted: bool = False
+    reset_reason: str | None = None
+
+    @property
+    def chunks_per_second(self) -> float:
+        return self.chunks_embedded / self.seconds if self.seconds else 0.0
+
+
+def quality_coverage(db: IndexDatabase) -> tuple[int, int]:
+    """(chunks with a quality vector, all chunks)."""
+    total = int(db.scalar("SELECT count(*) FROM chunks"))
+    missing = int(
+        db.scalar("SELECT count(*) FROM chunks WHERE quality_embedded_at IS NULL")
+    )
+    return total - missing, total
+
+
+def _reset_if_model_changed(db: IndexDatabase, embedder: Embedder) -> str | None:
+    previous = db.meta("quality_model_hash")
+    if previous == embedder.model_hash:
+        return None
+    with db.transaction():
+        if db.has_table(QUALITY_TABLE):
+            db.execute(f"DROP TABLE {QUALITY_TABLE}")
+        db.execute("UPDATE chunks SET quality_embedded_at = NULL")
+        ensure_vector_table(db, QUALITY_TABLE, embedder.dimension)
+        db.set_meta("quality_model_hash", embedder.model_hash)
+        db.set_meta("quality_model_name", embedder.name)
+    return None if previous is None else "quality model changed: all quality vectors redone"
+
+
+def run_quality_pass(
+    db: IndexDatabase,
+    embedder: Embedder,
+    *,
+    batch_size: int = 64,
+    stop: threading.Event | None = None,
+    on_batch: Callable[[int], None] | None = None,
+) -> QualityPassReport:
+    """Embed every chunk that lacks a quality vector, one committed batch at a time."""
+    report = QualityPassReport()
+    if not db.capabilities.vectors:
+        return report
+    report.reset_reason = _reset_if_model_changed(db, embedder)
+    started = time.perf_counter()
+    last_id = 0
+    while not (stop is not None and stop.is_set()):
+        rows: list[tuple[int, str, str]] = [
+            (int(cid), str(context), str(text))
+            for cid, context, text in db.execute(
+                "SELECT id, heading_context, chunk_text FROM chunks "
+                "WHERE quality_embedded_at IS NULL AND id > ? ORDER BY id LIMIT ?",
+                (last_id, batch_size),
+            )
+        ]
+        if not rows:
+            break
+        last_id = rows[-1][0]
+        vectors = embedder.embed([embedding_input(c, t) for _, c, t in rows])
+        now = time.time()
+        with db.transaction():
+            ids = [r[0] for r in rows]
+            marks = ",".join("?" * len(ids))
+            # A chunk deleted meanwhile by an incremental run simply has no row to stamp.
+            alive = {
+                int(r[0]) for r in db.execute(f"SELECT id FROM chunks WHERE id IN ({marks})", ids)
+            }
+            db.execute(f"DELETE FROM {QUALITY_TABLE} WHERE rowid IN ({marks})", ids)
+            db.executemany(
+                f"INSERT INTO {QUALITY_TABLE}(rowid, embedding) VALUES (?, ?)",
+                [
+                    (cid, np.asarray(v, dtype=np.float32).tobytes())
+                    for cid, v in zip(ids, vectors, strict=True)
+                    if cid in alive
+                ],
+            )
+            db.execute(
+                f"UPDATE chunks SET quality_embedded_at = ? WHERE id IN ({marks})", [now, *ids]
+            )
+        report.chunks_embedded += len(rows)
+        if on_batch is not None:
+            on_batch(len(rows))
+    report.interrupted = stop is not None and stop.is_set()
+    report.seconds = time.perf_counter() - started
+    done, total = quality_coverage(db)
+    report.remaining = total - done
+    with db.transaction():
+        db.set_meta(
+            "quality_last_run",
+            json.dumps(
+                {
+                    "finished_at": time.time(),
+                    "embedded": report.chunks_embedded,
+                    "remaining": report.remaining,
+                }
+            ),
+        )
+    return report

@@ -1,0 +1,400 @@
+"""The MCP server (SPEC §9): four read-only tools and a note resource over one ``Vault``.
+
+Everything a tool returns has been through the same API the CLI uses, then scrubbed once more as a
+whole (defence in depth, SPEC §3). Failures a model can fix come back as tool results with
+``isError`` and a JSON ``{error, suggestion}``, so the model can correct itself; only bugs surface
+as the SDK's generic error.
+
+Start-up is what MCP clients time: the SDK is imported here (the CLI imports this module only for
+``vaultctx serve``), the vault's models and index are loaded by a background thread as soon as the
+server runs, and a tool call that arrives first simply waits for that thread to finish.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+import logging
+import shlex
+import threading
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import asynccontextmanager
+from typing import Annotated, Any, Literal, TypeVar
+
+from mcp.server.auth.provider import AccessToken
+from mcp.server.auth.settings import AuthSettings
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ResourceError
+from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types import CallToolResult, TextContent, ToolAnnotations
+from pydantic import AnyHttpUrl, BaseModel, Field
+
+from vaultctx import __version__
+from vaultctx.api import Vault
+from vaultctx.config import default_db_path
+from vaultctx.index.db import IndexDatabaseError, IndexMissingError
+from vaultctx.mcp import http_policy, outputs
+from vaultctx.scrub import scrub_secrets
+from vaultctx.vault.errors import VaultError
+from vaultctx.vault.paths import VaultAccessError
+
+log = logging.getLogger(__name__)
+
+SERVER_NAME = "vaultctx"
+MAX_LIMIT_SEARCH = 50
+MAX_LIMIT_LIST = 200
+MAX_TOKENS_CAP = 32_000
+
+INSTRUCTIONS = """\
+Read-only access to the user's Obsidian vault (their personal markdown notes).
+Start with obsidian_search for anything the notes might answer; cite results as `path#Section`.
+Read a whole note (or one heading's section) with obsidian_read_note, browse by folder, tag,
+type or date with obsidian_list_notes, and use obsidian_get_context for a ready-made block of
+background on a topic. Secrets in notes are shown as [REDACTED:<kind>]."""
+
+READ_ONLY = ToolAnnotations(
+    read_only_hint=True,
+    destructive_hint=False,
+    idempotent_hint=True,
+    open_world_hint=False,
+)
+
+T = TypeVar("T")
+
+
+class VaultService:
+    """The vault behind the tools.
+
+    One lock serialises every call, so the retriever (one SQLite connection, models loaded once)
+    is never initialised twice or used by two worker threads at once; a local server answers one
+    client's queries in milliseconds, so the lock costs nothing noticeable.
+    """
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self._lock = threading.Lock()
+        self._warmup: threading.Thread | None = None
+
+    def call(self, action: Callable[[Vault], T]) -> T:
+        with self._lock:
+            return action(self.vault)
+
+    def start_warmup(self) -> None:
+        """Load the index and the query models in the background (once), so the first search
+        does not pay for them and time out in clients with short tool timeouts."""
+        if self._warmup is None:
+            self._warmup = threading.Thread(target=self._warm, name="vaultctx-warmup", daemon=True)
+            self._warmup.start()
+
+    def _warm(self) -> None:
+        try:
+            self.call(lambda vault: vault.search("warm up", limit=1, max_tokens=50))
+        except (IndexDatabaseError, VaultError) as exc:
+            log.warning("search is not ready yet: %s", exc)
+
+
+def build_server(
+    vault: Vault,
+    *,
+    token: str | None = None,
+    log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING",
+) -> MCPServer[Any]:
+    """The configured server; ``token`` makes every HTTP request carry ``Bearer <token>``."""
+    service = VaultService(vault)
+
+    @asynccontextmanager
+    async def warm_on_start(_: MCPServer[Any]) -> AsyncIterator[None]:
+        # Started here rather than earlier: in stdio mode the transport has by now moved stray
+        # writes to fd 1 onto stderr, so nothing a model library prints can corrupt the protocol.
+        service.start_warmup()
+        yield
+
+    server: MCPServer[Any] = MCPServer(
+        SERVER_NAME,
+        title="vaultctx: your Obsidian vault",
+        instructions=INSTRUCTIONS,
+        version=__version__,
+        lifespan=warm_on_start,
+        log_level=log_level,
+        **_auth(token),
+    )
+    _add_tools(server, service)
+    _add_note_resource(server, service)
+    return server
+
+
+def _auth(token: str | None) -> dict[str, Any]:
+    if token is None:
+        return {}
+    # AuthSettings insists on an issuer URL; without an OAuth provider or resource URL nothing
+    # serves or advertises it, the SDK only checks the bearer token on every request.
+    return {
+        "auth": AuthSettings(issuer_url=AnyHttpUrl("http://localhost"), resource_server_url=None),
+        "token_verifier": SharedTokenVerifier(token),
+    }
+
+
+class SharedTokenVerifier:
+    """Accepts exactly one bearer token, compared in constant time."""
+
+    def __init__(self, token: str) -> None:
+        if not token:
+            raise ValueError("the bearer token must not be empty")
+        self._token = token.encode()
+
+    async def verify_token(self, token: str) -> AccessToken | None:
+        if hmac.compare_digest(token.encode(), self._token):
+            return AccessToken(token=token, client_id=SERVER_NAME, scopes=[])
+        return None
+
+
+def _add_tools(server: MCPServer[Any], service: VaultService) -> None:
+    def obsidian_search(
+        query: Annotated[
+            str,
+            Field(min_length=1, description="What to look for, in natural language or keywords."),
+        ],
+        limit: Annotated[
+            int, Field(ge=1, le=MAX_LIMIT_SEARCH, description="Passages to return.")
+        ] = 5,
+        max_tokens: Annotated[
+            int, Field(ge=50, le=MAX_TOKENS_CAP, description="Token budget of all passages.")
+        ] = 2000,
+        mode: Annotated[
+            Literal["hybrid", "bm25", "vector"],
+            Field(description="hybrid (default); bm25 for exact identifiers; vector for meaning."),
+        ] = "hybrid",
+    ) -> Annotated[CallToolResult, outputs.SearchOutput]:
+        def run(vault: Vault) -> outputs.SearchOutput:
+            response = vault.search(query, limit=limit, max_tokens=max_tokens, mode=mode)
+            return outputs.search_output(response)
+
+        return _respond(service, run, outputs.search_text)
+
+    def obsidian_read_note(
+        file_path: Annotated[
+            str,
+            Field(
+                min_length=1,
+                description="Vault-relative path as shown in results, e.g. `projects/Plan.md` "
+                "(a `path#Heading` citation also works).",
+            ),
+        ],
+        section: Annotated[
+            str | None,
+            Field(description="Heading text: return only that heading's section."),
+        ] = None,
+        max_tokens: Annotated[
+            int, Field(ge=50, le=MAX_TOKENS_CAP, description="Token budget of the text.")
+        ] = 8000,
+    ) -> Annotated[CallToolResult, outputs.NoteOutput]:
+        def run(vault: Vault) -> outputs.NoteOutput:
+            note = vault.read_note(file_path, section=section, max_tokens=max_tokens)
+            return outputs.note_output(note)
+
+        return _respond(service, run, outputs.note_text)
+
+    def obsidian_list_notes(
+        folder: Annotated[
+            str | None, Field(description="Only notes under this vault folder, e.g. `projects`.")
+        ] = None,
+        tag: Annotated[
+            str | None,
+            Field(description="Only notes with this tag (nested tags included), e.g. `project`."),
+        ] = None,
+        type: Annotated[
+            str | None,
+            Field(description="Front matter `type`: note, project, daily, moc, signal, …"),
+        ] = None,
+        modified_since: Annotated[
+            str | None, Field(description="ISO date, e.g. 2024-03-01: modified on or after.")
+        ] = None,
+        modified_until: Annotated[
+            str | None, Field(description="ISO date: modified on or before (whole day).")
+        ] = None,
+        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT_LIST, description="Notes to return.")] = 20,
+    ) -> Annotated[CallToolResult, outputs.NoteListOutput]:
+        def run(vault: Vault) -> outputs.NoteListOutput:
+            listing = vault.list_notes(
+                folder=folder,
+                tag=tag,
+                note_type=type,
+                modified_since=modified_since,
+                modified_until=modified_until,
+                limit=limit,
+            )
+            return outputs.note_list_output(listing)
+
+        return _respond(service, run, outputs.note_list_text)
+
+    def obsidian_get_context(
+        topic: Annotated[str, Field(min_length=1, description="The subject to gather notes on.")],
+        max_tokens: Annotated[
+            int, Field(ge=100, le=MAX_TOKENS_CAP, description="Token budget of the block.")
+        ] = 2000,
+    ) -> Annotated[CallToolResult, outputs.ContextOutput]:
+        def run(vault: Vault) -> outputs.ContextOutput:
+            return outputs.context_output(vault.context(topic, max_tokens=max_tokens))
+
+        return _respond(service, run, outputs.context_text)
+
+    tools: list[tuple[Callable[..., CallToolResult], str, str]] = [
+        (
+            obsidian_search,
+            "Search notes",
+            "Search the user's Obsidian vault (their personal notes) by meaning and keywords. "
+            "Use it first for any question their notes might answer: projects, decisions, "
+            "meetings, how-tos, people, past incidents. Returns the best passages with "
+            "`path#Section` citations; read a whole note with obsidian_read_note.",
+        ),
+        (
+            obsidian_read_note,
+            "Read a note",
+            "Read one note of the vault by its vault-relative path, as given in search or list "
+            "results. Pass `section` (a heading's text) to read only that part. Long notes are "
+            "cut at max_tokens and the response says so and lists the headings.",
+        ),
+        (
+            obsidian_list_notes,
+            "List notes",
+            "List the vault's notes by folder, tag, type and modification date, newest first, "
+            "with titles and tags. Use it to browse or find recent notes, not to search content "
+            "(use obsidian_search for that).",
+        ),
+        (
+            obsidian_get_context,
+            "Get context on a topic",
+            "Gather the vault's most relevant passages about a topic into one markdown block with "
+            "a Sources list, ready to ground an answer or a plan. Use it for background on a "
+            "topic; use obsidian_search to see individual hits.",
+        ),
+    ]
+    for function, title, description in tools:
+        server.add_tool(
+            function,
+            title=title,
+            description=description,
+            annotations=READ_ONLY,
+            structured_output=True,
+        )
+
+
+OutputT = TypeVar("OutputT", bound=BaseModel)
+
+
+def _respond(
+    service: VaultService,
+    run: Callable[[Vault], OutputT],
+    render: Callable[[OutputT], str],
+) -> CallToolResult:
+    """Run one tool against the vault and package the result, or the error a model can act on.
+
+    An error's ``{error, suggestion}`` travels as JSON text, not as ``structuredContent``: the
+    TypeScript SDK behind Claude Code, Cursor and the Inspector validates ``structuredContent``
+    against the success schema even when ``isError`` is set (typescript-sdk issue #1943), so an
+    error object there would reach the model as a schema violation instead of the advice.
+    """
+    try:
+        output = service.call(run)
+    except (VaultError, IndexDatabaseError) as exc:
+        failure = error_output(exc, service.vault)
+        text = json.dumps(_scrub_tree(failure.model_dump()), ensure_ascii=False)
+        return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
+    structured = _scrub_tree(output.model_dump(mode="json"))
+    return CallToolResult(
+        content=[TextContent(type="text", text=scrub_secrets(render(output)).text)],
+        structured_content=structured,
+    )
+
+
+def error_output(exc: Exception, vault: Vault) -> outputs.ErrorOutput:
+    """The message and the next step for an error a user or model can do something about."""
+    if isinstance(exc, VaultAccessError):
+        return outputs.ErrorOutput(error=str(exc), suggestion=exc.suggestion)
+    if isinstance(exc, IndexMissingError):
+        return outputs.ErrorOutput(
+            error=f"the vault has no index yet ({vault.db_path} is missing)",
+            suggestion=f"ask the user to run `{index_command(vault)}`, then try again",
+        )
+    if isinstance(exc, IndexDatabaseError):
+        return outputs.ErrorOutput(
+            error=str(exc),
+            suggestion=f"ask the user to rebuild it with `{index_command(vault, full=True)}`",
+        )
+    return outputs.ErrorOutput(error=str(exc), suggestion="check the vault folder and try again")
+
+
+def index_command(vault: Vault, *, full: bool = False) -> str:
+    words = ["vaultctx", "index", *(["--full"] if full else []), "--vault", _quoted(vault.path)]
+    if vault.db_path != default_db_path(vault.path):
+        words += ["--db", _quoted(vault.db_path)]
+    return " ".join(words)
+
+
+def _quoted(path: object) -> str:
+    return shlex.quote(str(path))
+
+
+def _scrub_tree(value: Any) -> Any:
+    """Every string in a JSON-like value scrubbed, whatever field it sits in."""
+    if isinstance(value, str):
+        return scrub_secrets(value).text
+    if isinstance(value, list):
+        return [_scrub_tree(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _scrub_tree(item) for key, item in value.items()}
+    return value
+
+
+def _add_note_resource(server: MCPServer[Any], service: VaultService) -> None:
+    @server.resource(
+        "vault://note/{+path}",
+        name="note",
+        title="Vault note",
+        description="A note of the vault by its vault-relative path "
+        "(credential-scrubbed, at most 8,000 tokens).",
+        mime_type="text/markdown",
+    )
+    def read_note_resource(path: str) -> str:
+        try:
+            note = service.call(lambda vault: vault.read_note(path))
+        except (VaultError, IndexDatabaseError) as exc:
+            failure = error_output(exc, service.vault)
+            raise ResourceError(f"{failure.error}; {failure.suggestion}") from exc
+        return scrub_secrets(outputs.note_text(outputs.note_output(note))).text
+
+
+def transport_security(host: str, extra_hosts: Sequence[str] = ()) -> TransportSecuritySettings:
+    return TransportSecuritySettings(
+        enable_dns_rebinding_protection=True,
+        allowed_hosts=http_policy.allowed_host_headers(host, extra_hosts),
+        allowed_origins=http_policy.allowed_origins(),
+    )
+
+
+def run_stdio(vault: Vault) -> None:
+    """Serve one client over stdin/stdout until it closes them; logs go to stderr."""
+    build_server(vault).run("stdio")
+
+
+def run_http(
+    vault: Vault,
+    *,
+    host: str = http_policy.DEFAULT_HTTP_HOST,
+    port: int = http_policy.DEFAULT_HTTP_PORT,
+    token: str | None = None,
+    extra_hosts: Sequence[str] = (),
+) -> None:
+    """Serve Streamable HTTP at ``http://host:port/mcp`` for several clients.
+
+    uvicorn is started here rather than by the SDK so that its access log goes through the root
+    logger (stderr) instead of uvicorn's own stdout handler, as in stdio mode.
+    """
+    import uvicorn
+
+    http_policy.check_bind(host, token)
+    server = build_server(vault, token=token, log_level="INFO")
+    app = server.streamable_http_app(
+        transport_security=transport_security(host, extra_hosts), host=host
+    )
+    uvicorn.run(app, host=host, port=port, log_config=None, log_level="info")

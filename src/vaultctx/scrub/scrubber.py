@@ -1,0 +1,314 @@
+"""Replace credentials in text with ``[REDACTED:<rule>]`` markers (SPEC §3).
+
+Every output path calls :func:`scrub_secrets`, so the common case must be nearly free: one regex
+pass over the lowercased text finds every rule keyword (gitleaks' pre-filter), only rules whose
+keyword occurs run, and most of those run only at the offsets where their keyword starts. Text
+without any keyword comes back unchanged after that single pass.
+"""
+
+from __future__ import annotations
+
+import re
+import string
+import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+
+from vaultctx.scrub.patterns import (
+    PRIORITY_VENDOR,
+    Allowlist,
+    Rule,
+    generic_rules,
+    literal_heads,
+    load_gitleaks_rules,
+    looks_like_placeholder,
+    shannon_entropy,
+)
+
+_REDACTION = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
+_TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "_-")
+_NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
+_ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
+_LINE_REACH = 1000
+
+
+@dataclass(frozen=True)
+class ScrubResult:
+    """The scrubbed text and how many values each rule replaced (never the values)."""
+
+    text: str
+    counts: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def total(self) -> int:
+        return sum(self.counts.values())
+
+
+@dataclass(frozen=True)
+class CompiledRules:
+    """All rules, compiled once per process, plus what that cost and what had to be left out.
+
+    ``keyword_scanner`` is one regex over every keyword, shaped as a trie so it reports the
+    longest keyword at each offset; ``implied_keywords`` adds the shorter keywords that are its
+    prefixes. Rules in ``anchored`` provably match only where one of their keywords starts.
+    """
+
+    rules: tuple[Rule, ...]
+    global_allowlists: tuple[Allowlist, ...]
+    keyword_scanner: re.Pattern[str]
+    implied_keywords: dict[str, tuple[str, ...]]
+    rules_by_keyword: dict[str, tuple[int, ...]]
+    anchored: frozenset[int]
+    gitleaks_compiled: int
+    gitleaks_skipped: dict[str, str]
+    compile_seconds: float
+
+
+@dataclass(frozen=True)
+class _Finding:
+    start: int
+    end: int
+    name: str
+    priority: int
+
+
+_compiled: CompiledRules | None = None
+_compile_lock = threading.Lock()
+
+
+def compiled_rules() -> CompiledRules:
+    """Compile the rule set on first use; importing this module compiles nothing."""
+    global _compiled
+    if _compiled is None:
+        with _compile_lock:
+            if _compiled is None:
+                _compiled = _compile()
+    return _compiled
+
+
+def _compile() -> CompiledRules:
+    started = time.perf_counter()
+    gitleaks, global_allowlist, skipped = load_gitleaks_rules()
+    generic_api_key = next((rule for rule in gitleaks if rule.name == "generic-api-key"), None)
+    shared = generic_api_key.allowlists if generic_api_key else ()
+    rules = (*gitleaks, *generic_rules(shared))
+    by_keyword: dict[str, list[int]] = {}
+    for index, rule in enumerate(rules):
+        for keyword in rule.keywords:
+            by_keyword.setdefault(keyword, []).append(index)
+    keywords = sorted(by_keyword)
+    return CompiledRules(
+        rules=rules,
+        global_allowlists=(global_allowlist,),
+        keyword_scanner=re.compile(_trie_regex(_trie(keywords))),
+        implied_keywords={
+            keyword: tuple(other for other in keywords if keyword.startswith(other))
+            for keyword in keywords
+        },
+        rules_by_keyword={keyword: tuple(indices) for keyword, indices in by_keyword.items()},
+        anchored=frozenset(
+            index for index, rule in enumerate(rules) if _starts_only_at_keywords(rule)
+        ),
+        gitleaks_compiled=len(gitleaks),
+        gitleaks_skipped=skipped,
+        compile_seconds=time.perf_counter() - started,
+    )
+
+
+_Trie = dict[str, "_Trie"]
+
+
+def _trie(words: list[str]) -> _Trie:
+    root: _Trie = {}
+    for word in words:
+        node = root
+        for char in word:
+            node = node.setdefault(char, {})
+        node[""] = {}
+    return root
+
+
+def _trie_regex(node: _Trie) -> str:
+    """An alternation shaped as a trie: the engine tries a few first characters per offset
+    instead of 250 keywords, and the greedy optional tails report the longest keyword."""
+    branches = [re.escape(char) + _trie_regex(child) for char, child in node.items() if char]
+    if not branches:
+        return ""
+    body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
+    return f"(?:{body})?" if "" in node else body
+
+
+def _starts_only_at_keywords(rule: Rule) -> bool:
+    heads = literal_heads(rule.regex.pattern)
+    return (
+        bool(rule.keywords)
+        and heads is not None
+        and all(any(head.startswith(keyword) for keyword in rule.keywords) for head in heads)
+    )
+
+
+def scrub_secrets(text: str) -> ScrubResult:
+    """Redact every credential found in ``text``; the context around each one is kept.
+
+    Idempotent: existing ``[REDACTED:...]`` markers are left alone, so scrubbing twice (the
+    indexer, then an output path) changes nothing the second time.
+    """
+    compiled = compiled_rules()
+    hits = _keyword_hits(compiled, _lower_keeping_offsets(text))
+    if not hits:
+        return ScrubResult(text)
+    candidates = sorted({index for keyword in hits for index in compiled.rules_by_keyword[keyword]})
+    findings: list[_Finding] = []
+    for index in candidates:
+        rule = compiled.rules[index]
+        matches: Iterable[re.Match[str]]
+        if index in compiled.anchored:
+            starts = sorted({start for keyword in rule.keywords for start in hits.get(keyword, ())})
+            matches = _matches_at(rule.regex, text, starts)
+        else:
+            matches = rule.regex.finditer(text)
+        findings.extend(_findings(rule, matches, text, compiled.global_allowlists))
+    if findings and "[REDACTED:" in text:
+        findings = _outside_existing_redactions(findings, text)
+    if not findings:
+        return ScrubResult(text)
+    return _redact(text, findings)
+
+
+def _lower_keeping_offsets(text: str) -> str:
+    """Lowercase for the keyword search. Offsets must stay those of ``text``, which Unicode
+    lowercasing breaks for the rare character that becomes two (``İ``); keywords are ASCII."""
+    lowered = text.lower()
+    return lowered if len(lowered) == len(text) else text.translate(_ASCII_LOWER)
+
+
+def _keyword_hits(compiled: CompiledRules, lowered: str) -> dict[str, list[int]]:
+    """Every offset where each keyword starts, overlapping occurrences included."""
+    hits: dict[str, list[int]] = {}
+    search = compiled.keyword_scanner.search
+    found = search(lowered)
+    while found:
+        start = found.start()
+        for keyword in compiled.implied_keywords[found.group()]:
+            hits.setdefault(keyword, []).append(start)
+        found = search(lowered, start + 1)
+    return hits
+
+
+def _matches_at(regex: re.Pattern[str], text: str, starts: list[int]) -> Iterator[re.Match[str]]:
+    """What ``finditer`` yields, for a regex that can only match at one of ``starts``."""
+    resume = 0
+    for start in starts:
+        if start < resume:
+            continue
+        found = regex.match(text, start)
+        if found:
+            yield found
+            resume = max(found.end(), start + 1)
+
+
+def _findings(
+    rule: Rule,
+    matches: Iterable[re.Match[str]],
+    text: str,
+    global_allowlists: tuple[Allowlist, ...],
+) -> list[_Finding]:
+    """gitleaks' checks in gitleaks' order (entropy, global then rule allowlists), then ours."""
+    found = []
+    for match in matches:
+        start, end = _secret_span(rule, match)
+        if start == end:
+            continue
+        secret = text[start:end]
+        if rule.entropy and shannon_entropy(secret) <= rule.entropy:
+            continue
+        match_text, line = _match_and_line(rule, match, text)
+        allowlists = (*global_allowlists, *rule.allowlists)
+        if any(allowlist.allows(secret, match_text, line) for allowlist in allowlists):
+            continue
+        if _placeholder_without_vendor_prefix(rule, secret):
+            continue
+        if all(validator(secret, match, text) for validator in rule.validators):
+            if rule.priority == PRIORITY_VENDOR and match.end() == end:
+                end = _end_of_token(text, end)
+            found.append(_Finding(start, end, rule.name, rule.priority))
+    return found
+
+
+def _secret_span(rule: Rule, match: re.Match[str]) -> tuple[int, int]:
+    for group in rule.groups:
+        start, end = match.span(group)
+        if end > start:
+            return start, end
+    return match.span()
+
+
+def _match_and_line(rule: Rule, match: re.Match[str], text: str) -> tuple[str, str]:
+    """What gitleaks' ``match`` and ``line`` allowlists see, with a stripped left context
+    (``[\\w.-]{0,50}?``) put back. The line is cut to ``_LINE_REACH`` characters either side:
+    in minified text it can be the whole file, and it is read once per finding."""
+    start = match.start()
+    floor = max(0, start - rule.left_context)
+    while start > floor and text[start - 1] in _NAME_CHARS:
+        start -= 1
+    line_start = max(text.rfind("\n", 0, match.start()) + 1, match.start() - _LINE_REACH)
+    line_end = text.find("\n", match.end(), match.end() + _LINE_REACH)
+    if line_end < 0:
+        line_end = min(len(text), match.end() + _LINE_REACH)
+    return text[start : match.end()], text[line_start:line_end]
+
+
+def _placeholder_without_vendor_prefix(rule: Rule, secret: str) -> bool:
+    """A secret found only by its surroundings (``password = ...``) must not be a stand-in.
+
+    A secret that carries its rule's keyword (``xoxb-``, ``ghp_``) has a vendor format, and
+    gitleaks' entropy limits and allowlists judge it: a random token can contain "FaKe".
+    """
+    lowered = secret.lower()
+    return not any(keyword in lowered for keyword in rule.keywords) and looks_like_placeholder(
+        secret
+    )
+
+
+def _end_of_token(text: str, end: int) -> int:
+    """Fixed-length vendor regexes without a trailing boundary stop inside a longer token
+    (a newer, longer format): redact to the end of the token rather than leave its tail."""
+    while end < len(text) and text[end] in _TOKEN_CHARS:
+        end += 1
+    return end
+
+
+def _outside_existing_redactions(findings: list[_Finding], text: str) -> list[_Finding]:
+    markers = [marker.span() for marker in _REDACTION.finditer(text)]
+    return [
+        finding
+        for finding in findings
+        if not any(finding.start < end and start < finding.end for start, end in markers)
+    ]
+
+
+def _redact(text: str, findings: list[_Finding]) -> ScrubResult:
+    """Merge overlapping findings into one redaction named after its most specific rule."""
+    findings.sort(key=lambda finding: (finding.start, -finding.end))
+    pieces: list[str] = []
+    counts: dict[str, int] = {}
+    cursor = 0
+    index = 0
+    while index < len(findings):
+        best = findings[index]
+        end = best.end
+        start = best.start
+        index += 1
+        while index < len(findings) and findings[index].start < end:
+            candidate = findings[index]
+            end = max(end, candidate.end)
+            if candidate.priority < best.priority:
+                best = candidate
+            index += 1
+        pieces.append(text[cursor:start])
+        pieces.append(f"[REDACTED:{best.name}]")
+        counts[best.name] = counts.get(best.name, 0) + 1
+        cursor = end
+    pieces.append(text[cursor:])
+    return ScrubResult("".join(pieces), counts)

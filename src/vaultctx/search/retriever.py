@@ -1,0 +1,239 @@
+"""The search facade: BM25 + vectors fused, degraded gracefully, scrubbed and budgeted (SPEC §6).
+
+Integrations call ``Retriever.search`` and never run SQL. Which rankers run follows what the index
+can do: no sqlite-vec or no vectors → BM25 only; no FTS table → vectors only. Each degradation is
+reported in ``SearchResponse.notices`` instead of failing.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+import numpy.typing as npt
+
+from vaultctx.index.db import IndexDatabase
+from vaultctx.scrub import scrub_secrets
+from vaultctx.search.bm25 import BM25_TOP_K, bm25_search
+from vaultctx.search.budget import fit_to_budget
+from vaultctx.search.fusion import fuse_rrf
+from vaultctx.search.vector import VECTOR_TOP_K, vector_search
+
+Mode = Literal["hybrid", "bm25", "vector"]
+QueryEmbedder = Callable[[str], npt.NDArray[np.float32]]
+MODES: tuple[str, ...] = ("hybrid", "bm25", "vector")
+
+# Hangul, kana and CJK ideographs: the bundled vector models are English-only (see fusion policy).
+_CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af]")
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    file_path: str
+    title: str
+    section: str
+    citation: str
+    text: str
+    score: float
+    bm25_rank: int | None
+    vec_rank: int | None
+    chunk_id: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class SearchResponse:
+    query: str
+    mode: str
+    results: list[SearchResult]
+    took_ms: float
+    notices: list[str] = field(default_factory=list)
+
+    @property
+    def count(self) -> int:
+        return len(self.results)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "query": self.query,
+            "results": [r.as_dict() for r in self.results],
+            "count": self.count,
+            "mode": self.mode,
+            "took_ms": round(self.took_ms, 2),
+            "notices": self.notices,
+        }
+
+
+@dataclass(frozen=True)
+class VectorSource:
+    """One vector table and the function that embeds a query into its space."""
+
+    table: str
+    embed_query: QueryEmbedder
+    weight: float
+
+
+def citation_for(path: str, section: str) -> str:
+    return f"{path}#{section}" if section else path
+
+
+def has_cjk(text: str) -> bool:
+    return _CJK.search(text) is not None
+
+
+class Retriever:
+    """Answers queries over one open index; cheap to call repeatedly (models stay loaded).
+
+    Vectors while pass 2 is partial: the static vectors cover every chunk, the quality vectors only
+    the chunks pass 2 has reached. Until every chunk has a quality vector, both lists are fused
+    (so every chunk stays reachable and upgraded chunks rank by the better model); once coverage
+    is complete only the quality vectors are queried. Coverage is read per query (one indexed
+    lookup), so a pass 2 finishing in another process takes effect at once.
+    """
+
+    def __init__(
+        self,
+        db: IndexDatabase,
+        static: VectorSource | None,
+        quality: VectorSource | None = None,
+    ) -> None:
+        self.db = db
+        self.static = static
+        self.quality = quality
+        self.has_fts = db.has_table("chunks_fts")
+
+    def vector_sources(self) -> list[VectorSource]:
+        if self.quality is None:
+            return [self.static] if self.static else []
+        if self.static is None or self._quality_complete():
+            return [self.quality]
+        return [self.static, self.quality]
+
+    def _quality_complete(self) -> bool:
+        return not self.db.scalar(
+            "SELECT EXISTS(SELECT 1 FROM chunks WHERE quality_embedded_at IS NULL)"
+        )
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 10,
+        max_tokens: int = 4000,
+        mode: Mode = "hybrid",
+        bm25_weight: float = 1.0,
+        vec_weight: float | None = None,
+        notes: bool = False,
+    ) -> SearchResponse:
+        started = time.perf_counter()
+        if mode not in MODES:
+            raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
+        if limit < 1:
+            raise ValueError("limit must be at least 1")
+        notices: list[str] = []
+        rankings: list[list[int]] = []
+        weights: list[float] = []
+        bm25_index: int | None = None
+        vec_indexes: list[int] = []
+        pool = max(BM25_TOP_K, limit * 3) if notes else BM25_TOP_K
+
+        if mode in ("hybrid", "bm25"):
+            if self.has_fts:
+                bm25_index = len(rankings)
+                rankings.append([cid for cid, _ in bm25_search(self.db, query, pool)])
+                weights.append(bm25_weight)
+            else:
+                notices.append("keyword index unavailable: vector search only")
+        if mode in ("hybrid", "vector"):
+            sources = self.vector_sources()
+            if not sources:
+                notices.append(
+                    "no vectors in this index (sqlite-vec or model unavailable): "
+                    "keyword search only"
+                )
+            cjk = has_cjk(query)
+            for source in sources:
+                weight = source.weight if vec_weight is None else vec_weight
+                if cjk and mode == "hybrid":
+                    # English-only vectors rank CJK queries by noise; BM25 carries them.
+                    weight = 0.0
+                vec_indexes.append(len(rankings))
+                k = max(VECTOR_TOP_K, limit * 3) if notes else VECTOR_TOP_K
+                hits = vector_search(self.db, source.table, source.embed_query(query), k)
+                rankings.append([cid for cid, _ in hits])
+                weights.append(weight)
+        if not rankings:
+            if mode == "bm25":
+                notices.append("falling back to vector search")
+                return self.search(
+                    query, limit=limit, max_tokens=max_tokens, mode="vector", notes=notes
+                )
+            if mode == "vector" and self.has_fts:
+                notices.append("falling back to keyword search")
+                return self.search(
+                    query, limit=limit, max_tokens=max_tokens, mode="bm25", notes=notes
+                )
+        fused = fuse_rrf(rankings, weights)
+        fused = [f for f in fused if f.score > 0]
+        rows = self._load([f.id for f in fused])
+        results: list[SearchResult] = []
+        seen_files: set[str] = set()
+        for entry in fused:
+            row = rows.get(entry.id)
+            if row is None:
+                continue
+            path, title, section, text = row
+            if notes:
+                if path in seen_files:
+                    continue
+                seen_files.add(path)
+            vec_ranks = [r for i in vec_indexes if (r := entry.ranks[i]) is not None]
+            vec_rank = min(vec_ranks) if vec_ranks else None
+            results.append(
+                SearchResult(
+                    file_path=path,
+                    title=title,
+                    section=section,
+                    citation=citation_for(path, section),
+                    text=text,
+                    score=round(entry.score, 6),
+                    bm25_rank=entry.ranks[bm25_index] if bm25_index is not None else None,
+                    vec_rank=vec_rank,
+                    chunk_id=entry.id,
+                )
+            )
+            if len(results) == limit:
+                break
+        results = _budgeted(results, max_tokens)
+        took = (time.perf_counter() - started) * 1000
+        return SearchResponse(query, mode, results, took, notices)
+
+    def _load(self, ids: list[int]) -> dict[int, tuple[str, str, str, str]]:
+        if not ids:
+            return {}
+        marks = ",".join("?" * len(ids))
+        rows = self.db.execute(
+            f"SELECT c.id, c.file_path, f.title, c.section, c.chunk_text FROM chunks c "
+            f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
+            ids,
+        )
+        return {int(r[0]): (str(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows}
+
+
+def _budgeted(results: list[SearchResult], max_tokens: int) -> list[SearchResult]:
+    """Scrub (defence in depth, SPEC §3) and fit the texts into the token budget."""
+    texts = fit_to_budget([scrub_secrets(r.text).text for r in results], max_tokens)
+    out = []
+    for result, text in zip(results, texts, strict=False):
+        out.append(
+            SearchResult(
+                **{**asdict(result), "text": text, "title": scrub_secrets(result.title).text}
+            )
+        )
+    return out

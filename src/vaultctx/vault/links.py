@@ -1,0 +1,255 @@
+"""Links between notes as Obsidian writes them (SPEC §1) and resolves them (SPEC §7).
+
+Extraction runs on a copy of the text where code is blanked out (``mask_code``): a ``[[link]]``
+or ``#tag`` shown inside a code example is not a link or a tag. Blanking keeps every offset and
+line number of the original text.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Literal
+from urllib.parse import unquote
+
+LinkKind = Literal["wikilink", "embed", "markdown"]
+
+
+@dataclass(frozen=True)
+class Link:
+    """One link as written. ``target`` is "" for a link into the same note (``[[#Heading]]``)."""
+
+    target: str
+    heading: str | None
+    block: str | None
+    alias: str | None
+    kind: LinkKind
+    line: int
+
+
+# Fences may be indented more than CommonMark's 3 spaces: Obsidian users nest them in list items
+# and callouts (`> ```python`). Matched against "\n" + text: a leading literal lets the engine
+# jump from line to line, ten times faster than `^` in MULTILINE mode.
+_FENCE_LINE = re.compile(r"\n[ \t>]*(`{3,}|~{3,})([^\n]*)")
+# A run of N backticks up to the next run of exactly N on the same line. The leading literal "`"
+# lets the engine skip to candidates (17x faster than starting with the lookbehind).
+_INLINE_CODE = re.compile(r"`(?<!``)(`*)(?!`)(.+?)(?<!`)`\1(?!`)")
+
+# Both start with a literal `[` so the regex engine can jump between candidates; a preceding `!`
+# (embed) or `\` (escaped, not a link) is looked at after the match.
+_WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+_MARKDOWN_LINK = re.compile(
+    r"\[([^\]\n]*)\]\(\s*"
+    r"(?:<([^>\n]*)>|((?:[^()\s]|\([^()\s]*\))+))"  # <with spaces> or a bare URL with (parens)
+    r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)"""  # optional "title"
+)
+_URL_SCHEME = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")
+
+
+def fenced_code_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) offsets of each fenced code block, fence lines included.
+
+    A fence closes with the same character, at least as many, and nothing else on the line; an
+    unclosed fence runs to the end of the text (CommonMark).
+    """
+    spans = []
+    opening: re.Match[str] | None = None
+    # Offsets in "\n" + text are one more than in text: a match's start is its line's start.
+    for line in _FENCE_LINE.finditer("\n" + text):
+        marker, rest = line.group(1), line.group(2)
+        if opening is None:
+            if not (marker[0] == "`" and "`" in rest):  # ``` info strings cannot hold backticks
+                opening = line
+        elif (
+            marker[0] == opening.group(1)[0]
+            and len(marker) >= len(opening.group(1))
+            and not rest.strip()
+        ):
+            spans.append((opening.start(), line.end() - 1))
+            opening = None
+    if opening is not None:
+        spans.append((opening.start(), len(text)))
+    return spans
+
+
+def mask_code(text: str) -> str:
+    """``text`` with fenced code blocks and inline code replaced by spaces, newlines kept."""
+    if "`" not in text and "~~~" not in text:
+        return text
+    pieces = []
+    position = 0
+    for start, end in fenced_code_spans(text):
+        pieces.append(_mask_inline_code(text[position:start]))
+        pieces.append("\n".join(" " * len(line) for line in text[start:end].split("\n")))
+        position = end
+    pieces.append(_mask_inline_code(text[position:]))
+    return "".join(pieces)
+
+
+def _mask_inline_code(text: str) -> str:
+    return _INLINE_CODE.sub(_blank, text) if "`" in text else text
+
+
+def _blank(match: re.Match[str]) -> str:
+    return " " * len(match.group(0))
+
+
+def extract_links(text: str, *, first_line: int = 1) -> list[Link]:
+    """Wiki-links, embeds and internal markdown links in ``text``, in reading order.
+
+    External URLs (``https:``, ``mailto:``, ``obsidian:``, …) are not links between notes and are
+    left out. ``first_line`` is the line number of ``text``'s first line in its file, so a body
+    parsed after its front matter reports file line numbers.
+    """
+    return extract_links_from_masked(mask_code(text), first_line=first_line)
+
+
+def extract_links_from_masked(masked: str, *, first_line: int = 1) -> list[Link]:
+    """``extract_links`` for text already passed through ``mask_code`` (saves a second pass)."""
+    found: list[tuple[int, Link]] = []
+    line_of = _LineCounter(masked, first_line)
+    for match in _WIKILINK.finditer(masked):
+        start = match.start()
+        if not _escaped(masked, start):
+            embed = start > 0 and masked[start - 1] == "!"
+            found.append((start, _wikilink(embed, match.group(1), line_of(start))))
+    if found:  # blank them so `[[a]](b)` cannot also read as a markdown link
+        masked = _WIKILINK.sub(_blank, masked)
+    line_of = _LineCounter(masked, first_line)
+    for match in _MARKDOWN_LINK.finditer(masked):
+        start = match.start()
+        if not _escaped(masked, start):
+            embed = start > 0 and masked[start - 1] == "!"
+            link = _markdown_link(match, embed, line_of(start))
+            if link is not None:
+                found.append((start, link))
+    found.sort(key=lambda item: item[0])
+    return [link for _, link in found]
+
+
+class _LineCounter:
+    """Line number of increasing offsets, counting each newline once."""
+
+    def __init__(self, text: str, first_line: int) -> None:
+        self._text = text
+        self._offset = 0
+        self._line = first_line
+
+    def __call__(self, offset: int) -> int:
+        self._line += self._text.count("\n", self._offset, offset)
+        self._offset = offset
+        return self._line
+
+
+def _escaped(text: str, offset: int) -> bool:
+    return offset > 0 and text[offset - 1] == "\\"
+
+
+def _wikilink(embed: bool, inner: str, line: int) -> Link:
+    # Inside a table the alias pipe is escaped: [[Note\|alias]].
+    destination, pipe, alias = inner.replace("\\|", "|").partition("|")
+    target, heading, block = _split_anchor(destination)
+    return Link(
+        target=target,
+        heading=heading,
+        block=block,
+        alias=alias.strip() if pipe and alias.strip() else None,
+        kind="embed" if embed else "wikilink",
+        line=line,
+    )
+
+
+def _markdown_link(match: re.Match[str], embed: bool, line: int) -> Link | None:
+    text, bracketed, bare = match.groups()
+    destination = bracketed if bracketed is not None else unquote(bare)
+    if _URL_SCHEME.match(destination):
+        return None
+    target, heading, block = _split_anchor(destination)
+    return Link(
+        target=target,
+        heading=heading,
+        block=block,
+        alias=text.strip() or None,
+        kind="embed" if embed else "markdown",
+        line=line,
+    )
+
+
+def _split_anchor(destination: str) -> tuple[str, str | None, str | None]:
+    """`Note#Heading` → heading, `Note#^id` → block; nested `#A#B` headings stay as written."""
+    target, hash_sign, anchor = destination.partition("#")
+    anchor = anchor.strip()
+    if not hash_sign or not anchor:
+        return target.strip(), None, None
+    if anchor.startswith("^"):
+        return target.strip(), None, anchor[1:] or None
+    return target.strip(), anchor, None
+
+
+class LinkResolver:
+    """Obsidian's rule for which file a link means, built once per vault.
+
+    In order: the same note for ``[[#Heading]]``; an exact vault path, with or without ``.md``
+    (relative to the linking note for ``./`` and ``../``); the file whose name matches,
+    case-insensitively, preferring the linking note's folder, then the shortest path; an alias.
+    """
+
+    def __init__(self, paths: Sequence[str], aliases: Mapping[str, str]) -> None:
+        self._paths = set(paths)
+        self._by_lower_path: dict[str, list[str]] = defaultdict(list)
+        self._by_lower_name: dict[str, list[str]] = defaultdict(list)
+        for path in paths:
+            self._by_lower_path[path.casefold()].append(path)
+            self._by_lower_name[posixpath.basename(path).casefold()].append(path)
+        self._by_lower_alias = {alias.casefold(): path for alias, path in aliases.items()}
+
+    def resolve(self, target: str, from_path: str) -> str | None:
+        target = target.strip().replace("\\", "/")
+        if not target:
+            return from_path
+        folder = posixpath.dirname(from_path)
+        if target.startswith(("./", "../")):
+            return self._exact(posixpath.normpath(posixpath.join(folder, target)))
+        target = target.lstrip("/")
+        return (
+            self._exact(target)
+            or self._exact(posixpath.join(folder, target))
+            or self._by_name(target, folder)
+            or self._by_lower_alias.get(target.casefold())
+        )
+
+    def _exact(self, path: str) -> str | None:
+        for candidate in (path, path + ".md"):
+            if candidate in self._paths:
+                return candidate
+            matches = self._by_lower_path.get(candidate.casefold(), [])
+            if len(matches) == 1:
+                return matches[0]
+        return None
+
+    def _by_name(self, target: str, folder: str) -> str | None:
+        name = posixpath.basename(target)
+        # `[[a/Note]]` names a folder too: `x/a/Note.md` matches, `b/Note.md` does not.
+        wanted_ending = ("/" + target.casefold(), "/" + target.casefold() + ".md")
+        candidates = [
+            path
+            for candidate_name in (name, name + ".md")
+            for path in self._by_lower_name.get(candidate_name.casefold(), [])
+            if ("/" + path.casefold()).endswith(wanted_ending)
+        ]
+        if not candidates:
+            return None
+        return min(
+            candidates,
+            key=lambda path: (posixpath.dirname(path) != folder, path.count("/"), len(path), path),
+        )
+
+
+def resolve_link(
+    target: str, from_path: str, paths: Sequence[str], aliases: Mapping[str, str]
+) -> str | None:
+    """Resolve one link; to resolve many, build a ``LinkResolver`` once and reuse it."""
+    return LinkResolver(paths, aliases).resolve(target, from_path)

@@ -1,0 +1,156 @@
+"""Confine a user-supplied path (from an MCP client, later an agent tool) to the vault.
+
+The path usually comes from a language model, which a note's own text can prompt-inject, so it is
+treated as hostile: every spelling that could reach outside the vault is refused before the
+filesystem is touched (``..`` in any encoding or separator style, absolute and Windows drive or
+UNC paths, NUL and control characters), and the resolved location is checked again so a symlink
+cannot lead out. Inside the vault, what the indexer never reads (``.obsidian/``, ``.git/``,
+``.indexignore`` matches, non-note file types) is not served either.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import unquote
+
+from vaultctx.vault.errors import VaultError
+from vaultctx.vault.scanner import (
+    _GIT_DIR_NAME,
+    _OWN_FILES_PREFIX,
+    IgnoreRules,
+    is_indexed_name,
+)
+
+PATH_SUGGESTION = (
+    "pass a vault-relative path with forward slashes, such as `folder/Note.md`, "
+    "as shown in search or list results"
+)
+MAX_PATH_CHARS = 1024
+# Enough to undo any realistic stack of percent-encodings (`%252e` is `.` encoded twice).
+_MAX_DECODING_ROUNDS = 4
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+class VaultAccessError(VaultError):
+    """A request for something in the vault that cannot be served.
+
+    ``suggestion`` tells the caller (often a model) what to do instead; integrations show it next
+    to the message, as MCP's ``{error, suggestion}``.
+    """
+
+    def __init__(self, message: str, suggestion: str) -> None:
+        super().__init__(message)
+        self.suggestion = suggestion
+
+
+class UnsafePathError(VaultAccessError):
+    """The path could reach outside the vault, or into files vaultctx never serves."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"path refused: {reason} ({_shown(path)})", PATH_SUGGESTION)
+        self.path = path
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class VaultPath:
+    """A path proven to be inside the vault: ``relative`` as the index spells it, ``absolute``
+    with symlinks resolved (the file actually read)."""
+
+    relative: str
+    absolute: Path
+
+
+def normalize_vault_path(raw: str) -> str:
+    """``raw`` as a canonical vault-relative path (``a/b.md``), or ``UnsafePathError``.
+
+    Only string checks, no filesystem access, so it is also the check for folder filters.
+    Backslashes count as separators (a Windows client may send ``notes\\a.md``), which turns
+    every backslash traversal into a plain one. Percent-encoded forms are decoded only to be
+    checked: a note may really be called ``100%25 done.md``, so the raw spelling is what is kept.
+    """
+    if not isinstance(raw, str) or not raw.strip():
+        raise UnsafePathError(str(raw), "empty path")
+    if len(raw) > MAX_PATH_CHARS:
+        raise UnsafePathError(raw, f"longer than {MAX_PATH_CHARS} characters")
+    decoded = raw
+    for _ in range(_MAX_DECODING_ROUNDS):
+        _check_spelling(raw, decoded)
+        once_more = unquote(decoded) if "%" in decoded else decoded
+        if once_more == decoded:
+            break
+        decoded = once_more
+    else:
+        raise UnsafePathError(raw, "percent-encoded more times than any real file name is")
+    parts = [part for part in raw.replace("\\", "/").split("/") if part not in ("", ".")]
+    if not parts:
+        raise UnsafePathError(raw, "names the vault folder itself, not a note")
+    return "/".join(parts)
+
+
+def _check_spelling(raw: str, candidate: str) -> None:
+    """Refuse ``candidate`` (``raw`` or one of its decodings) if it could leave the vault."""
+    encoded = "" if candidate is raw else " once URL-decoded"
+    if _CONTROL.search(candidate):
+        raise UnsafePathError(raw, f"contains a NUL byte or control character{encoded}")
+    slashed = candidate.replace("\\", "/")
+    if slashed.startswith("/"):
+        kind = "a UNC network path" if slashed.startswith("//") else "an absolute path"
+        raise UnsafePathError(raw, f"is {kind}{encoded}")
+    if _DRIVE.match(slashed):
+        raise UnsafePathError(raw, f"is a Windows drive path{encoded}")
+    for part in slashed.split("/"):
+        # Windows drops trailing dots and spaces, so `...` and `.. ` also mean the parent.
+        if part not in ("", ".") and not part.strip(". "):
+            raise UnsafePathError(raw, f"goes up to a parent folder with `{part}`{encoded}")
+
+
+def resolve_vault_file(vault: Path, raw: str, rules: IgnoreRules) -> VaultPath:
+    """The file ``raw`` names inside ``vault``, if vaultctx may serve it; it need not exist yet.
+
+    Both the path as given and its symlink-resolved target must stay inside the vault and pass the
+    index's exclusion rules, so an in-vault link into ``.obsidian/`` is refused as well.
+    """
+    relative = normalize_vault_path(raw)
+    root = Path(os.path.realpath(vault))
+    target = Path(os.path.realpath(root.joinpath(*relative.split("/"))))
+    if target != root and root not in target.parents:
+        raise UnsafePathError(raw, "leads outside the vault through a symbolic link")
+    real_relative = target.relative_to(root).as_posix()
+    _check_served(raw, relative, rules)
+    if real_relative != relative:
+        _check_served(raw, real_relative, rules)
+    return VaultPath(relative, target)
+
+
+def is_vault_folder(vault: Path, relative: str) -> bool:
+    """Whether the normalized ``relative`` is a folder inside the vault, symlinks resolved."""
+    root = Path(os.path.realpath(vault))
+    target = Path(os.path.realpath(root.joinpath(*relative.split("/"))))
+    return root in target.parents and target.is_dir()
+
+
+def _check_served(raw: str, relative: str, rules: IgnoreRules) -> None:
+    parts = relative.split("/")
+    if any(part == _GIT_DIR_NAME or part.startswith(_OWN_FILES_PREFIX) for part in parts):
+        raise UnsafePathError(raw, "is inside git's or vaultctx's own files")
+    folders = ["/".join(parts[:depth]) for depth in range(1, len(parts))]
+    if any(rules.excludes_folder(folder) for folder in folders) or rules.excludes_file(
+        relative, parts[-1], True
+    ):
+        raise UnsafePathError(
+            raw, "is excluded from the index (.indexignore or a default such as .obsidian/)"
+        )
+    if not is_indexed_name(parts[-1]):
+        raise UnsafePathError(raw, "is not a note type vaultctx serves (.md, .txt, .csv, …)")
+
+
+def _shown(path: str) -> str:
+    """The refused path as it can be shown safely: control characters escaped, length capped."""
+    escaped = _CONTROL.sub(lambda match: f"\\x{ord(match.group()):02x}", path)
+    return escaped if len(escaped) <= 200 else escaped[:200] + "…"

@@ -1,0 +1,122 @@
+"""The bundled Model2Vec engine, loaded from its real files."""
+
+from __future__ import annotations
+
+import shutil
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vaultctx.embed.base import Embedder
+from vaultctx.embed.registry import ModelNotFoundError, create_embedder
+from vaultctx.embed.static import BUNDLED_STATIC_DIR, StaticEmbedder
+
+BREAD = "how to bake bread"
+LOAF = "baking a loaf"
+KERNEL = "kernel scheduler"
+
+
+@pytest.fixture(scope="module")
+def static() -> StaticEmbedder:
+    return StaticEmbedder()
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    return float(a @ b)
+
+
+def test_satisfies_the_embedder_protocol(static: StaticEmbedder) -> None:
+    assert isinstance(static, Embedder)
+    assert static.name == "minilm-static-256"
+    assert static.dimension == 256
+
+
+def test_vectors_are_float32_unit_rows_of_the_model_dimension(static: StaticEmbedder) -> None:
+    vectors = static.embed([BREAD, LOAF, KERNEL, "SQLite keeps one file."])
+    assert vectors.shape == (4, static.dimension)
+    assert vectors.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1.0, rtol=1e-5)
+
+
+def test_an_empty_batch_gives_an_empty_matrix(static: StaticEmbedder) -> None:
+    assert static.embed([]).shape == (0, static.dimension)
+
+
+def test_close_meanings_score_higher_than_unrelated_ones(static: StaticEmbedder) -> None:
+    bread, loaf, kernel = static.embed([BREAD, LOAF, KERNEL])
+    assert cosine(bread, loaf) > cosine(bread, kernel) + 0.2
+    assert cosine(bread, loaf) > cosine(loaf, kernel) + 0.2
+
+
+def test_same_input_same_vector_across_calls_and_instances(static: StaticEmbedder) -> None:
+    texts = [BREAD, KERNEL * 40]
+    first = static.embed(texts)
+    np.testing.assert_array_equal(first, static.embed(texts))
+    np.testing.assert_array_equal(first, StaticEmbedder().embed(texts))
+
+
+def test_a_vector_does_not_depend_on_its_batch(static: StaticEmbedder) -> None:
+    alone = static.embed([LOAF])[0]
+    batched = static.embed([KERNEL * 50, LOAF, ""])[1]
+    np.testing.assert_allclose(alone, batched, atol=1e-6)
+
+
+def test_text_without_tokens_is_the_zero_vector(static: StaticEmbedder) -> None:
+    vectors = static.embed(["", "   \n\t", BREAD])
+    assert np.all(np.isfinite(vectors))
+    np.testing.assert_array_equal(vectors[:2], 0.0)
+    assert np.linalg.norm(vectors[2]) == pytest.approx(1.0, rel=1e-5)
+
+
+def test_very_long_text_is_embedded_quickly(static: StaticEmbedder) -> None:
+    long_text = "The scheduler picks the next runnable task. " * 20_000  # ~900k characters
+    started = time.perf_counter()
+    (vector,) = static.embed([long_text])
+    assert time.perf_counter() - started < 2.0
+    assert np.linalg.norm(vector) == pytest.approx(1.0, rel=1e-5)
+
+
+def test_model_hash_is_stable_and_names_the_vector_space(static: StaticEmbedder) -> None:
+    assert static.model_hash == StaticEmbedder().model_hash
+    assert len(static.model_hash) == 16
+    int(static.model_hash, 16)
+    assert StaticEmbedder(name="another-model").model_hash != static.model_hash
+
+
+def test_any_local_model2vec_folder_loads(static: StaticEmbedder, tmp_path: Path) -> None:
+    folder = tmp_path / "my-model"
+    shutil.copytree(BUNDLED_STATIC_DIR, folder)
+    custom = StaticEmbedder(folder)
+    assert custom.name == "model2vec-my-model"
+    assert custom.model_hash != static.model_hash
+    np.testing.assert_array_equal(custom.embed([BREAD]), static.embed([BREAD]))
+
+
+def test_missing_folder_raises_an_error_naming_it(tmp_path: Path) -> None:
+    missing = tmp_path / "no-such-model"
+    with pytest.raises(ModelNotFoundError, match="no-such-model") as raised:
+        StaticEmbedder(missing)
+    assert raised.value.folder == missing
+    assert "does not exist" in str(raised.value)
+
+
+def test_incomplete_folder_names_the_missing_files(tmp_path: Path) -> None:
+    folder = tmp_path / "partial"
+    shutil.copytree(BUNDLED_STATIC_DIR, folder)
+    (folder / "model.safetensors").unlink()
+    with pytest.raises(ModelNotFoundError, match=r"missing model\.safetensors"):
+        StaticEmbedder(folder)
+
+
+def test_a_hub_style_name_is_never_fetched() -> None:
+    """A missing path must fail locally, not be handed to the hub as a repository id."""
+    with pytest.raises(ModelNotFoundError, match="minishlab/potion-base-8M"):
+        StaticEmbedder("minishlab/potion-base-8M")
+
+
+def test_registry_creates_engines_by_short_name() -> None:
+    assert create_embedder("static").name == "minilm-static-256"
+    with pytest.raises(ValueError, match="unknown embedding engine 'bert'"):
+        create_embedder("bert")

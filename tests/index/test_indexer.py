@@ -1,0 +1,290 @@
+from __future__ import annotations
+
+import os
+from dataclasses import replace
+from pathlib import Path
+
+import apsw
+import pytest
+from filelock import FileLock
+
+from vaultctx.api import Vault
+from vaultctx.config import Config, Settings
+from vaultctx.embed.static import StaticEmbedder
+from vaultctx.index.db import open_index
+from vaultctx.index.indexer import Indexer, IndexerBusyError
+
+
+@pytest.fixture(scope="module")
+def embedder() -> StaticEmbedder:
+    return StaticEmbedder()
+
+
+def _config(vault: Path, tmp_path: Path, **settings: object) -> Config:
+    return Config(vault=vault, db=tmp_path / "index.db", settings=replace(Settings(), **settings))
+
+
+def _run(config: Config, embedder: StaticEmbedder, full: bool = False):  # type: ignore[no-untyped-def]
+    return Indexer(config, embedder).run(full=full)
+
+
+def _rows(db_path: Path, sql: str) -> list[tuple[object, ...]]:
+    db = open_index(db_path, readonly=True)
+    try:
+        return [tuple(r) for r in db.execute(sql)]
+    finally:
+        db.close()
+
+
+def _chunks(db_path: Path) -> list[tuple[object, ...]]:
+    return _rows(
+        db_path,
+        "SELECT file_path, ordinal, section, chunk_text, heading_context "
+        "FROM chunks ORDER BY file_path, ordinal",
+    )
+
+
+def _fts_paths(db_path: Path, word: str) -> set[str]:
+    return {
+        str(r[0])
+        for r in _rows(
+            db_path,
+            f"SELECT c.file_path FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+            f"WHERE chunks_fts MATCH '\"{word}\"'",
+        )
+    }
+
+
+def write(vault: Path, rel: str, text: str) -> Path:
+    path = vault / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    write(
+        root,
+        "alpha.md",
+        "---\ntags: [db]\n---\n# Alpha\n\nSQLite WAL mode keeps readers "
+        "going while the writer commits.\n\n## Tuning\n\nSet busy_timeout "
+        "to 5000 so writers wait instead of failing.\n",
+    )
+    write(
+        root,
+        "notes/beta.md",
+        "# Beta\n\nPostgres vacuum notes, with a link to [[alpha]].\n\n"
+        "## Config\n\naws_key = AKIAZ7VRSQ5TJN2UEXAM in the old file.\n",
+    )
+    write(
+        root,
+        "gamma.md",
+        "Plain note without headings about kubernetes pod scheduling and node affinity rules.\n",
+    )
+    return root
+
+
+def test_full_then_idempotent(vault: Path, tmp_path: Path, embedder: StaticEmbedder) -> None:
+    config = _config(vault, tmp_path)
+    first = _run(config, embedder)
+    assert (first.added, first.changed, first.removed) == (3, 0, 0)
+    chunks = _chunks(config.db)
+    assert chunks and first.chunks_written == len(chunks)
+    vectors = _rows(config.db, "SELECT count(*) FROM chunk_vecs")[0][0]
+    assert vectors == len(chunks)
+    second = _run(config, embedder)
+    assert (second.added, second.changed, second.removed, second.chunks_embedded) == (0, 0, 0, 0)
+    assert second.unchanged == 3
+    assert _chunks(config.db) == chunks
+
+
+def test_secrets_never_stored(vault: Path, tmp_path: Path, embedder: StaticEmbedder) -> None:
+    config = _config(vault, tmp_path)
+    report = _run(config, embedder)
+    assert sum(report.secrets_redacted.values()) >= 1
+    raw = config.db.read_bytes() + (
+        Path(f"{config.db}-wal").read_bytes() if Path(f"{config.db}-wal").exists() else b""
+    )
+    assert b"AKIAZ7VRSQ5TJN2UEXAM" not in raw
+    assert any("[REDACTED:" in str(c[3]) for c in _chunks(config.db))
+
+
+def test_edit_reuses_vectors_of_unchanged_sections(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    config = _config(vault, tmp_path)
+    _run(config, embedder)
+    path = vault / "alpha.md"
+    path.write_text(path.read_text() + "\n## New section\n\nCheckpoint starvation explained.\n")
+    report = _run(config, embedder)
+    assert report.changed == 1
+    assert report.vectors_reused >= 1
+    assert report.chunks_embedded >= 1
+    assert "alpha.md" in _fts_paths(config.db, "starvation")
+
+
+def test_delete_removes_chunks_fts_and_vectors(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    config = _config(vault, tmp_path)
+    _run(config, embedder)
+    assert _fts_paths(config.db, "kubernetes") == {"gamma.md"}
+    (vault / "gamma.md").unlink()
+    report = _run(config, embedder)
+    assert report.removed == 1
+    assert _fts_paths(config.db, "kubernetes") == set()
+    chunks = _rows(config.db, "SELECT count(*) FROM chunks")[0][0]
+    assert _rows(config.db, "SELECT count(*) FROM chunk_vecs")[0][0] == chunks
+
+
+def test_rename_moves_rows_without_embedding(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    config = _config(vault, tmp_path)
+    _run(config, embedder)
+    (vault / "gamma.md").rename(vault / "archive-gamma.md")
+    report = _run(config, embedder)
+    assert (report.renamed, report.removed, report.added, report.chunks_embedded) == (1, 0, 0, 0)
+    assert _fts_paths(config.db, "kubernetes") == {"archive-gamma.md"}
+
+
+def test_model_change_forces_full_reindex(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    config = _config(vault, tmp_path)
+    _run(config, embedder)
+
+    class Renamed(StaticEmbedder):
+        @property
+        def name(self) -> str:
+            return "another-model"
+
+        @property
+        def model_hash(self) -> str:
+            return "0123456789abcdef"
+
+    report = Indexer(config, Renamed()).run()
+    assert report.full
+    assert any("embedding model changed" in w for w in report.warnings)
+    assert report.chunks_embedded == report.chunks_written > 0
+    assert _rows(config.db, "SELECT value FROM model_meta WHERE key = 'model_hash'") == [
+        ("0123456789abcdef",)
+    ]
+
+
+def test_unknown_schema_is_rebuilt(vault: Path, tmp_path: Path, embedder: StaticEmbedder) -> None:
+    config = _config(vault, tmp_path)
+    _run(config, embedder)
+    conn = apsw.Connection(str(config.db))
+    conn.execute("INSERT INTO _migrations(name, applied_at) VALUES ('m999_future', 0)")
+    conn.close()
+    report = _run(config, embedder)
+    assert report.full and report.added == 3
+    assert any("another vaultctx version" in w for w in report.warnings)
+
+
+def test_corrupt_file_is_rebuilt(vault: Path, tmp_path: Path, embedder: StaticEmbedder) -> None:
+    config = _config(vault, tmp_path)
+    config.db.write_bytes(b"this is not a database" * 100)
+    report = _run(config, embedder)
+    assert report.full and report.added == 3
+    assert report.warnings
+
+
+def test_second_indexer_is_refused(vault: Path, tmp_path: Path, embedder: StaticEmbedder) -> None:
+    config = _config(vault, tmp_path)
+    with FileLock(f"{config.db}.lock"), pytest.raises(IndexerBusyError, match="already"):
+        _run(config, embedder)
+
+
+def test_bad_files_are_skipped_with_reasons(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    (vault / "latin1.md").write_bytes("caf\xe9 au lait".encode("latin-1"))
+    (vault / "binary.md").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00binary")
+    write(vault, "huge.md", "word " * 2_200_000)
+    write(vault, "empty.md", "")
+    write(vault, "broken-yaml.md", "---\ntitle: [unclosed\n---\nBody text about lighthouses.\n")
+    config = _config(vault, tmp_path)
+    report = _run(config, embedder)
+    reasons = {s["path"]: s["reason"] for s in report.skipped}
+    assert "UTF-8" in reasons["latin1.md"]
+    assert "binary" in reasons["binary.md"]
+    assert "max_file_bytes" in reasons["huge.md"]
+    assert "empty.md" not in reasons
+    assert any(p["path"] == "broken-yaml.md" for p in report.problems)
+    assert "broken-yaml.md" in _fts_paths(config.db, "lighthouses")
+
+
+def test_file_vanishing_mid_run_is_skipped(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import vaultctx.index.indexer as indexer_module
+
+    real_read = indexer_module.read_vault_file
+
+    def vanishing_read(vault_file):  # type: ignore[no-untyped-def]
+        if vault_file.path == "gamma.md":
+            os.unlink(vault_file.abs_path)
+        return real_read(vault_file)
+
+    monkeypatch.setattr(indexer_module, "read_vault_file", vanishing_read)
+    report = _run(_config(vault, tmp_path), embedder)
+    assert report.added == 2
+    assert any(s["path"] == "gamma.md" for s in report.skipped)
+
+
+def test_stop_request_commits_and_reports(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    for i in range(20):
+        write(vault, f"bulk/n{i}.md", f"Bulk note {i} about topic {i} with enough words to chunk.")
+    config = _config(vault, tmp_path)
+    indexer = Indexer(config, embedder)
+
+    class StopAfterFive:
+        seen = 0
+
+        def start(self, label: str, total: int, unit: str) -> None:
+            pass
+
+        def advance(self, amount: int = 1) -> None:
+            self.seen += amount
+            if self.seen == 5:
+                indexer.request_stop()
+
+        def finish(self) -> None:
+            pass
+
+    indexer.progress = StopAfterFive()
+    report = indexer.run()
+    assert report.interrupted
+    assert report.added == 5
+    assert len(_rows(config.db, "SELECT id FROM files")) == 5
+    rest = _run(config, embedder)
+    assert rest.added == 18 and not rest.interrupted
+
+
+def test_excalidraw_and_kanban_excluded_by_default(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    write(vault, "board.md", "---\nkanban-plugin: basic\n---\n## Todo\n- [ ] thing one\n")
+    write(vault, "Drawing.excalidraw.md", "---\nexcalidraw-plugin: parsed\n---\n# Text\nshape\n")
+    report = _run(_config(vault, tmp_path), embedder)
+    reasons = {s["path"]: s["reason"] for s in report.skipped}
+    assert "index_kanban" in reasons["board.md"]
+    (tmp_path / "k").mkdir()
+    report = _run(_config(vault, tmp_path / "k", index_kanban=True), embedder)
+    assert report.added == 4  # the three notes and the board; the drawing stays out
+
+
+def test_vault_api_status(vault: Path, tmp_path: Path) -> None:
+    handle = Vault(vault, db=tmp_path / "api.db")
+    assert not handle.status().exists
+    handle.index()
+    info = handle.status()
+    assert info.exists and info.files == 3 and info.chunks == info.vectors > 0
+    assert info.vec_version and info.fts_tokenizer and info.model_hash
+    assert handle.doctor().ok
