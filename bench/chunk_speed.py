@@ -7,8 +7,8 @@ slice of that. Files are read into memory first; only `chunk_text` is timed.
 
 `--compare-markdown-it` also times the fence-aware line scan the chunker uses against a
 markdown-it-py block parse of the same bodies: the reason the chunker does not use markdown-it.
-Measured on a shared 2-core box (CPU time per file): chunk_text 0.21 ms, line scan 0.11 ms,
-markdown-it-py block parse 1.1 ms (2.5 ms with inline parsing on).
+Measured on a busy shared 2-core box (CPU time per file): chunk_text 0.19-0.21 ms, line scan
+0.09-0.11 ms, markdown-it-py block parse 1.1-1.7 ms (2.5 ms with inline parsing on).
 """
 
 from __future__ import annotations

@@ -85,7 +85,7 @@ def main() -> None:
     corpus, queries, qrels = load_beir(args.dataset)
     root = CACHE / f"fusion-{args.dataset}"
     vault_dir = root / "vault"
-    paths = build_vault(corpus, vault_dir) if not vault_dir.exists() else build_vault(corpus, vault_dir)
+    paths = build_vault(corpus, vault_dir)
     vault = Vault(vault_dir, db=root / "index.db")
     vault.index()
     lists = collect(vault, queries, paths)

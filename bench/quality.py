@@ -47,13 +47,15 @@ def load_beir(name: str) -> tuple[dict[str, dict[str, str]], dict[str, str], Qre
 
 def build_vault(corpus: dict[str, dict[str, str]], root: Path) -> dict[str, str]:
     """One note per document; returns note path → document id."""
-    root.mkdir(parents=True, exist_ok=True)
+    (root / "docs").mkdir(parents=True, exist_ok=True)
     paths: dict[str, str] = {}
     for number, (doc_id, doc) in enumerate(corpus.items()):
         rel = f"docs/{number:06d}.md"
         title = doc["title"].replace('"', "'").replace("\\", "/").replace("\n", " ")
         front = f'---\ntitle: "{title}"\n---\n' if title else ""
-        (root / rel).write_text(f"{front}{doc['text']}\n", encoding="utf-8")
+        target, content = root / rel, f"{front}{doc['text']}\n"
+        if not target.exists() or target.read_text(encoding="utf-8") != content:
+            target.write_text(content, encoding="utf-8")
         paths[rel] = doc_id
     return paths
 

@@ -62,8 +62,16 @@ class OnnxEmbedder:
     ``model.onnx`` taking input_ids/attention_mask/token_type_ids and returning a normalised
     ``sentence_embedding``, plus the matching ``tokenizer.json``.
 
+    Windows hold 256 tokens, MiniLM's training length, and start at most 224 tokens apart: a
+    2,000-character chunk (about 450 tokens) then takes two windows where a 192 stride would
+    need three for half of them, and compute is proportional to windows. ``max_windows`` bounds
+    the cost of a pathological text. Batches of 16 windows measured as fast as 1 to 64 on long
+    chunks and about 15% faster than 1 on short texts. ``threads=None`` lets onnxruntime use one
+    thread per physical core.
+
     ``windowed=False`` keeps only the first window (the model's usual truncation), to measure
-    what windowing buys. A text with no tokens embeds to the zero vector, as in StaticEmbedder.
+    what windowing buys; it shares the model hash, since the vector space is the same. A text
+    with no tokens embeds to the zero vector, as in StaticEmbedder.
     """
 
     def __init__(
@@ -197,7 +205,7 @@ class OnnxEmbedder:
             import onnxruntime as ort
 
             options = ort.SessionOptions()
-            # 0 lets onnxruntime use one thread per physical core, the fastest setting measured.
+            # 0 lets onnxruntime choose: one thread per physical core.
             options.intra_op_num_threads = self._threads or 0
             options.inter_op_num_threads = 1
             options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL

@@ -19,16 +19,16 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-import numpy as np
 from filelock import FileLock, Timeout
 
 from vaultctx.config import Config
-from vaultctx.embed.base import Embedder, embedding_input
+from vaultctx.embed.base import Embedder, embedding_input, quantize_int8
 from vaultctx.index.db import (
+    VECTOR_STORAGE,
     IndexDatabase,
+    IndexNeedsRebuildError,
     IndexUnwritableError,
     ensure_index_folder,
-    IndexNeedsRebuildError,
     ensure_vector_table,
     open_index,
     remove_database_files,
@@ -270,6 +270,7 @@ class Indexer:
         signature = json.dumps(
             {
                 "model_hash": self.embedder.model_hash if has_vectors and self.embedder else None,
+                "vectors": VECTOR_STORAGE,
                 "chunker": [
                     settings.chunk_max_chars,
                     settings.chunk_min_chars,
@@ -282,7 +283,7 @@ class Indexer:
         if previous is not None and previous != signature and not report.full:
             old = json.loads(previous)
             new = json.loads(signature)
-            what = "embedding model" if old["model_hash"] != new["model_hash"] else "chunking"
+            what = "embedding model" if old["model_hash"] != new["model_hash"] else "index layout"
             message = f"{what} changed since the last index: full reindex"
             report.warnings.append(message)
             log.warning(message)
@@ -542,7 +543,7 @@ class _BatchWriter:
         for batch in _batched(inputs, self.batch_size):
             vectors = self.embedder.embed(batch)
             for vector in vectors:
-                missing[position].vector = np.asarray(vector, dtype=np.float32).tobytes()
+                missing[position].vector = quantize_int8(vector)
                 position += 1
         report.chunks_embedded += len(missing)
 
@@ -601,7 +602,7 @@ class _BatchWriter:
                 )
             ]
             self.db.executemany(
-                f"INSERT INTO {VECTOR_TABLE}(rowid, embedding) VALUES (?, ?)",
+                f"INSERT INTO {VECTOR_TABLE}(rowid, embedding) VALUES (?, vec_int8(?))",
                 [
                     (cid, row.vector)
                     for cid, row in zip(ids, work.chunks, strict=True)
@@ -615,7 +616,7 @@ class _BatchWriter:
             ]
             if kept:
                 self.db.executemany(
-                    f"INSERT INTO {QUALITY_TABLE}(rowid, embedding) VALUES (?, ?)", kept
+                    f"INSERT INTO {QUALITY_TABLE}(rowid, embedding) VALUES (?, vec_int8(?))", kept
                 )
                 self.db.executemany(
                     "UPDATE chunks SET quality_embedded_at = ? WHERE id = ?",

@@ -17,10 +17,8 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import numpy as np
-
-from vaultctx.embed.base import Embedder, embedding_input
-from vaultctx.index.db import IndexDatabase, ensure_vector_table
+from vaultctx.embed.base import Embedder, embedding_input, quantize_int8
+from vaultctx.index.db import VECTOR_STORAGE, IndexDatabase, ensure_vector_table
 
 QUALITY_TABLE = "chunk_vecs_quality"
 
@@ -41,15 +39,14 @@ class QualityPassReport:
 def quality_coverage(db: IndexDatabase) -> tuple[int, int]:
     """(chunks with a quality vector, all chunks)."""
     total = int(db.scalar("SELECT count(*) FROM chunks"))
-    missing = int(
-        db.scalar("SELECT count(*) FROM chunks WHERE quality_embedded_at IS NULL")
-    )
+    missing = int(db.scalar("SELECT count(*) FROM chunks WHERE quality_embedded_at IS NULL"))
     return total - missing, total
 
 
 def _reset_if_model_changed(db: IndexDatabase, embedder: Embedder) -> str | None:
     previous = db.meta("quality_model_hash")
-    if previous == embedder.model_hash:
+    layout_ok = db.meta(f"{QUALITY_TABLE}.layout") == f"{VECTOR_STORAGE}[{embedder.dimension}]"
+    if previous == embedder.model_hash and layout_ok:
         return None
     with db.transaction():
         if db.has_table(QUALITY_TABLE):
@@ -99,9 +96,9 @@ def run_quality_pass(
             }
             db.execute(f"DELETE FROM {QUALITY_TABLE} WHERE rowid IN ({marks})", ids)
             db.executemany(
-                f"INSERT INTO {QUALITY_TABLE}(rowid, embedding) VALUES (?, ?)",
+                f"INSERT INTO {QUALITY_TABLE}(rowid, embedding) VALUES (?, vec_int8(?))",
                 [
-                    (cid, np.asarray(v, dtype=np.float32).tobytes())
+                    (cid, quantize_int8(v))
                     for cid, v in zip(ids, vectors, strict=True)
                     if cid in alive
                 ],

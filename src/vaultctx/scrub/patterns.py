@@ -19,7 +19,7 @@ import math
 import re
 import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 GITLEAKS_RULES_PATH = Path(__file__).with_name("gitleaks_rules.json")
@@ -82,6 +82,7 @@ class Rule:
     ``groups`` are the capture groups that may hold the secret; the first non-empty one is
     redacted, and with none the whole match is. ``left_context`` > 0 means the rule's leading
     ``[\\w.-]{0,N}?`` was stripped for speed and is rebuilt for allowlists that read the match.
+    ``reach_back`` moves the start of the secret before the match (None: no secret there).
     """
 
     name: str
@@ -93,6 +94,7 @@ class Rule:
     allowlists: tuple[Allowlist, ...] = ()
     left_context: int = 0
     validators: tuple[Validator, ...] = field(default=())
+    reach_back: Callable[[str, int], int | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -510,7 +512,7 @@ _PLACEHOLDER_WORDS = re.compile(
     re.IGNORECASE,
 )
 _TEMPLATE_SYNTAX = re.compile(
-    r"""^[$%@&*]|^\{|\{\{|\$\{|\$\(|<[^>]*>|^\[|%[sdr]\b|%\([a-z_]+\)s"""
+    r"""^[$%@&*]|^\{|\{\{|\$\{|\$\(|<[^<>]*>|^\[|%[sdr]\b|%\([a-z_]+\)s"""
     r"""|^(?:!vault|ENC\[|vault:|(?:env|ENV)[.:])"""
 )
 _DOTTED_IDENTIFIER = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?$")
@@ -742,16 +744,32 @@ _PEM_BEGIN = r"-----BEGIN[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
 _PEM_END = r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?-----"
 _PEM_NEWLINE = r"(?:[ \t]*(?:\r?\n|\\r\\n|\\n)[ \t]*)"  # real, or escaped inside a JSON string
 _PEM_HEADER = r"(?:Proc-Type|DEK-Info|Comment):[^\r\n\\]*"
-# Chunking can cut a key anywhere, so a BEGIN without its END and an END without its BEGIN
-# are redacted too. Lines are matched greedily, never by a lazy scan for END, which would cost
-# a pass over the rest of the text for every BEGIN. Body lines must look like key material
-# (16+ base64 characters, bar the last), so "BEGIN ... anything ... END" in prose stays.
+# Chunking can cut a key anywhere, so a BEGIN without its END is redacted too (and an END
+# without its BEGIN, see _pem_tail_start). Lines are matched greedily, never by a lazy scan for
+# END, which would cost a pass over the rest of the text for every BEGIN. The first body line
+# must look like key material, so "BEGIN ... anything ... END" in prose stays.
 _PEM_PRIVATE_KEY = (
     rf"{_PEM_BEGIN}(?:{_PEM_NEWLINE}+(?:{_PEM_HEADER}|[A-Za-z0-9+/=]{{16,}}))"
     rf"(?:{_PEM_NEWLINE}+(?:{_PEM_HEADER}|[A-Za-z0-9+/=]+))*(?:{_PEM_NEWLINE}+{_PEM_END})?"
-    rf"|(?m:^)(?:[ \t]*[A-Za-z0-9+/=]{{16,}}{_PEM_NEWLINE})+"
-    rf"(?:[ \t]*[A-Za-z0-9+/=]{{1,15}}{_PEM_NEWLINE})?{_PEM_END}"
 )
+_PEM_TAIL_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/=]+[ \t]*\r?")
+
+
+def _pem_tail_start(text: str, end_marker: int) -> int | None:
+    """Where the key lines above an END marker start, for a key whose BEGIN was cut off; None
+    if there are none. Walking back from the marker keeps this linear in the text size."""
+    start = end_marker
+    while start > 0 and text[start - 1] in " \t":
+        start -= 1
+    longest = 0
+    while start > 0 and text[start - 1] == "\n":
+        line_start = text.rfind("\n", 0, start - 1) + 1
+        line = text[line_start : start - 1]
+        if not _PEM_TAIL_LINE.fullmatch(line):
+            break
+        longest = max(longest, len(line.strip()))
+        start = line_start
+    return start if longest >= 16 else None
 
 
 def _structural_rule(
@@ -777,6 +795,10 @@ def generic_rules(shared_allowlists: tuple[Allowlist, ...] = ()) -> list[Rule]:
     return [
         *(_assignment_rule(spec, shared_allowlists) for spec in _ASSIGNMENTS),
         _structural_rule("private-key", _PEM_PRIVATE_KEY, ("private key",)),
+        replace(
+            _structural_rule("private-key", _PEM_END, ("-----end",)),
+            reach_back=_pem_tail_start,
+        ),
         _structural_rule(
             "jwt",
             r"(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{8,}\.ey[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]{8,})?)",

@@ -31,6 +31,7 @@ _TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "_-")
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _LINE_REACH = 1000
+_ALLOWLIST_REACH = 1000
 
 
 @dataclass(frozen=True)
@@ -214,26 +215,45 @@ def _findings(
     text: str,
     global_allowlists: tuple[Allowlist, ...],
 ) -> list[_Finding]:
-    """gitleaks' checks in gitleaks' order (entropy, global then rule allowlists), then ours."""
+    """Keep the matches that pass gitleaks' checks (entropy, global then rule allowlists) and
+    ours; the allowlists go last because their regexes are the most expensive."""
     found = []
     for match in matches:
         start, end = _secret_span(rule, match)
-        if start == end:
-            continue
+        if rule.reach_back is not None:
+            reached = rule.reach_back(text, start)
+            if reached is None:
+                continue
+            start = reached
         secret = text[start:end]
-        if rule.entropy and shannon_entropy(secret) <= rule.entropy:
+        if not secret or (rule.entropy and shannon_entropy(secret) <= rule.entropy):
             continue
-        match_text, line = _match_and_line(rule, match, text)
-        allowlists = (*global_allowlists, *rule.allowlists)
-        if any(allowlist.allows(secret, match_text, line) for allowlist in allowlists):
+        if not all(validator(secret, match, text) for validator in rule.validators):
             continue
-        if _placeholder_without_vendor_prefix(rule, secret):
+        if _placeholder_without_vendor_prefix(rule, secret) or _allowlisted(
+            rule, match, secret, text, global_allowlists
+        ):
             continue
-        if all(validator(secret, match, text) for validator in rule.validators):
-            if rule.priority == PRIORITY_VENDOR and match.end() == end:
-                end = _end_of_token(text, end)
-            found.append(_Finding(start, end, rule.name, rule.priority))
+        if rule.priority == PRIORITY_VENDOR and match.end() == end:
+            end = _end_of_token(text, end)
+        found.append(_Finding(start, end, rule.name, rule.priority))
     return found
+
+
+def _allowlisted(
+    rule: Rule,
+    match: re.Match[str],
+    secret: str,
+    text: str,
+    global_allowlists: tuple[Allowlist, ...],
+) -> bool:
+    """gitleaks' allowlists, each reading at most ``_ALLOWLIST_REACH`` characters: some of their
+    regexes (``[a-z0-9-]*?api...``) backtrack quadratically in Python's engine on a long run."""
+    match_text, line = _match_and_line(rule, match, text)
+    subjects = (secret[:_ALLOWLIST_REACH], match_text[:_ALLOWLIST_REACH], line)
+    return any(
+        allowlist.allows(*subjects) for allowlist in (*global_allowlists, *rule.allowlists)
+    )
 
 
 def _secret_span(rule: Rule, match: re.Match[str]) -> tuple[int, int]:
@@ -247,7 +267,7 @@ def _secret_span(rule: Rule, match: re.Match[str]) -> tuple[int, int]:
 def _match_and_line(rule: Rule, match: re.Match[str], text: str) -> tuple[str, str]:
     """What gitleaks' ``match`` and ``line`` allowlists see, with a stripped left context
     (``[\\w.-]{0,50}?``) put back. The line is cut to ``_LINE_REACH`` characters either side:
-    in minified text it can be the whole file, and it is read once per finding."""
+    in minified text it can be the whole file."""
     start = match.start()
     floor = max(0, start - rule.left_context)
     while start > floor and text[start - 1] in _NAME_CHARS:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 import numpy.typing as npt
 
+from vaultctx.embed.base import quantize_int8
 from vaultctx.index.db import IndexDatabase
 
 VECTOR_TOP_K = 30
@@ -21,9 +22,9 @@ def vector_search(
     vector = np.asarray(query_vector, dtype=np.float32)
     if not np.any(vector):
         return []
-    blob = vector.tobytes()
     rows = db.execute(
-        f"SELECT rowid, distance FROM {table} WHERE embedding MATCH ? AND k = ? ORDER BY distance",
-        (blob, k),
+        f"SELECT rowid, distance FROM {table} WHERE embedding MATCH vec_int8(?) AND k = ? "
+        "ORDER BY distance",
+        (quantize_int8(vector), k),
     )
     return [(int(rowid), 1.0 - float(distance)) for rowid, distance in rows]

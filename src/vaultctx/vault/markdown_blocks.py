@@ -4,8 +4,9 @@ The chunker needs only two facts about a note's structure: where the headings ar
 stretches are code fences (a `## ` line inside a fence is code, not a heading, and a chunk must not
 be cut inside a fence). One regex pass over line starts answers both; a full CommonMark parse is
 not needed. Measured on the PowerShell docs corpus (14,142 files, 6.2 K chars per body), this scan
-costs 0.11 ms of CPU per file against 1.1 ms for a markdown-it-py block parse (inline parsing off),
-which alone would blow the chunker's 0.3 ms budget (`bench/chunk_speed.py --compare-markdown-it`).
+costs about 0.1 ms of CPU per file against 1.1-1.7 ms for a markdown-it-py block parse (inline
+off), which alone would blow the chunker's 0.3 ms budget
+(`bench/chunk_speed.py --compare-markdown-it`).
 
 Rules follow CommonMark at the top level of a document: a heading or fence marker may be indented
 by at most three spaces; a fence opens with three or more backticks or tildes (a backtick fence's

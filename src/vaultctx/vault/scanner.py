@@ -15,7 +15,7 @@ from __future__ import annotations
 import codecs
 import os
 import re
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -92,35 +92,41 @@ class IgnoreRules:
         self._files = GitIgnoreSpec.from_lines(lines)
         self._folders = GitIgnoreSpec.from_lines([_without_dir_slash(line) for line in lines])
         file_patterns = _active(self._files)
-        self._any_file_pattern = _search_any_of([regex for _, regex in file_patterns])
-        self._any_folder_pattern = _search_any_of([regex for _, regex in _active(self._folders)])
+        self._any_file_pattern = _any_of([regex for _, regex in file_patterns])
+        self._any_folder_pattern = _any_of([regex for _, regex in _active(self._folders)])
         # Tested against a bare name, the "any parent folders" prefix can only match "";
         # dropping it saves the regex engine a backtracking scan of every name.
-        self._name_prefilter = _search_any_of(
+        self._name_prefilter = _any_of(
             [
                 regex.replace(_ANY_PARENT_PREFIX, "^", 1)
                 for line, regex in file_patterns
                 if _matches_names_only(line)
             ]
         )
-        self._path_prefilter = _search_any_of(
+        self._path_prefilter = _any_of(
             [regex for line, regex in file_patterns if not _matches_names_only(line)]
         )
 
     def excludes_folder(self, rel_path: str) -> bool:
-        return self._any_folder_pattern(rel_path) is not None and bool(
-            self._folders.match_file(rel_path)
+        return (
+            self._any_folder_pattern is not None
+            and self._any_folder_pattern.search(rel_path) is not None
+            and bool(self._folders.match_file(rel_path))
         )
 
     def folder_is_touched(self, rel_path: str) -> bool:
         """True when some pattern matches this folder, so its files cannot use the name test."""
-        return self._any_file_pattern(rel_path + "/") is not None
+        return (
+            self._any_file_pattern is not None
+            and self._any_file_pattern.search(rel_path + "/") is not None
+        )
 
     def excludes_file(self, rel_path: str, name: str, folder_is_touched: bool) -> bool:
         if not (
             folder_is_touched
-            or self._name_prefilter(name) is not None
-            or self._path_prefilter(rel_path) is not None
+            # `search`, as pathspec does: a few of its regexes are not anchored (`*/` is "/").
+            or (self._name_prefilter is not None and self._name_prefilter.search(name))
+            or (self._path_prefilter is not None and self._path_prefilter.search(rel_path))
         ):
             return False
         return bool(self._files.match_file(rel_path))
@@ -149,13 +155,8 @@ def _matches_names_only(line: str) -> bool:
     return "/" not in body and "**" not in body
 
 
-def _search_any_of(regexes: list[str]) -> Callable[[str], re.Match[str] | None]:
-    """One regex for all: `search`, as pathspec does (a few of its regexes are not anchored)."""
-    return re.compile("|".join(f"(?:{regex})" for regex in regexes)).search if regexes else _none
-
-
-def _none(text: str) -> None:
-    return None
+def _any_of(regexes: list[str]) -> re.Pattern[str] | None:
+    return re.compile("|".join(f"(?:{regex})" for regex in regexes)) if regexes else None
 
 
 def load_ignore_rules(
