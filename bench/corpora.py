@@ -37,3 +37,8 @@ def tldr_corpus() -> Path:
 
 def markdown_bytes(root: Path) -> int:
     return sum(p.stat().st_size for p in root.rglob("*.md") if p.is_file())
+
+
+def dataset_index_dir(name: str) -> Path:
+    """Where a BEIR set's vault and index are kept between benchmark runs (pass 2 is slow)."""
+    return CACHE / f"fusion-{name}"

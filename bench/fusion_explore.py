@@ -9,11 +9,9 @@ from __future__ import annotations
 
 import argparse
 from collections.abc import Callable
-from pathlib import Path
 
-from corpora import CACHE
+from corpora import dataset_index_dir
 from quality import build_vault, load_beir, mrr_at, ndcg_at
-
 from vaultctx.api import Vault
 from vaultctx.search.bm25 import bm25_search
 from vaultctx.search.fusion import fuse_rrf
@@ -32,20 +30,26 @@ def _to_docs(hits: list[tuple[int, float]], chunk_doc: dict[int, str]) -> Rankin
     return list(seen.items())
 
 
-def collect(vault: Vault, queries: dict[str, str], paths: dict[str, str]) -> dict[str, dict[str, Ranking]]:
+def collect(
+    vault: Vault, queries: dict[str, str], paths: dict[str, str]
+) -> dict[str, dict[str, Ranking]]:
     retriever = vault.retriever()
     db = retriever.db
-    chunk_doc = {int(cid): paths[str(path)] for cid, path in db.execute("SELECT id, file_path FROM chunks")}
+    chunk_doc = {
+        int(cid): paths[str(path)] for cid, path in db.execute("SELECT id, file_path FROM chunks")
+    }
     static, quality = retriever.static, retriever.quality
     lists: dict[str, dict[str, Ranking]] = {"bm25": {}, "static": {}, "quality": {}}
     for qid, text in queries.items():
         lists["bm25"][qid] = _to_docs([(c, -s) for c, s in bm25_search(db, text, DEPTH)], chunk_doc)
         if static is not None:
             lists["static"][qid] = _to_docs(
-                vector_search(db, static.table, static.embed_query(text), DEPTH), chunk_doc)
+                vector_search(db, static.table, static.embed_query(text), DEPTH), chunk_doc
+            )
         if quality is not None:
             lists["quality"][qid] = _to_docs(
-                vector_search(db, quality.table, quality.embed_query(text), DEPTH), chunk_doc)
+                vector_search(db, quality.table, quality.embed_query(text), DEPTH), chunk_doc
+            )
     return lists
 
 
@@ -59,7 +63,9 @@ def rrf_rule(names: list[str], weights: list[float]) -> Callable[[dict[str, Rank
     return rule
 
 
-def minmax_rule(names: list[str], weights: list[float]) -> Callable[[dict[str, Ranking]], list[str]]:
+def minmax_rule(
+    names: list[str], weights: list[float]
+) -> Callable[[dict[str, Ranking]], list[str]]:
     """Convex combination of min-max normalised scores (a score-aware alternative to RRF)."""
 
     def rule(per_query: dict[str, Ranking]) -> list[str]:
@@ -83,7 +89,7 @@ def main() -> None:
     parser.add_argument("--dataset", default="beir-scifact")
     args = parser.parse_args()
     corpus, queries, qrels = load_beir(args.dataset)
-    root = CACHE / f"fusion-{args.dataset}"
+    root = dataset_index_dir(args.dataset)
     vault_dir = root / "vault"
     paths = build_vault(corpus, vault_dir)
     vault = Vault(vault_dir, db=root / "index.db")
@@ -99,9 +105,13 @@ def main() -> None:
     for w in (1.0, 0.8, 0.6, 1.2, 1.5):
         rules[f"rrf bm25+quality w={w}"] = rrf_rule(["bm25", "quality"], [1.0, w])
     for ws in (0.5, 0.2):
-        rules[f"rrf bm25+static({ws})+quality"] = rrf_rule(["bm25", "static", "quality"],
-                                                           [1.0, ws, 1.0])
-    for a in (0.3, 0.5, 0.7):
+        rules[f"rrf bm25+static({ws})+quality"] = rrf_rule(
+            ["bm25", "static", "quality"], [1.0, ws, 1.0]
+        )
+    rules["score bm25+static+quality (1, 0.43, 1)"] = minmax_rule(
+        ["bm25", "static", "quality"], [1.0, 0.43, 1.0]
+    )
+    for a in (0.3, 0.5, 0.6, 0.7, 0.8):
         rules[f"minmax bm25+quality a={a}"] = minmax_rule(["bm25", "quality"], [a, 1 - a])
         rules[f"minmax bm25+static a={a}"] = minmax_rule(["bm25", "static"], [a, 1 - a])
     for label, rule in rules.items():

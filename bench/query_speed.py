@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 
 from corpora import CACHE, powershell_corpus
-
 from vaultctx.api import Vault
 
 VAULTCTX = str(Path(sys.executable).with_name("vaultctx"))
@@ -34,7 +33,7 @@ QUERY_WORDS = [
 
 def percentile(values: list[float], share: float) -> float:
     ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(share * (len(ordered) - 1))))]
+    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
 def main() -> None:

@@ -16,11 +16,16 @@ from typing import TYPE_CHECKING, Any
 from vaultctx.config import Config, load_config
 
 if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from vaultctx.capture import CaptureResult
+    from vaultctx.context_blocks import BlockResult
     from vaultctx.embed.base import Embedder
     from vaultctx.index.db import IndexDatabase
     from vaultctx.index.indexer import Indexer, IndexReport, ProgressSink
+    from vaultctx.index.watch import VaultWatcher, WatchEvent
     from vaultctx.notes import NoteList, NoteText
-    from vaultctx.search.retriever import Mode, Retriever, SearchResponse, SearchResult
+    from vaultctx.search.retriever import Fusion, Mode, Retriever, SearchResponse, SearchResult
 
 
 @dataclass(frozen=True)
@@ -101,9 +106,9 @@ def _context_block(topic: str, results: list[SearchResult]) -> ContextBlock:
     return ContextBlock(topic, "\n".join(parts), sources, results)
 
 
-# RRF weights of the vector lists (BM25 has 1.0); measured in bench/quality.py, see
-# docs/benchmarks.md "Fusion".
-STATIC_VECTOR_WEIGHT = 1.0
+# Fusion weights of the vector lists (BM25 has 1.0), from bench/fusion_explore.py on BEIR SciFact
+# (docs/benchmarks.md, "Fusion"): the static model is much weaker than BM25, so it only nudges.
+STATIC_VECTOR_WEIGHT = 0.43
 QUALITY_VECTOR_WEIGHT = 1.0
 
 
@@ -205,6 +210,7 @@ class Vault:
         bm25_weight: float = 1.0,
         vec_weight: float | None = None,
         notes: bool = False,
+        fusion: Fusion = "score",
     ) -> SearchResponse:
         """Hybrid search over the index; results are scrubbed and fit ``max_tokens``."""
         return self.retriever().search(
@@ -215,6 +221,7 @@ class Vault:
             bm25_weight=bm25_weight,
             vec_weight=vec_weight,
             notes=notes,
+            fusion=fusion,
         )
 
     def context(self, topic: str, *, max_tokens: int = 2000, limit: int = 8) -> ContextBlock:
@@ -229,6 +236,47 @@ class Vault:
             if estimate_tokens(block.markdown) <= max_tokens or not results:
                 return block
             results.pop()
+
+    def context_block(self, name: str, *, refresh: bool = False) -> BlockResult:
+        """A named context block from ``vaultctx.toml``, cached until its TTL or sources change."""
+        from vaultctx.context_blocks import get_block
+
+        return get_block(self, name, refresh=refresh)
+
+    def capture(
+        self,
+        text: str,
+        *,
+        title: str | None = None,
+        note_type: str = "note",
+        domain: str | None = None,
+        tags: Sequence[str] = (),
+        source: str | None = None,
+    ) -> CaptureResult:
+        """A new draft note in ``00-inbox/``, never overwriting one, searchable at once."""
+        from vaultctx.capture import capture
+
+        return capture(
+            self,
+            text,
+            title=title,
+            note_type=note_type,
+            domain=domain,
+            tags=tags,
+            source=source,
+        )
+
+    def watcher(
+        self,
+        *,
+        idle_seconds: float | None = None,
+        quality: bool = True,
+        on_event: Callable[[WatchEvent], None] | None = None,
+    ) -> VaultWatcher:
+        """Keeps the index current as files change: ``run()`` blocks until ``stop()``."""
+        from vaultctx.index.watch import VaultWatcher
+
+        return VaultWatcher(self, idle_seconds=idle_seconds, quality=quality, on_event=on_event)
 
     def read_note(
         self, path: str, *, section: str | None = None, max_tokens: int = 8000

@@ -45,7 +45,7 @@ def test_index_status_doctor_on_example_vault(example_vault: Path, tmp_path: Pat
     )
     assert status["files"] == summary["files"]["added"]
     assert status["vectors"] == status["chunks"] == summary["chunks"]["written"]
-    assert status["vec_version"] and status["fts_tokenizer"].startswith("unicode61")
+    assert status["vec_version"] and status["fts_tokenizer"].startswith("porter unicode61")
 
     human = vaultctx("status", "--vault", str(example_vault), "--db", db)
     assert human.returncode == 0 and "chunks" in human.stdout

@@ -16,7 +16,10 @@ from vaultctx.api import Vault
 
 QUESTIONS = [
     ("how do I undo changes and restore an older version of a note", "Plugins/File recovery.md"),
-    ("create a link to a specific heading in another note", "Linking notes and files/Internal links.md"),
+    (
+        "create a link to a specific heading in another note",
+        "Linking notes and files/Internal links.md",
+    ),
     ("give a note a second name so links find it", "Linking notes and files/Aliases.md"),
     pytest.param(
         "highlight a warning box in my note",

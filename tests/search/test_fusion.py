@@ -2,7 +2,7 @@ from __future__ import annotations
 
 import pytest
 
-from vaultctx.search.fusion import RRF_K, fuse_rrf
+from vaultctx.search.fusion import RRF_K, fuse_rrf, fuse_scores
 
 
 def test_scores_follow_the_formula() -> None:
@@ -46,3 +46,22 @@ def test_zero_weight_list_reports_ranks_but_adds_nothing() -> None:
 def test_weights_must_match() -> None:
     with pytest.raises(ValueError):
         fuse_rrf([[1]], [1.0, 2.0])
+
+
+def test_score_fusion_min_max_normalises_each_list() -> None:
+    fused = fuse_scores(
+        [[(1, 10.0), (2, 5.0), (3, 0.0)], [(3, 0.9), (2, 0.5), (4, 0.1)]], [1.0, 0.5]
+    )
+    by_id = {f.id: f for f in fused}
+    assert by_id[1].score == pytest.approx(1.0)
+    assert by_id[2].score == pytest.approx(0.5 + 0.5 * 0.5)
+    assert by_id[3].score == pytest.approx(0.0 + 0.5 * 1.0)
+    assert by_id[4].score == pytest.approx(0.0)
+    assert by_id[2].ranks == (2, 2)
+    assert [f.id for f in fused][:2] == [1, 2]
+
+
+def test_score_fusion_flat_list_counts_fully_and_ties_prefer_both_lists() -> None:
+    fused = fuse_scores([[(1, 3.0)], [(2, 0.7), (1, 0.2)]])
+    assert {f.id: f.score for f in fused} == {1: 1.0, 2: 1.0}
+    assert fused[0].id == 1  # equal scores: in both lists beats one list

@@ -21,7 +21,7 @@ from vaultctx.cli.common import (
     stdout,
     user_errors,
 )
-from vaultctx.search.retriever import MODES, Mode, SearchResponse
+from vaultctx.search.retriever import FUSIONS, MODES, Mode, SearchResponse
 
 
 def _check_mode(mode: str) -> Mode:
@@ -86,6 +86,9 @@ def search(
         float | None, typer.Option(min=0.0, help="RRF weight of vectors.")
     ] = None,
     notes: Annotated[bool, typer.Option("--notes", help="One result per note.")] = False,
+    fusion: Annotated[
+        str, typer.Option(help="score (min-max weighted sum, default) or rrf.")
+    ] = "score",
     batch: Annotated[
         str | None, typer.Option(help="JSONL/plain file of queries; - for stdin.")
     ] = None,
@@ -93,6 +96,8 @@ def search(
 ) -> None:
     """Search the vault: BM25 and vectors fused (hybrid), or one of them."""
     checked = _check_mode(mode)
+    if fusion not in FUSIONS:
+        raise UserFacingError(f"unknown --fusion {fusion!r}; use one of: {', '.join(FUSIONS)}")
     if (query is None) == (batch is None):
         raise UserFacingError("give a QUERY or --batch FILE (exactly one of them)")
     handle = open_vault(vault, db)
@@ -103,6 +108,7 @@ def search(
         "bm25_weight": bm25_weight,
         "vec_weight": vec_weight,
         "notes": notes,
+        "fusion": fusion,
     }
     with user_errors():
         if batch is not None:
@@ -120,16 +126,32 @@ def search(
 
 
 def context(
-    topic: Annotated[str, typer.Argument(help="The topic to gather context about.")],
+    topic: Annotated[str | None, typer.Argument(help="The topic to gather context about.")] = None,
     vault: VaultOption = None,
     db: DbOption = None,
     output_format: Annotated[str, typer.Option("--format", help="markdown or json.")] = "markdown",
     max_tokens: Annotated[int, typer.Option(min=50, help="Token budget of the block.")] = 2000,
+    block_name: Annotated[
+        str | None,
+        typer.Option("--block", help="A named block from vaultctx.toml [blocks.NAME], cached."),
+    ] = None,
+    refresh: Annotated[
+        bool, typer.Option("--refresh", help="Rebuild the --block even if its cache is valid.")
+    ] = False,
 ) -> None:
     """Print a block of vault context about TOPIC, ready to paste into any AI tool."""
     if output_format not in ("markdown", "json"):
         raise UserFacingError(f"unknown --format {output_format!r}; use markdown or json")
+    if (topic is None) == (block_name is None):
+        raise UserFacingError("give a TOPIC or --block NAME (exactly one of them)")
     handle: Vault = open_vault(vault, db)
+    if block_name is not None:
+        with user_errors():
+            named = handle.context_block(block_name, refresh=refresh)
+        as_json = output_format == "json"
+        print(json.dumps(named.as_dict(), ensure_ascii=False) if as_json else named.markdown)
+        return
+    assert topic is not None
     with user_errors():
         block = handle.context(topic, max_tokens=max_tokens)
     if output_format == "json":

@@ -52,4 +52,4 @@ def quantize_int8(vector: npt.NDArray[np.float32]) -> bytes:
     peak = float(np.max(np.abs(vector))) if vector.size else 0.0
     if peak == 0.0:
         return np.zeros(vector.shape, dtype=np.int8).tobytes()
-    return np.rint(vector * (127.0 / peak)).astype(np.int8).tobytes()
+    return bytes(np.rint(vector * (127.0 / peak)).astype(np.int8).tobytes())

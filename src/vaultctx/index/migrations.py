@@ -76,7 +76,7 @@ def m002_fts(conn: Any) -> None:
         CREATE VIRTUAL TABLE chunks_fts USING fts5(
             chunk_text, section, heading_context,
             content='chunks', content_rowid='id',
-            tokenize='unicode61 remove_diacritics 2'
+            tokenize='porter unicode61 remove_diacritics 2'
         );
         CREATE TRIGGER chunks_ai AFTER INSERT ON chunks BEGIN
             INSERT INTO chunks_fts(rowid, chunk_text, section, heading_context)

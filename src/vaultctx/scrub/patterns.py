@@ -14,27 +14,36 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 import json
 import math
 import re
 import warnings
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import Any, NamedTuple
 
 GITLEAKS_RULES_PATH = Path(__file__).with_name("gitleaks_rules.json")
 
-# Higher-priority findings name a merged redaction: a vendor rule says more than a generic one.
+
+@functools.cache
+def _regex(pattern: str, flags: int = 0) -> re.Pattern[str]:
+    """Compile on first use: module constants hold pattern text, so importing compiles nothing."""
+    return re.compile(pattern, flags)
+
+
+# Where findings overlap, the one with the lowest priority number names the redaction: a vendor
+# rule says more than a structural one, and "password-assignment" more than "generic-api-key".
 PRIORITY_VENDOR = 0
 PRIORITY_STRUCTURAL = 1
 PRIORITY_ASSIGNMENT = 2
+PRIORITY_GENERIC = 3
 
 Validator = Callable[[str, "re.Match[str]", str], bool]
 """Extra plausibility check: (secret, match, whole text) -> keep the finding?"""
 
 
-@dataclass(frozen=True)
-class Allowlist:
+class Allowlist(NamedTuple):
     """A gitleaks allowlist: a finding is dropped if a regex matches its target or a stopword hits.
 
     ``target`` is what the regexes look at: the secret, the whole match, or the match's line.
@@ -65,7 +74,7 @@ def _contains_any(text: str, allowlist: Allowlist) -> bool:
     return False
 
 
-def make_allowlist(target: str, regexes: Iterable[str], stopwords: Iterable[str]) -> Allowlist:
+def _make_allowlist(target: str, regexes: Iterable[str], stopwords: Iterable[str]) -> Allowlist:
     words = frozenset(word.lower() for word in stopwords)
     return Allowlist(
         target=target,
@@ -75,8 +84,7 @@ def make_allowlist(target: str, regexes: Iterable[str], stopwords: Iterable[str]
     )
 
 
-@dataclass(frozen=True)
-class Rule:
+class Rule(NamedTuple):
     """One detector. ``keywords`` (lowercase) gate it: it only runs if one occurs in the text.
 
     ``groups`` are the capture groups that may hold the secret; the first non-empty one is
@@ -93,16 +101,8 @@ class Rule:
     groups: tuple[int | str, ...] = ()
     allowlists: tuple[Allowlist, ...] = ()
     left_context: int = 0
-    validators: tuple[Validator, ...] = field(default=())
+    validators: tuple[Validator, ...] = ()
     reach_back: Callable[[str, int], int | None] | None = None
-
-
-@dataclass(frozen=True)
-class RuleSet:
-    rules: tuple[Rule, ...]
-    global_allowlists: tuple[Allowlist, ...]
-    gitleaks_compiled: int
-    gitleaks_skipped: dict[str, str]
 
 
 # --- Go RE2 -> Python re -------------------------------------------------------------------
@@ -119,11 +119,11 @@ _POSIX_CLASSES = {
     "blank": r"\t ",
     "punct": r"!-/:-@\[-`{-~",
 }
-_INLINE_FLAGS = re.compile(r"\(\?([imsU]+)\)")
+_INLINE_FLAGS = r"\(\?([imsU]+)\)"
 
 
 def _class_end(pattern: str, start: int) -> int:
-    """Index just past the character class opening at ``start`` (RE2 rules: ']' first is literal)."""
+    """Index just past the character class opening at ``start`` (a leading ']' is literal)."""
     index = start + 1
     if index < len(pattern) and pattern[index] == "^":
         index += 1
@@ -145,8 +145,13 @@ def _class_end(pattern: str, start: int) -> int:
     return len(pattern)
 
 
-def _rewrite_classes_and_escapes(pattern: str) -> str:
-    """POSIX ``[:alnum:]`` inside classes and the end-of-text anchor ``\\z``."""
+_LONGEST_LINE = 1000
+
+
+def _rewrite_atoms(pattern: str) -> str:
+    """POSIX ``[:alnum:]`` inside classes, the end-of-text anchor ``\\z``, and ``.*``/``.+``
+    bounded to ``_LONGEST_LINE`` characters: RE2 runs in linear time, but Python's engine
+    retries an unbounded ``.*`` from every keyword on a long line (``curl`` rules)."""
     out: list[str] = []
     index = 0
     while index < len(pattern):
@@ -162,6 +167,10 @@ def _rewrite_classes_and_escapes(pattern: str) -> str:
                 body = body.replace(f"[:{name}:]", members)
             out.append(body)
             index = end
+        elif char == "." and pattern[index + 1 : index + 2] in ("*", "+"):
+            low = 0 if pattern[index + 1] == "*" else 1
+            out.append(f".{{{low},{_LONGEST_LINE}}}")
+            index += 2
         else:
             out.append(char)
             index += 1
@@ -196,7 +205,7 @@ def _scope_inline_flags(pattern: str) -> str:
                 found
                 for position, char in _structure(pattern)
                 if char == "(" and position > 0
-                for found in [_INLINE_FLAGS.match(pattern, position)]
+                for found in [_regex(_INLINE_FLAGS).match(pattern, position)]
                 if found
             ),
             None,
@@ -224,8 +233,8 @@ def _scope_inline_flags(pattern: str) -> str:
 
 
 def translate_go_regex(pattern: str) -> str:
-    """Rewrite the RE2 constructs gitleaks uses that Python's ``re`` spells differently."""
-    return _scope_inline_flags(_rewrite_classes_and_escapes(pattern))
+    """Rewrite the RE2 constructs gitleaks uses that Python's ``re`` spells or runs differently."""
+    return _scope_inline_flags(_rewrite_atoms(pattern))
 
 
 def compile_go_regex(pattern: str) -> re.Pattern[str]:
@@ -283,7 +292,7 @@ def _branches(pattern: str, start: int, end: int) -> list[tuple[int, int]]:
         elif depth == 0:
             cuts.append(start + position + 1)
     bounds = [*cuts[1:], end + 1]
-    return [(begin, stop - 1) for begin, stop in zip(cuts, bounds)]
+    return [(begin, stop - 1) for begin, stop in zip(cuts, bounds, strict=True)]
 
 
 def _alternation_heads(pattern: str, start: int, end: int) -> tuple[_HeadSet, bool]:
@@ -364,7 +373,11 @@ def _class_members(body: str) -> tuple[_HeadSet, bool]:
     return frozenset(member.lower() for member in members), True
 
 
+_GROUP_HEADER = r"\((?:\?(?:(?P<flags>[aiLmsux]+)\)|(?P<lookaround><?[=!])|P<\w+>|[aiLmsux-]*:))?"
+
+
 def _group(pattern: str, index: int) -> tuple[tuple[_HeadSet, bool] | None, int]:
+    """A group's alternatives; lookarounds and inline flags are zero-width."""
     depth = 0
     for position, char in _structure(pattern[index:]):
         depth += {"(": 1, ")": -1}.get(char, 0)
@@ -373,12 +386,15 @@ def _group(pattern: str, index: int) -> tuple[tuple[_HeadSet, bool] | None, int]
             break
     else:
         raise _Unknown
-    header = re.match(r"\((\?(?:[aiLmsux-]+:|:|P<\w+>|[=!]|<[=!]|[aiLmsux]+\)))?", pattern[index:])
-    assert header is not None
-    kind = header.group(1) or ""
-    if kind.endswith(")") or kind[1:2] in ("=", "!") or kind[1:3] in ("<=", "<!"):
-        return None, close + 1 if not kind.endswith(")") else index + header.end()
-    return _alternation_heads(pattern, index + header.end(), close), close + 1
+    header = _regex(_GROUP_HEADER).match(pattern, index)
+    assert header is not None  # the pattern requires only the "("
+    if header.end() == index + 1 and pattern.startswith("(?", index):
+        raise _Unknown  # a construct not listed above, such as a backreference
+    if header.group("flags"):
+        return None, header.end()
+    if header.group("lookaround"):
+        return None, close + 1
+    return _alternation_heads(pattern, header.end(), close), close + 1
 
 
 def _quantifier(pattern: str, index: int, end: int) -> tuple[int, int, int]:
@@ -404,28 +420,27 @@ def _quantifier(pattern: str, index: int, end: int) -> tuple[int, int, int]:
 
 # --- gitleaks rule loading -----------------------------------------------------------------
 
-_LAZY_LEFT_CONTEXT = re.compile(r"^(\(\?i\))?\[\\w\.-\]\{0,(\d+)\}\?")
+_LAZY_LEFT_CONTEXT = r"^(\(\?i\))?\[\\w\.-\]\{0,(\d+)\}\?"
 
 
 def _strip_left_context(pattern: str) -> tuple[str, int]:
     """Drop a leading lazy ``[\\w.-]{0,50}?``: it only widens the reported match, but makes
     Python's backtracking engine retry up to 50 start offsets at every position of the text."""
-    found = _LAZY_LEFT_CONTEXT.match(pattern)
+    found = _regex(_LAZY_LEFT_CONTEXT).match(pattern)
     if not found:
         return pattern, 0
     return (found.group(1) or "") + pattern[found.end() :], int(found.group(2))
 
 
-def _gitleaks_allowlists(raw_rule: dict[str, object]) -> tuple[Allowlist, ...]:
+def _gitleaks_allowlists(raw_rule: dict[str, Any]) -> tuple[Allowlist, ...]:
     allowlists = []
-    for raw in raw_rule.get("allowlists", []):  # type: ignore[union-attr]
-        assert isinstance(raw, dict)
+    for raw in raw_rule.get("allowlists", []):
         if raw.get("condition") == "AND" and raw.get("paths"):
             continue  # needs a file path to hold, and we scrub text without one
         if not raw.get("regexes") and not raw.get("stopwords"):
             continue  # path- or commit-only: nothing to check on text
         allowlists.append(
-            make_allowlist(
+            _make_allowlist(
                 raw.get("regexTarget", "secret"),
                 raw.get("regexes", []),
                 raw.get("stopwords", []),
@@ -456,7 +471,7 @@ def load_gitleaks_rules(
     """
     config = json.loads(path.read_text(encoding="utf-8"))
     global_raw = config.get("allowlist", {})
-    global_allowlist = make_allowlist(
+    global_allowlist = _make_allowlist(
         "secret", global_raw.get("regexes", []), global_raw.get("stopwords", [])
     )
     rules: list[Rule] = []
@@ -478,7 +493,7 @@ def load_gitleaks_rules(
                 name=name,
                 regex=regex,
                 keywords=tuple(keyword.lower() for keyword in raw.get("keywords", [])),
-                priority=PRIORITY_ASSIGNMENT if name.startswith("generic") else PRIORITY_VENDOR,
+                priority=PRIORITY_GENERIC if name.startswith("generic") else PRIORITY_VENDOR,
                 entropy=float(raw.get("entropy", 0.0)),
                 groups=_secret_groups(regex, int(raw.get("secretGroup", 0))),
                 allowlists=allowlists,
@@ -503,27 +518,27 @@ def shannon_entropy(text: str) -> float:
     return -sum(count / length * math.log2(count / length) for count in counts.values())
 
 
-_PLACEHOLDER_WORDS = re.compile(
+_PLACEHOLDER_WORDS = (
     r"change[_-]?(?:me|it)|example|placeholder|redacted|dummy|sample|fake|your[_-]|[_-]here\b"
     r"|^(?:my|some|the|a|an|new|old|test)?[_-]?(?:pass(?:word|wd)?|secret|token|key"
     r"|api[_-]?key|value|string|none|null|nil|undefined|empty|required|optional|true|false"
     r"|todo|tbd|fixme|default|hidden|masked|secure|private|unset)s?$"
-    r"|x{4,}|\*{3,}|\.{3}|…|#{4,}",
-    re.IGNORECASE,
+    r"|x{4,}|\*{3,}|\.{3}|…|#{4,}"
 )
-_TEMPLATE_SYNTAX = re.compile(
-    r"""^[$%@&*]|^\{|\{\{|\$\{|\$\(|<[^<>]*>|^\[|%[sdr]\b|%\([a-z_]+\)s"""
+_TEMPLATE_SYNTAX = (
+    r"""^[$%@&*]|^\{|\{\{|\}\}|\$\{|\$\(|<[^<>]*>|^\[|%[sdr]\b|%\([a-z_]+\)s"""
     r"""|^(?:!vault|ENC\[|vault:|(?:env|ENV)[.:])"""
 )
-_DOTTED_IDENTIFIER = re.compile(r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?$")
-_CALL = re.compile(r"^[A-Za-z_][\w.]*\(")
-_LETTERS_ONLY = re.compile(r"^[A-Za-z_.\-]+$")
-_HAS_LETTER = re.compile(r"[A-Za-z]")
-_PATH_OR_URL = re.compile(r"^(?:[A-Za-z]:\\|\.{0,2}/|~/|[a-z][a-z0-9+.-]*://)")
+_DOTTED_IDENTIFIER = r"^[A-Za-z_]\w*(?:\.[A-Za-z_]\w*)+(?:\(\))?$"
+_CALL_OR_INDEX = r"^[A-Za-z_][\w.]*[(\[]"  # get_token(), os.environ[...]
+_LETTERS_ONLY = r"^[A-Za-z_.\-]+$"
+_WORD_IN_PUNCTUATION = r"^[^\w\s]*[A-Za-z_]+[^\w\s]*$"  # ^PASS^, FUZZ}}, %PWD%
+_HAS_LETTER = r"[A-Za-z]"
+_PATH_OR_URL = r"^(?:[A-Za-z]:\\|\.{0,2}/|~/|[a-z][a-z0-9+.-]*://)"
 
 
 _LEET = str.maketrans("@4031$57", "aaoeisst")
-_TRAILING_DIGITS_AND_MARKS = re.compile(r"[\d!?.#*]+$")
+_TRAILING_DIGITS_AND_MARKS = r"[\d!?.#*]+$"
 
 
 def looks_like_placeholder(value: str) -> bool:
@@ -532,17 +547,21 @@ def looks_like_placeholder(value: str) -> bool:
     people type instead of one (``changeme``, ``xxxx``, ``EXAMPLE``, ``your_token_here``),
     also in the spellings documentation uses for them (``P@ssw0rd``, ``Passw0rd!``, ``s3cr3t``).
     """
-    if _TEMPLATE_SYNTAX.search(value) or _PLACEHOLDER_WORDS.search(value):
+    if _regex(_TEMPLATE_SYNTAX).search(value) or _regex(_PLACEHOLDER_WORDS, re.I).search(value):
         return True
-    spelled_out = _TRAILING_DIGITS_AND_MARKS.sub("", value).lower().translate(_LEET)
-    return spelled_out != value.lower() and bool(_PLACEHOLDER_WORDS.search(spelled_out))
+    spelled_out = _regex(_TRAILING_DIGITS_AND_MARKS).sub("", value).lower().translate(_LEET)
+    return spelled_out != value.lower() and bool(
+        _regex(_PLACEHOLDER_WORDS, re.I).search(spelled_out)
+    )
 
 
 def looks_like_code_or_path(value: str) -> bool:
-    """True for an assignment's right-hand side that is code (``settings.KEY``, ``get()``), a
-    filesystem path or a URL: the secret lives elsewhere."""
+    """True for an assignment's right-hand side that is code (``settings.KEY``, ``get()``,
+    ``os.environ[...]``), a filesystem path or a URL: the secret lives elsewhere."""
     return bool(
-        _DOTTED_IDENTIFIER.match(value) or _CALL.match(value) or _PATH_OR_URL.match(value)
+        _regex(_DOTTED_IDENTIFIER).match(value)
+        or _regex(_CALL_OR_INDEX).match(value)
+        or _regex(_PATH_OR_URL).match(value)
     )
 
 
@@ -573,27 +592,35 @@ _ASSIGNMENT_TAIL = (
     r"|(?P<bare>(?:[^\s\"'`,;&]|[,;&](?![\w.-]+=))+))"  # ";user=" ends a connection-string value
 )
 _IDENTIFIER_CHARS = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-")
-_CAMEL_PARTS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_CAMEL_PARTS = r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+"
 
 # Key parts that turn "password"/"token"/"key" into metadata about a secret, not the secret.
 _METADATA_PARTS = frozenset(
-    "file path dir url uri endpoint id ids name names type types length len size min max policy"
-    " field label prompt hint reset env var variable regex pattern required expiry expires"
-    " expiration expired changed count mode enabled disabled placeholder format header param"
-    " parameter rotation ref reference version provider prefix suffix limit timeout ttl usage"
-    " used manager store storage source selector attribute attr input column table alias"
-    " algorithm algo kind class vault age history complexity thru through".split()
+    {
+        *("file", "path", "dir", "url", "uri", "endpoint", "id", "ids", "name", "names"),
+        *("type", "types", "length", "len", "size", "min", "max", "policy", "field", "label"),
+        *("prompt", "hint", "reset", "env", "var", "variable", "regex", "pattern", "required"),
+        *("expiry", "expires", "expiration", "expired", "changed", "count", "mode", "enabled"),
+        *("disabled", "placeholder", "format", "header", "param", "parameter", "rotation"),
+        *("ref", "reference", "version", "provider", "prefix", "suffix", "limit", "timeout"),
+        *("ttl", "usage", "used", "manager", "store", "storage", "source", "selector"),
+        *("attribute", "attr", "input", "column", "table", "alias", "algorithm", "algo"),
+        *("kind", "class", "vault", "age", "history", "complexity", "thru", "through"),
+    }
 )
 # Key names where "key" means an index, a keyboard key or a public value.
 _NON_SECRET_KEY_PARTS = frozenset(
-    "public pub primary foreign sort partition hash cache hot short registry row range"
-    " idempotency routing translation i18n lookup map dict object search index group unique"
-    " natural composite candidate surrogate sequence schema bucket shortcut hotkey".split()
+    {
+        *("public", "pub", "primary", "foreign", "sort", "partition", "hash", "cache", "hot"),
+        *("short", "registry", "row", "range", "idempotency", "routing", "translation"),
+        *("i18n", "lookup", "map", "dict", "object", "search", "index", "group", "unique"),
+        *("natural", "composite", "candidate", "surrogate", "sequence", "schema", "bucket"),
+        *("shortcut", "hotkey"),
+    }
 )
 
 
-@dataclass(frozen=True)
-class AssignmentSpec:
+class AssignmentSpec(NamedTuple):
     """One ``<key> <op> <value>`` rule.
 
     ``words`` is the regex for the secret word in the key; its ``long`` group marks spellings
@@ -650,7 +677,7 @@ _ASSIGNMENTS = (
 
 
 def _parts(name: str) -> list[str]:
-    return [part.lower() for part in _CAMEL_PARTS.findall(name)]
+    return [part.lower() for part in _regex(_CAMEL_PARTS).findall(name)]
 
 
 def _starts_component(text: str, index: int) -> bool:
@@ -690,9 +717,7 @@ def _assignment_validator(spec: AssignmentSpec) -> Validator:
         if not _ends_component(text, word_end):
             return False  # passwordless, secretary, tokenizer
         key = text[key_start : match.end("suffix")]
-        if spec.excluded_parts & set(_parts(key)) or _METADATA_PARTS & set(
-            _parts(match["suffix"])
-        ):
+        if spec.excluded_parts & set(_parts(key)) or _METADATA_PARTS & set(_parts(match["suffix"])):
             return False
         if not match.group("op").strip() and (not key.startswith("-") or secret.startswith("-")):
             return False  # "token value" is prose, "--token value" a command line
@@ -704,8 +729,10 @@ def _assignment_validator(spec: AssignmentSpec) -> Validator:
 def _plausible_value(value: str, key: str, spec: AssignmentSpec) -> bool:
     if len(value) < spec.min_length or value.lower() == key.lower().strip("-_"):
         return False
-    if _LETTERS_ONLY.match(value) or not _HAS_LETTER.search(value) or "\\" in value:
-        return False  # identifiers; numbers, durations, product-key masks; Windows paths
+    if _regex(_LETTERS_ONLY).match(value) or _regex(_WORD_IN_PUNCTUATION).match(value):
+        return False  # identifiers and template markers
+    if not _regex(_HAS_LETTER).search(value) or "\\" in value:
+        return False  # numbers, durations, product-key masks; Windows paths
     if looks_like_placeholder(value) or looks_like_code_or_path(value):
         return False
     return shannon_entropy(value) >= spec.min_entropy
@@ -728,7 +755,7 @@ def _random_looking(min_entropy: float) -> Validator:
     def check(secret: str, match: re.Match[str], text: str) -> bool:
         return (
             not looks_like_placeholder(secret)
-            and not _LETTERS_ONLY.match(secret)
+            and not _regex(_LETTERS_ONLY).match(secret)
             and shannon_entropy(secret) >= min_entropy
         )
 
@@ -752,7 +779,7 @@ _PEM_PRIVATE_KEY = (
     rf"{_PEM_BEGIN}(?:{_PEM_NEWLINE}+(?:{_PEM_HEADER}|[A-Za-z0-9+/=]{{16,}}))"
     rf"(?:{_PEM_NEWLINE}+(?:{_PEM_HEADER}|[A-Za-z0-9+/=]+))*(?:{_PEM_NEWLINE}+{_PEM_END})?"
 )
-_PEM_TAIL_LINE = re.compile(r"[ \t]*[A-Za-z0-9+/=]+[ \t]*\r?")
+_PEM_TAIL_LINE = r"[ \t]*[A-Za-z0-9+/=]+[ \t]*\r?"
 
 
 def _pem_tail_start(text: str, end_marker: int) -> int | None:
@@ -765,7 +792,7 @@ def _pem_tail_start(text: str, end_marker: int) -> int | None:
     while start > 0 and text[start - 1] == "\n":
         line_start = text.rfind("\n", 0, start - 1) + 1
         line = text[line_start : start - 1]
-        if not _PEM_TAIL_LINE.fullmatch(line):
+        if not _regex(_PEM_TAIL_LINE).fullmatch(line):
             break
         longest = max(longest, len(line.strip()))
         start = line_start
@@ -795,9 +822,8 @@ def generic_rules(shared_allowlists: tuple[Allowlist, ...] = ()) -> list[Rule]:
     return [
         *(_assignment_rule(spec, shared_allowlists) for spec in _ASSIGNMENTS),
         _structural_rule("private-key", _PEM_PRIVATE_KEY, ("private key",)),
-        replace(
-            _structural_rule("private-key", _PEM_END, ("-----end",)),
-            reach_back=_pem_tail_start,
+        _structural_rule("private-key", _PEM_END, ("-----end",))._replace(
+            reach_back=_pem_tail_start
         ),
         _structural_rule(
             "jwt",
@@ -839,6 +865,15 @@ def generic_rules(shared_allowlists: tuple[Allowlist, ...] = ()) -> list[Rule]:
             "openai-api-key",
             r"\b(sk-(?:proj-)?[A-Za-z0-9_-]{20,74}T3BlbkFJ[A-Za-z0-9_-]{20,74})(?![\w-])",
             ("t3blbkfj",),
+        ),
+        # Bot tokens are base64(user id) . timestamp . HMAC; ids start with 1-9, so M, N or O.
+        # No keyword pins them down, so this rule runs on every text; the leading class keeps
+        # that cheap (the engine skips to the next M, N or O).
+        _structural_rule(
+            "discord-bot-token",
+            r"[MNO](?<![A-Za-z0-9_-][MNO])[A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\."
+            r"[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_-])",
+            (),
         ),
         _structural_rule(
             "pypi-upload-token",

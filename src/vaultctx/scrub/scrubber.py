@@ -3,7 +3,7 @@
 Every output path calls :func:`scrub_secrets`, so the common case must be nearly free: one regex
 pass over the lowercased text finds every rule keyword (gitleaks' pre-filter), only rules whose
 keyword occurs run, and most of those run only at the offsets where their keyword starts. Text
-without any keyword comes back unchanged after that single pass.
+without any keyword costs that pass plus one cheap keyword-less rule (Discord bot tokens).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from vaultctx.scrub.patterns import (
     PRIORITY_VENDOR,
@@ -26,7 +27,7 @@ from vaultctx.scrub.patterns import (
     shannon_entropy,
 )
 
-_REDACTION = re.compile(r"\[REDACTED:[a-z0-9-]+\]")
+_REDACTION = r"\[REDACTED:[a-z0-9-]+\]"
 _TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "_-")
 _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
@@ -46,13 +47,13 @@ class ScrubResult:
         return sum(self.counts.values())
 
 
-@dataclass(frozen=True)
-class CompiledRules:
+class CompiledRules(NamedTuple):
     """All rules, compiled once per process, plus what that cost and what had to be left out.
 
     ``keyword_scanner`` is one regex over every keyword, shaped as a trie so it reports the
     longest keyword at each offset; ``implied_keywords`` adds the shorter keywords that are its
-    prefixes. Rules in ``anchored`` provably match only where one of their keywords starts.
+    prefixes. Rules in ``anchored`` provably match only where one of their keywords starts;
+    ``keywordless`` rules run on every text (gitleaks' rule for rules without keywords).
     """
 
     rules: tuple[Rule, ...]
@@ -60,14 +61,14 @@ class CompiledRules:
     keyword_scanner: re.Pattern[str]
     implied_keywords: dict[str, tuple[str, ...]]
     rules_by_keyword: dict[str, tuple[int, ...]]
+    keywordless: tuple[int, ...]
     anchored: frozenset[int]
     gitleaks_compiled: int
     gitleaks_skipped: dict[str, str]
     compile_seconds: float
 
 
-@dataclass(frozen=True)
-class _Finding:
+class _Finding(NamedTuple):
     start: int
     end: int
     name: str
@@ -108,6 +109,7 @@ def _compile() -> CompiledRules:
             for keyword in keywords
         },
         rules_by_keyword={keyword: tuple(indices) for keyword, indices in by_keyword.items()},
+        keywordless=tuple(index for index, rule in enumerate(rules) if not rule.keywords),
         anchored=frozenset(
             index for index, rule in enumerate(rules) if _starts_only_at_keywords(rule)
         ),
@@ -157,9 +159,11 @@ def scrub_secrets(text: str) -> ScrubResult:
     """
     compiled = compiled_rules()
     hits = _keyword_hits(compiled, _lower_keeping_offsets(text))
-    if not hits:
-        return ScrubResult(text)
-    candidates = sorted({index for keyword in hits for index in compiled.rules_by_keyword[keyword]})
+    candidates = sorted(
+        {index for keyword in hits for index in compiled.rules_by_keyword[keyword]}.union(
+            compiled.keywordless
+        )
+    )
     findings: list[_Finding] = []
     for index in candidates:
         rule = compiled.rules[index]
@@ -251,9 +255,7 @@ def _allowlisted(
     regexes (``[a-z0-9-]*?api...``) backtrack quadratically in Python's engine on a long run."""
     match_text, line = _match_and_line(rule, match, text)
     subjects = (secret[:_ALLOWLIST_REACH], match_text[:_ALLOWLIST_REACH], line)
-    return any(
-        allowlist.allows(*subjects) for allowlist in (*global_allowlists, *rule.allowlists)
-    )
+    return any(allowlist.allows(*subjects) for allowlist in (*global_allowlists, *rule.allowlists))
 
 
 def _secret_span(rule: Rule, match: re.Match[str]) -> tuple[int, int]:
@@ -300,11 +302,13 @@ def _end_of_token(text: str, end: int) -> int:
 
 
 def _outside_existing_redactions(findings: list[_Finding], text: str) -> list[_Finding]:
-    markers = [marker.span() for marker in _REDACTION.finditer(text)]
+    """Drop findings that overlap or touch a ``[REDACTED:...]`` marker: a value glued to one is
+    the context of a secret already removed (``password=[REDACTED:...]``), not a new secret."""
+    markers = [marker.span() for marker in re.finditer(_REDACTION, text)]
     return [
         finding
         for finding in findings
-        if not any(finding.start < end and start < finding.end for start, end in markers)
+        if not any(finding.start <= end and start <= finding.end for start, end in markers)
     ]
 
 

@@ -1,8 +1,12 @@
-"""Reciprocal Rank Fusion with per-list weights and the tie-break rules of SPEC §6.
+"""Fusing ranked lists: weighted RRF (SPEC §6) and score fusion (the measured default).
 
-score = Σ weight_i / (k + rank_i), k = 60, ranks from 1. Ties: an item in more lists beats one in
-fewer; then the lower summed rank; then the lower best single-list rank; then the id, so results are
-deterministic.
+RRF: score = Σ weight_i / (k + rank_i), k = 60, ranks from 1.
+Score fusion: score = Σ weight_i · minmax_i(score), each list's scores scaled to 0–1 within the
+list. It uses how far apart the hits are, not only their order, which measured better on every
+benchmark (docs/benchmarks.md, "Fusion"): a confident BM25 hit is not diluted by a vector list's
+flat top 30.
+Ties, for both: an item in more lists beats one in fewer; then the lower summed rank; then the
+lower best single-list rank; then the id, so results are deterministic.
 """
 
 from __future__ import annotations
@@ -47,6 +51,41 @@ def fuse_rrf(
         for item, item_ranks in ranks.items()
     ]
 
+    return _ordered(fused, weights)
+
+
+def fuse_scores(
+    scored: Sequence[Sequence[tuple[int, float]]],
+    weights: Sequence[float] | None = None,
+) -> list[Fused]:
+    """Weighted sum of min-max normalised scores; each list is (id, score) best first.
+
+    Scores must grow with relevance (negate FTS5's bm25()). A list whose scores are all equal
+    gives each of its items 1.0.
+    """
+    if weights is None:
+        weights = [1.0] * len(scored)
+    if len(weights) != len(scored):
+        raise ValueError("one weight per ranking")
+    totals: dict[int, float] = {}
+    ranks: dict[int, list[int | None]] = {}
+    for index, (hits, weight) in enumerate(zip(scored, weights, strict=True)):
+        if not hits:
+            continue
+        values = [score for _, score in hits]
+        low, high = min(values), max(values)
+        for rank, (item, score) in enumerate(hits, start=1):
+            slot = ranks.setdefault(item, [None] * len(scored))
+            if slot[index] is not None:
+                continue
+            slot[index] = rank
+            norm = (score - low) / (high - low) if high > low else 1.0
+            totals[item] = totals.get(item, 0.0) + weight * norm
+    fused = [Fused(item, totals[item], tuple(item_ranks)) for item, item_ranks in ranks.items()]
+    return _ordered(fused, weights)
+
+
+def _ordered(fused: list[Fused], weights: Sequence[float]) -> list[Fused]:
     def order(entry: Fused) -> tuple[float, int, int, int, int]:
         present = [r for r, w in zip(entry.ranks, weights, strict=True) if r is not None and w > 0]
         return (-entry.score, -len(present), sum(present), min(present, default=0), entry.id)

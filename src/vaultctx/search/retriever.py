@@ -20,10 +20,12 @@ from vaultctx.index.db import IndexDatabase
 from vaultctx.scrub import scrub_secrets
 from vaultctx.search.bm25 import BM25_TOP_K, bm25_search
 from vaultctx.search.budget import fit_to_budget
-from vaultctx.search.fusion import fuse_rrf
+from vaultctx.search.fusion import fuse_rrf, fuse_scores
 from vaultctx.search.vector import VECTOR_TOP_K, vector_search
 
 Mode = Literal["hybrid", "bm25", "vector"]
+Fusion = Literal["score", "rrf"]
+FUSIONS: tuple[str, ...] = ("score", "rrf")
 QueryEmbedder = Callable[[str], npt.NDArray[np.float32]]
 MODES: tuple[str, ...] = ("hybrid", "bm25", "vector")
 
@@ -130,14 +132,23 @@ class Retriever:
         bm25_weight: float = 1.0,
         vec_weight: float | None = None,
         notes: bool = False,
+        fusion: Fusion = "score",
     ) -> SearchResponse:
         started = time.perf_counter()
+        if fusion not in FUSIONS:
+            raise ValueError(f"unknown fusion {fusion!r}; use one of {', '.join(FUSIONS)}")
         if mode not in MODES:
             raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
         if limit < 1:
             raise ValueError("limit must be at least 1")
         notices: list[str] = []
-        rankings: list[list[int]] = []
+        if mode == "bm25" and not self.has_fts:
+            notices.append("keyword index unavailable: falling back to vector search")
+            mode = "vector"
+        if mode == "vector" and not self.vector_sources() and self.has_fts:
+            notices.append("no vectors in this index: falling back to keyword search")
+            mode = "bm25"
+        scored: list[list[tuple[int, float]]] = []
         weights: list[float] = []
         bm25_index: int | None = None
         vec_indexes: list[int] = []
@@ -145,8 +156,9 @@ class Retriever:
 
         if mode in ("hybrid", "bm25"):
             if self.has_fts:
-                bm25_index = len(rankings)
-                rankings.append([cid for cid, _ in bm25_search(self.db, query, pool)])
+                bm25_index = len(scored)
+                # FTS5's bm25() is lower-is-better; fusion wants higher-is-better.
+                scored.append([(cid, -score) for cid, score in bm25_search(self.db, query, pool)])
                 weights.append(bm25_weight)
             else:
                 notices.append("keyword index unavailable: vector search only")
@@ -157,30 +169,25 @@ class Retriever:
                     "no vectors in this index (sqlite-vec or model unavailable): "
                     "keyword search only"
                 )
-            cjk = has_cjk(query)
+            elif mode == "hybrid" and has_cjk(query) and bm25_index is not None:
+                # The bundled models are English-only: their neighbours of a Korean (CJK) query
+                # are noise, so keywords alone rank it.
+                notices.append("vector models are English-only: CJK query ranked by keywords")
+                sources = []
+            k = max(VECTOR_TOP_K, limit * 3) if notes else VECTOR_TOP_K
             for source in sources:
-                weight = source.weight if vec_weight is None else vec_weight
-                if cjk and mode == "hybrid":
-                    # English-only vectors rank CJK queries by noise; BM25 carries them.
-                    weight = 0.0
-                vec_indexes.append(len(rankings))
-                k = max(VECTOR_TOP_K, limit * 3) if notes else VECTOR_TOP_K
-                hits = vector_search(self.db, source.table, source.embed_query(query), k)
-                rankings.append([cid for cid, _ in hits])
-                weights.append(weight)
-        if not rankings:
-            if mode == "bm25":
-                notices.append("falling back to vector search")
-                return self.search(
-                    query, limit=limit, max_tokens=max_tokens, mode="vector", notes=notes
-                )
-            if mode == "vector" and self.has_fts:
-                notices.append("falling back to keyword search")
-                return self.search(
-                    query, limit=limit, max_tokens=max_tokens, mode="bm25", notes=notes
-                )
-        fused = fuse_rrf(rankings, weights)
-        fused = [f for f in fused if f.score > 0]
+                vec_indexes.append(len(scored))
+                scored.append(vector_search(self.db, source.table, source.embed_query(query), k))
+                weights.append(source.weight if vec_weight is None else vec_weight)
+        if fusion == "rrf":
+            fused = fuse_rrf([[cid for cid, _ in hits] for hits in scored], weights)
+        else:
+            fused = fuse_scores(scored, weights)
+        fused = [
+            f
+            for f in fused
+            if any(r is not None and w > 0 for r, w in zip(f.ranks, weights, strict=True))
+        ]
         rows = self._load([f.id for f in fused])
         results: list[SearchResult] = []
         seen_files: set[str] = set()
