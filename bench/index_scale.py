@@ -33,6 +33,20 @@ def run_index(vault: Path, db: Path, *extra: str) -> tuple[float, dict[str, obje
     return time.perf_counter() - started, json.loads(done.stdout)
 
 
+def table_sizes(db: Path) -> list[tuple[str, int]]:
+    """Bytes per table/index (SQLite's dbstat), largest first: where the database size goes."""
+    import apsw
+
+    conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+    try:
+        rows = conn.execute("SELECT name, sum(pgsize) FROM dbstat GROUP BY name ORDER BY 2 DESC")
+        return [(str(name), int(size)) for name, size in rows]
+    except apsw.SQLError:
+        return []
+    finally:
+        conn.close()
+
+
 def main() -> None:
     source = powershell_corpus()
     with tempfile.TemporaryDirectory() as tmp:
@@ -57,6 +71,8 @@ def main() -> None:
             f"database size: {db_bytes / 1e6:.1f} MB = {db_bytes / corpus_bytes:.2f} x corpus "
             f"markdown ({corpus_bytes / 1e6:.1f} MB)"
         )
+        for name, size in table_sizes(db)[:8]:
+            print(f"database part {name}: {size / 1e6:.1f} MB")
         for phase, seconds in summary["phase_seconds"].items():  # type: ignore[attr-defined]
             print(f"full index phase {phase}: {seconds:.2f} s")
 

@@ -105,16 +105,19 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--dataset", nargs="+", default=["beir-scifact", "ko-autorag-retrieval"])
     parser.add_argument("--limit-queries", type=int, default=0)
+    parser.add_argument(
+        "--fast", action="store_true", help="pass 1 only: vectors are the static engine's"
+    )
     args = parser.parse_args()
     for name in args.dataset:
         corpus, queries, qrels = load_beir(name)
         if args.limit_queries:
             queries = dict(list(queries.items())[: args.limit_queries])
-        root = dataset_index_dir(name)
+        root = dataset_index_dir(name + ("-fast" if args.fast else ""))
         paths = build_vault(corpus, root / "vault")
         vault = Vault(root / "vault", db=root / "index.db")
         started = time.perf_counter()
-        report = vault.index()
+        report = vault.index(fast=args.fast)
         print(
             f"{name} index: {len(corpus)} docs, {report.chunks_written} chunks written, "
             f"{report.quality_embedded} pass-2 vectors in "

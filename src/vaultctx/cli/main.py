@@ -11,7 +11,7 @@ import sys
 
 import typer
 
-from vaultctx.cli import common, index_cmds, search_cmds, serve_cmds
+from vaultctx.cli import capture_cmds, common, hook_cmds, index_cmds, search_cmds, serve_cmds
 
 app = typer.Typer(
     name="vaultctx",
@@ -23,6 +23,8 @@ app = typer.Typer(
 index_cmds.register(app)
 search_cmds.register(app)
 serve_cmds.register(app)
+capture_cmds.register(app)
+hook_cmds.register(app)
 
 
 def run() -> None:

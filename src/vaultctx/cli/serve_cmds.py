@@ -39,8 +39,13 @@ def serve(
         list[str] | None,
         typer.Option(help="Extra Host header name clients use (repeatable), e.g. my-desktop."),
     ] = None,
+    watch: Annotated[
+        bool, typer.Option("--watch", help="With --http: re-index notes as they change.")
+    ] = False,
 ) -> None:
     """Run the MCP server over stdio (one client) or Streamable HTTP at /mcp (--http)."""
+    if watch and not http:
+        raise UserFacingError("--watch needs --http; beside a stdio server run `vaultctx watch`")
     handle = open_vault(vault, db)
     if not http:
         from vaultctx.mcp.server import run_stdio
@@ -59,7 +64,7 @@ def serve(
         + (" (bearer token required)" if token else ""),
         file=sys.stderr,
     )
-    run_http(handle, host=host, port=port, token=token, extra_hosts=allow_host or ())
+    run_http(handle, host=host, port=port, token=token, extra_hosts=allow_host or (), watch=watch)
 
 
 WriteOption = Annotated[

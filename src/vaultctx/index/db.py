@@ -109,6 +109,7 @@ class IndexDatabase:
         ).fetchone()
         return row is not None
 
+
     def integrity_problems(self, *, quick: bool = False) -> list[str]:
         """Empty when SQLite's own check passes."""
         pragma = "quick_check" if quick else "integrity_check"

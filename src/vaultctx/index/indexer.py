@@ -248,8 +248,12 @@ class Indexer:
     def _open_or_rebuild(self, report: IndexReport) -> IndexDatabase:
         try:
             db = open_index(self.config.db)
-            problems = db.integrity_problems(quick=True)
+            # quick_check reads the whole file (seconds at 50k notes), so it runs only when the
+            # previous run did not finish: the only time damage is plausible.
+            problems = db.integrity_problems(quick=True) if db.meta("run_started") else []
             if not problems:
+                with db.transaction():
+                    db.set_meta("run_started", str(time.time()))
                 return db
             db.close()
             reason = f"integrity check failed ({problems[0]})"
@@ -259,7 +263,10 @@ class Indexer:
         log.warning("%s: rebuilding the index from the vault", reason)
         remove_database_files(self.config.db)
         report.full, report.full_reason = True, reason
-        return open_index(self.config.db)
+        db = open_index(self.config.db)
+        with db.transaction():
+            db.set_meta("run_started", str(time.time()))
+        return db
 
     def _check_model(self, db: IndexDatabase, report: IndexReport) -> bool:
         """Vectors of two models never mix: a new engine or chunking means re-embedding all."""
@@ -348,6 +355,7 @@ class Indexer:
         finally:
             self.progress.finish()
         with db.transaction():
+            db.execute("DELETE FROM model_meta WHERE key = 'run_started'")
             db.set_meta(
                 "last_run",
                 json.dumps(
@@ -442,7 +450,8 @@ class Indexer:
                     heading_path=" > ".join(chunk.heading_path),
                     text=scrubbed.text,
                     context=context.text,
-                    text_hash=_sha(embedding_input(context.text, scrubbed.text)),
+                    # 128 bits is plenty to recognise unchanged text within one note.
+                    text_hash=_sha(embedding_input(context.text, scrubbed.text))[:32],
                 )
             )
         return rows
@@ -458,13 +467,14 @@ class Indexer:
 
 
 def _delete_file_rows(db: IndexDatabase, file_id: int, *, keep_file: bool) -> None:
-    for table in (VECTOR_TABLE, QUALITY_TABLE):
-        if db.has_table(table):
-            db.execute(
-                f"DELETE FROM {table} WHERE rowid IN (SELECT id FROM chunks WHERE file_id = ?)",
-                (file_id,),
-            )
-    db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
+    # Point deletes by rowid: a vec0 DELETE with "rowid IN (subquery)" scans the whole table.
+    chunk_ids = [(int(r[0]),) for r in db.execute("SELECT id FROM chunks WHERE file_id = ?",
+                                                  (file_id,))]
+    if chunk_ids:
+        for table in (VECTOR_TABLE, QUALITY_TABLE):
+            if db.has_table(table):
+                db.executemany(f"DELETE FROM {table} WHERE rowid = ?", chunk_ids)
+        db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
     db.execute("DELETE FROM file_tags WHERE file_id = ?", (file_id,))
     db.execute("DELETE FROM links WHERE file_id = ?", (file_id,))
     if not keep_file:

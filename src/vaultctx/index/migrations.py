@@ -46,7 +46,6 @@ def m001_create_tables(conn: Any) -> None:
             embedded_at REAL
         );
         CREATE INDEX chunks_file ON chunks(file_id, ordinal);
-        CREATE INDEX chunks_text_hash ON chunks(text_hash);
         CREATE TABLE file_tags (
             file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
             tag TEXT NOT NULL COLLATE NOCASE

@@ -32,6 +32,8 @@ from pydantic import AnyHttpUrl, BaseModel, Field
 from vaultctx import __version__
 from vaultctx.api import Vault
 from vaultctx.config import default_db_path
+from vaultctx.hooks import server_link
+from vaultctx.hooks.endpoint import add_hook_endpoint, run_while_serving
 from vaultctx.index.db import IndexDatabaseError, IndexMissingError
 from vaultctx.mcp import http_policy, outputs
 from vaultctx.scrub import scrub_secrets
@@ -120,6 +122,7 @@ def build_server(
     )
     _add_tools(server, service)
     _add_note_resource(server, service)
+    add_hook_endpoint(server, service.call, token)
     return server
 
 
@@ -384,11 +387,14 @@ def run_http(
     port: int = http_policy.DEFAULT_HTTP_PORT,
     token: str | None = None,
     extra_hosts: Sequence[str] = (),
+    watch: bool = False,
 ) -> None:
     """Serve Streamable HTTP at ``http://host:port/mcp`` for several clients.
 
     uvicorn is started here rather than by the SDK so that its access log goes through the root
-    logger (stderr) instead of uvicorn's own stdout handler, as in stdio mode.
+    logger (stderr) instead of uvicorn's own stdout handler, as in stdio mode. While it runs, a
+    state file beside the index lets hooks find it (``hooks.server_link``); ``watch`` also keeps
+    the index current, with its own ``Vault`` so indexing never waits on the tools' lock.
     """
     import uvicorn
 
@@ -397,4 +403,20 @@ def run_http(
     app = server.streamable_http_app(
         transport_security=transport_security(host, extra_hosts), host=host
     )
+    watcher = Vault(config=vault.config).watcher() if watch else None
+
+    def start() -> None:
+        if watcher is not None:
+            watcher.start_in_background()
+        try:
+            server_link.write_server_state(vault.db_path, host, port, token)
+        except OSError as exc:
+            log.warning("hooks will not find this server (cannot write its state file: %s)", exc)
+
+    def stop() -> None:
+        server_link.remove_server_state(vault.db_path)
+        if watcher is not None:
+            watcher.stop(wait_seconds=10)
+
+    run_while_serving(app, start, stop)
     uvicorn.run(app, host=host, port=port, log_config=None, log_level="info")

@@ -1,0 +1,251 @@
+"""``capture``: a new note in ``00-inbox/`` with proper front matter, indexed at once (SPEC §9).
+
+Captures land in the inbox as ``status: draft`` because they are unsorted (the seed's vault layout:
+"00-inbox/ — unsorted captures, pending triage"). A capture never overwrites anything: the file is
+created exclusively, and a taken name becomes ``Title 2.md``, ``Title 3.md``, … The file name is
+made safe for every OS and for Obsidian links, whatever the title holds.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import yaml
+
+if TYPE_CHECKING:
+    from vaultctx.api import Vault
+
+INBOX_FOLDER = "00-inbox"
+NOTE_TYPES = ("note", "signal", "project", "moc", "daily")
+MAX_STEM_BYTES = 120  # far below every file system's 255-byte name limit, with room for " 99.md"
+MAX_DERIVED_TITLE = 60
+MAX_NAME_ATTEMPTS = 1000
+
+# Forbidden on Windows (<>:"/\|?*), or breaking Obsidian links ([[a#b^c|d]]), or control characters.
+_UNSAFE = re.compile(r'[<>:"/\\|?*#^\[\]\x00-\x1f\x7f]')
+_WINDOWS_RESERVED = frozenset(
+    ["CON", "PRN", "AUX", "NUL"]
+    + [f"COM{i}" for i in range(1, 10)]
+    + [f"LPT{i}" for i in range(1, 10)]
+)
+
+
+class _PlainDumper(yaml.SafeDumper):
+    """No ``&id001`` anchors when two keys hold the same value (created and updated do)."""
+
+    def ignore_aliases(self, data: Any) -> bool:
+        return True
+
+
+class CaptureError(ValueError):
+    """The capture cannot be written; the message says why and what to change."""
+
+
+@dataclass(frozen=True)
+class CaptureResult:
+    """The new note (``path`` is vault-relative, with ``/``) and whether it is searchable yet."""
+
+    path: str
+    file: Path
+    title: str
+    indexed: bool
+    notices: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "file": str(self.file),
+            "title": self.title,
+            "indexed": self.indexed,
+            "notices": self.notices,
+        }
+
+
+def derive_title(text: str) -> str:
+    """The first line's words (without a heading's ``#``), cut at a word near 60 characters."""
+    for line in text.splitlines():
+        words = line.strip().lstrip("#").split()
+        if words:
+            title = " ".join(words)
+            if len(title) <= MAX_DERIVED_TITLE:
+                return title
+            cut = title[:MAX_DERIVED_TITLE].rsplit(" ", 1)[0]
+            return cut.rstrip(" ,.;:-")
+    return ""
+
+
+def safe_file_stem(title: str) -> str:
+    """A file name stem that is valid everywhere and keeps ``[[links]]`` to it working.
+
+    Unsafe characters become spaces; leading dots (hidden files) and trailing dots or spaces
+    (invalid on Windows) go; Windows device names (``CON``, ``com1``…) get an underscore.
+    """
+    stem = " ".join(_UNSAFE.sub(" ", title).split()).strip(" .")
+    while len(stem.encode("utf-8")) > MAX_STEM_BYTES:
+        stem = stem[:-1]
+    stem = stem.rstrip(" .")
+    if stem.split(".")[0].upper() in _WINDOWS_RESERVED:
+        stem += "_"
+    return stem
+
+
+def parse_tags(raw: str | Sequence[str] | None) -> list[str]:
+    """``"a, #b,c d"`` → ``["a", "b", "c-d"]``: Obsidian tags have no ``#`` prefix or spaces."""
+    if raw is None:
+        return []
+    items = raw.split(",") if isinstance(raw, str) else list(raw)
+    tags: list[str] = []
+    for item in items:
+        tag = "-".join(item.strip().lstrip("#").split())
+        if tag and tag not in tags:
+            tags.append(tag)
+    return tags
+
+
+def note_markdown(
+    text: str,
+    *,
+    title: str,
+    note_type: str = "note",
+    domain: str | None = None,
+    tags: Sequence[str] = (),
+    source: str | None = None,
+    today: dt.date | None = None,
+) -> str:
+    """The note's file content: YAML front matter (SPEC §1 keys), then the text as given."""
+    day = today or dt.date.today()
+    front_matter: dict[str, Any] = {"title": title, "type": note_type}
+    if domain:
+        front_matter["domain"] = domain
+    if tags:
+        front_matter["tags"] = list(tags)
+    front_matter["created"] = day
+    front_matter["updated"] = day
+    if source:
+        front_matter["source"] = source
+    front_matter["status"] = "draft"
+    header = yaml.dump(
+        front_matter, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=1000
+    )
+    return f"---\n{header}---\n{text.strip()}\n"
+
+
+def write_capture(
+    vault_root: Path,
+    text: str,
+    *,
+    title: str | None = None,
+    note_type: str = "note",
+    domain: str | None = None,
+    tags: Sequence[str] = (),
+    source: str | None = None,
+    today: dt.date | None = None,
+) -> tuple[str, Path, str]:
+    """Create the note; returns (vault-relative path, file, title). Never replaces a file."""
+    if not text.strip():
+        raise CaptureError("nothing to capture: the text is empty")
+    if note_type not in NOTE_TYPES:
+        raise CaptureError(f"unknown note type {note_type!r}; use one of: {', '.join(NOTE_TYPES)}")
+    chosen = " ".join((title or derive_title(text)).split())
+    stem = safe_file_stem(chosen) or f"Capture {dt.datetime.now():%Y-%m-%d %H%M%S}"
+    chosen = chosen or stem
+    folder = vault_root / INBOX_FOLDER
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CaptureError(f"cannot create {folder} ({exc.strerror})") from exc
+    content = note_markdown(
+        text,
+        title=chosen,
+        note_type=note_type,
+        domain=domain,
+        tags=tags,
+        source=source,
+        today=today,
+    )
+    for attempt in range(1, MAX_NAME_ATTEMPTS + 1):
+        name = f"{stem}.md" if attempt == 1 else f"{stem} {attempt}.md"
+        file = folder / name
+        try:
+            # "x": created here or not at all, so a note written meanwhile is never replaced.
+            with open(file, "x", encoding="utf-8", newline="\n") as handle:
+                handle.write(content)
+        except FileExistsError:
+            continue
+        except OSError as exc:
+            raise CaptureError(f"cannot write {file} ({exc.strerror})") from exc
+        return f"{INBOX_FOLDER}/{name}", file, chosen
+    raise CaptureError(f"{MAX_NAME_ATTEMPTS} notes named {stem!r} already exist in {folder}")
+
+
+def _is_ignored(vault: Vault, path: str) -> bool:
+    from vaultctx.vault.scanner import load_ignore_rules
+
+    rules, _ = load_ignore_rules(vault.path, vault.config.settings.ignore)
+    folder, name = path.rsplit("/", 1)
+    if rules.excludes_folder(folder):
+        return True
+    return rules.excludes_file(path, name, rules.folder_is_touched(folder))
+
+
+def capture(
+    vault: Vault,
+    text: str,
+    *,
+    title: str | None = None,
+    note_type: str = "note",
+    domain: str | None = None,
+    tags: Sequence[str] = (),
+    source: str | None = None,
+) -> CaptureResult:
+    """Write the note, then run the indexer's fast pass so the next search finds it.
+
+    When another indexer (``vaultctx watch``, ``serve --http --watch``) holds the index, the note
+    is left to it: it sees the new file within seconds.
+    """
+    from vaultctx.index.indexer import Indexer, IndexerBusyError
+
+    path, file, chosen = write_capture(
+        vault.path,
+        text,
+        title=title,
+        note_type=note_type,
+        domain=domain,
+        tags=tags,
+        source=source,
+    )
+    if _is_ignored(vault, path):
+        notice = f"{INBOX_FOLDER}/ is excluded by the ignore rules: saved, but not searchable"
+        return CaptureResult(path, file, chosen, False, [notice])
+    notices: list[str] = []
+    try:
+        # The static engine only: the fast pass never needs the transformer model loaded.
+        report = Indexer(vault.config, vault.embedder()).run(fast=True)
+    except IndexerBusyError:
+        notices.append(
+            "another vaultctx process is updating the index and will pick the note up "
+            "(if none is watching the vault, run `vaultctx index`)"
+        )
+        return CaptureResult(path, file, chosen, False, notices)
+    skipped = [s["reason"] for s in report.skipped if s["path"] == path]  # e.g. too big
+    if skipped:
+        notices.append(f"not indexed: {skipped[0]}")
+    return CaptureResult(path, file, chosen, not skipped, notices)
+
+
+__all__ = [
+    "INBOX_FOLDER",
+    "CaptureError",
+    "CaptureResult",
+    "capture",
+    "derive_title",
+    "note_markdown",
+    "parse_tags",
+    "safe_file_stem",
+    "write_capture",
+]

@@ -1,0 +1,81 @@
+"""``vaultctx hook context|compress`` (what Claude Code runs) and ``vaultctx hooks install``."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from vaultctx.cli.common import DbOption, UserFacingError, VaultOption, open_vault, stdout
+from vaultctx.config import default_db_path
+from vaultctx.hooks.claude import HookKind, HookOptions, enter_hook_process, run_hook
+from vaultctx.hooks.install import HookInstallError, hook_command, install_hooks, settings_path
+
+hook_app = typer.Typer(
+    name="hook",
+    help="Claude Code hooks: read the hook event JSON on stdin, answer on stdout.",
+    no_args_is_help=True,
+)
+hooks_app = typer.Typer(
+    name="hooks", help="Install vaultctx's hooks into Claude Code's settings.", no_args_is_help=True
+)
+
+
+def _run(kind: HookKind, vault: str | None, db: str | None) -> None:
+    if not enter_hook_process():
+        return
+    raise typer.Exit(run_hook(kind, HookOptions(vault, db), sys.stdin, sys.stdout, sys.stderr))
+
+
+@hook_app.command("context")
+def context(vault: VaultOption = None, db: DbOption = None) -> None:
+    """UserPromptSubmit / PreToolUse (Edit, Write, Bash): add relevant notes as context."""
+    _run("context", vault, db)
+
+
+@hook_app.command("compress")
+def compress(vault: VaultOption = None, db: DbOption = None) -> None:
+    """PostToolUse (Bash): replace long test output with counts and failures."""
+    _run("compress", vault, db)
+
+
+@hooks_app.command("install")
+def install(
+    vault: VaultOption = None,
+    db: DbOption = None,
+    project: Annotated[
+        Path | None,
+        typer.Option(help="Project folder whose .claude/settings.json to update (default: here)."),
+    ] = None,
+    user: Annotated[
+        bool, typer.Option("--user", help="Update ~/.claude/settings.json (every project).")
+    ] = False,
+) -> None:
+    """Add the context and compression hooks to Claude Code (merged; a .bak copy is kept)."""
+    if project is not None and user:
+        raise UserFacingError("give --project DIR or --user, not both")
+    if project is not None and not project.is_dir():
+        raise UserFacingError(f"project folder not found: {project}")
+    handle = open_vault(vault, db)
+    custom_db = handle.db_path if handle.db_path != default_db_path(handle.path) else None
+    commands = {
+        kind: hook_command(kind, handle.path, custom_db) for kind in ("context", "compress")
+    }
+    path = settings_path(project, user)
+    try:
+        report = install_hooks(path, commands)
+    except HookInstallError as exc:
+        raise UserFacingError(str(exc)) from exc
+    events = ", ".join(report.events)
+    if not report.changed:
+        stdout.print(f"{path} already has the vaultctx hooks ({events})", highlight=False)
+        return
+    backup = f" (previous version: {report.backup})" if report.backup else ""
+    stdout.print(f"installed the vaultctx hooks ({events}) in {path}{backup}", highlight=False)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(hook_app)
+    app.add_typer(hooks_app)

@@ -1,0 +1,230 @@
+"""Named context blocks (SPEC §9): saved queries whose result is cached and reused.
+
+A block is declared in ``vaultctx.toml`` (user config dir, then the vault; the vault's wins)::
+
+    [blocks.auth-patterns]
+    query = "authentication patterns implementation"
+    max_tokens = 1500
+    ttl_hours = 24
+
+``vaultctx context --block auth-patterns`` answers from the cache while it is valid and rebuilds
+it when it is not. A cached block is invalid when its TTL has passed, when its declaration
+changed, or when a note that contributed to it was edited, moved or deleted (each contributing
+file's ``mtime_ns`` and size are stored and compared on every read). A note that *would* now
+contribute but did not before is only picked up at the next rebuild: the TTL bounds that delay.
+
+The cache is a JSON file beside the index (``<db>.blocks.json``): only the indexer writes the
+database, and a block is derived data that can always be rebuilt.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+import platformdirs
+
+from vaultctx.config import APP_NAME, CONFIG_FILE_NAME, Config, ConfigError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on 3.10 only
+    import tomli as tomllib
+
+if TYPE_CHECKING:
+    from vaultctx.api import Vault
+
+DEFAULT_MAX_TOKENS = 1500
+DEFAULT_TTL_HOURS = 24.0
+CACHE_SUFFIX = ".blocks.json"
+_KEYS = ("query", "max_tokens", "ttl_hours")
+
+
+class UnknownBlockError(ConfigError):
+    """The block name is not declared; the message lists the ones that are."""
+
+
+@dataclass(frozen=True)
+class BlockSpec:
+    name: str
+    query: str
+    max_tokens: int = DEFAULT_MAX_TOKENS
+    ttl_hours: float = DEFAULT_TTL_HOURS
+
+
+@dataclass(frozen=True)
+class BlockResult:
+    """A block's text and sources, and whether they came from the cache."""
+
+    name: str
+    query: str
+    markdown: str
+    sources: list[str]
+    built_at: float
+    expires_at: float
+    cached: bool
+
+    def as_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def config_files(config: Config, user_config_dir: Path | None = None) -> list[Path]:
+    """The files blocks are read from, in precedence order (later wins), as for settings."""
+    folder = user_config_dir or Path(platformdirs.user_config_dir(APP_NAME))
+    return [folder / CONFIG_FILE_NAME, config.vault / CONFIG_FILE_NAME]
+
+
+def load_block_specs(files: Sequence[Path]) -> dict[str, BlockSpec]:
+    """Every ``[blocks.NAME]`` table of ``files``; a malformed one is an error naming the fix."""
+    specs: dict[str, BlockSpec] = {}
+    for path in files:
+        if not path.is_file():
+            continue
+        blocks = _read_toml(path).get("blocks", {})
+        if not isinstance(blocks, Mapping):
+            raise ConfigError(f"{path}: 'blocks' must be a table of [blocks.NAME] tables")
+        for name, table in blocks.items():
+            specs[name] = _spec(path, name, table)
+    return specs
+
+
+def _read_toml(path: Path) -> dict[str, Any]:
+    try:
+        with path.open("rb") as handle:
+            return tomllib.load(handle)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: invalid TOML ({exc}); fix the file") from exc
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
+
+
+def _spec(path: Path, name: str, table: Any) -> BlockSpec:
+    where = f"{path}: [blocks.{name}]"
+    if not isinstance(table, Mapping):
+        raise ConfigError(f"{where} must be a table with query, max_tokens and ttl_hours")
+    unknown = sorted(set(table) - set(_KEYS))
+    if unknown:
+        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; known keys: {', '.join(_KEYS)}")
+    query = table.get("query")
+    if not isinstance(query, str) or not query.strip():
+        raise ConfigError(f'{where} needs a query, e.g. query = "deployment checklist"')
+    max_tokens = table.get("max_tokens", DEFAULT_MAX_TOKENS)
+    if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 50:
+        raise ConfigError(f"{where}: max_tokens must be a whole number of at least 50")
+    ttl = table.get("ttl_hours", DEFAULT_TTL_HOURS)
+    if not isinstance(ttl, (int, float)) or isinstance(ttl, bool) or ttl <= 0:
+        raise ConfigError(f"{where}: ttl_hours must be a number above 0")
+    return BlockSpec(name, query.strip(), max_tokens, float(ttl))
+
+
+def cache_path(db: Path) -> Path:
+    return Path(f"{db}{CACHE_SUFFIX}")
+
+
+def get_block(
+    vault: Vault,
+    name: str,
+    *,
+    refresh: bool = False,
+    files: Sequence[Path] | None = None,
+    now: float | None = None,
+) -> BlockResult:
+    """The block ``name``: from the cache when still valid, else rebuilt and cached."""
+    specs = load_block_specs(files if files is not None else config_files(vault.config))
+    spec = specs.get(name)
+    if spec is None:
+        defined = ", ".join(sorted(specs)) or "none"
+        raise UnknownBlockError(
+            f"no context block named {name!r} (defined: {defined}); declare it in "
+            f"{vault.path / CONFIG_FILE_NAME} as [blocks.{name}] with a query"
+        )
+    moment = time.time() if now is None else now
+    cache = _read_cache(cache_path(vault.db_path))
+    entry = cache.get(name)
+    if not refresh and isinstance(entry, dict) and _still_valid(entry, spec, vault.path, moment):
+        return _result(name, entry, cached=True)
+    block = vault.context(spec.query, max_tokens=spec.max_tokens)
+    entry = {
+        "query": spec.query,
+        "max_tokens": spec.max_tokens,
+        "ttl_hours": spec.ttl_hours,
+        "markdown": block.markdown,
+        "sources": block.sources,
+        "built_at": moment,
+        "files": {
+            path: _fingerprint(vault.path, path)
+            for path in dict.fromkeys(r.file_path for r in block.results)
+        },
+    }
+    cache[name] = entry
+    _write_cache(cache_path(vault.db_path), cache)
+    return _result(name, entry, cached=False)
+
+
+def _result(name: str, entry: dict[str, Any], *, cached: bool) -> BlockResult:
+    built = float(entry["built_at"])
+    return BlockResult(
+        name=name,
+        query=str(entry["query"]),
+        markdown=str(entry["markdown"]),
+        sources=[str(s) for s in entry["sources"]],
+        built_at=built,
+        expires_at=built + float(entry["ttl_hours"]) * 3600,
+        cached=cached,
+    )
+
+
+def _still_valid(entry: dict[str, Any], spec: BlockSpec, vault: Path, now: float) -> bool:
+    try:
+        if (entry["query"], entry["max_tokens"], entry["ttl_hours"]) != (
+            spec.query,
+            spec.max_tokens,
+            spec.ttl_hours,
+        ):
+            return False
+        if now >= float(entry["built_at"]) + spec.ttl_hours * 3600:
+            return False
+        return all(
+            _fingerprint(vault, path) == stored for path, stored in dict(entry["files"]).items()
+        )
+    except (KeyError, TypeError, ValueError):
+        return False  # a cache written by another version: rebuild
+
+
+def _fingerprint(vault: Path, path: str) -> list[int] | None:
+    """(mtime_ns, size) of a contributing note, the indexer's own change test; None if gone."""
+    try:
+        stat = (vault / path).stat()
+    except OSError:
+        return None
+    return [stat.st_mtime_ns, stat.st_size]
+
+
+def _read_cache(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}  # missing or damaged: every block is simply rebuilt
+    return data if isinstance(data, dict) else {}
+
+
+def _write_cache(path: Path, cache: dict[str, Any]) -> None:
+    """Atomic replace, so a concurrent reader sees the old cache or the new one, never half."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(cache, handle, ensure_ascii=False)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise

@@ -1,0 +1,139 @@
+"""How a hook finds and asks a running ``vaultctx serve --http`` for one vault.
+
+The server writes a small state file beside the vault's database (``<db>.server.json``, mode 0600,
+like Jupyter's runtime files) naming its URL, process and bearer token, and removes it on exit. A
+hook knows the database path from the same configuration, so finding the server costs one file
+read; a configured ``VAULTCTX_SERVER_URL`` (with ``VAULTCTX_TOKEN``) overrides the file. Asking
+the warm server saves the hook from importing numpy and loading the index on every prompt.
+
+Only the standard library is used here: this module is on the hook's hot path.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import tempfile
+from pathlib import Path
+from typing import Any, NamedTuple
+from urllib.parse import urlsplit
+
+STATE_SUFFIX = ".server.json"
+HOOK_CONTEXT_PATH = "/vaultctx/hook/context"
+SERVER_URL_ENV = "VAULTCTX_SERVER_URL"
+TOKEN_ENV = "VAULTCTX_TOKEN"
+_WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+
+
+class ServerUnavailableError(Exception):
+    """No server answers at the recorded address: the caller searches in-process instead."""
+
+
+class ServerRefusedError(Exception):
+    """A server answered but refused or failed the request."""
+
+
+class ServerInfo(NamedTuple):
+    url: str
+    token: str | None
+    pid: int | None = None
+
+
+def state_path(db: Path) -> Path:
+    return Path(f"{db}{STATE_SUFFIX}")
+
+
+def local_url(host: str, port: int) -> str:
+    """The address a process on this machine uses: a wildcard bind is reached on loopback."""
+    if host in _WILDCARD_HOSTS:
+        host = "::1" if host == "::" else "127.0.0.1"
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}:{port}"
+
+
+def write_server_state(db: Path, host: str, port: int, token: str | None) -> Path:
+    """Record this server for hooks; readable by the user only, as it may hold the token."""
+    path = state_path(db)
+    state = {"url": local_url(host, port), "pid": os.getpid(), "token": token}
+    fd, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
+    try:
+        os.chmod(temporary, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(state, handle)
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    return path
+
+
+def remove_server_state(db: Path) -> None:
+    """Remove the record, unless another server has since replaced it with its own."""
+    path = state_path(db)
+    info = _read_state_file(path)
+    if info is not None and info.pid == os.getpid():
+        with contextlib.suppress(OSError):
+            path.unlink()
+
+
+def find_server(db: Path, environ: dict[str, str] | None = None) -> ServerInfo | None:
+    env = os.environ if environ is None else environ
+    configured = env.get(SERVER_URL_ENV, "").strip()
+    if configured:
+        base = configured.rstrip("/").removesuffix("/mcp")  # the MCP URL works too
+        return ServerInfo(base, env.get(TOKEN_ENV) or None)
+    return _read_state_file(state_path(db))
+
+
+def _read_state_file(path: Path) -> ServerInfo | None:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(data, dict) or not isinstance(data.get("url"), str):
+        return None
+    token = data.get("token")
+    pid = data.get("pid")
+    return ServerInfo(
+        data["url"],
+        token if isinstance(token, str) and token else None,
+        pid if isinstance(pid, int) else None,
+    )
+
+
+def post_json(server: ServerInfo, path: str, body: dict[str, Any], timeout: float) -> Any:
+    """POST ``body`` as JSON and return the decoded answer.
+
+    Raises ``ServerUnavailableError`` when nothing listens (a stale state file, a stopped server)
+    and ``ServerRefusedError`` for any answer other than 200.
+    """
+    import http.client
+
+    parts = urlsplit(server.url)
+    if parts.scheme != "http" or not parts.hostname:
+        raise ServerRefusedError(
+            f"unsupported server URL {server.url!r} (expected http://host:port)"
+        )
+    connection = http.client.HTTPConnection(parts.hostname, parts.port or 80, timeout=timeout)
+    headers = {"Content-Type": "application/json", "Accept": "application/json"}
+    if server.token:
+        headers["Authorization"] = f"Bearer {server.token}"
+    try:
+        try:
+            connection.request("POST", parts.path.rstrip("/") + path, json.dumps(body), headers)
+        except (ConnectionRefusedError, socket.gaierror) as exc:
+            raise ServerUnavailableError(f"no server at {server.url} ({exc})") from exc
+        response = connection.getresponse()
+        payload = response.read()
+    except OSError as exc:  # timeouts and resets after connecting: the server is there but stuck
+        raise ServerRefusedError(f"{server.url} did not answer ({exc})") from exc
+    finally:
+        connection.close()
+    if response.status != 200:
+        raise ServerRefusedError(
+            f"{server.url} answered {response.status}: {payload[:200].decode(errors='replace')}"
+        )
+    return json.loads(payload)
