@@ -62,7 +62,8 @@ def default_db_path(vault: Path) -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME)) / f"{slug}-{digest}.db"
 
 
-def _read_toml(path: Path) -> dict[str, Any]:
+def read_toml(path: Path) -> dict[str, Any]:
+    """A TOML file as a dict, or a ConfigError naming the file and the problem."""
     try:
         with path.open("rb") as handle:
             return tomllib.load(handle)
@@ -121,7 +122,7 @@ def load_config(
     config_dir = user_config_dir or Path(platformdirs.user_config_dir(APP_NAME))
     for candidate in (config_dir / CONFIG_FILE_NAME, vault_path / CONFIG_FILE_NAME):
         if candidate.is_file():
-            settings = _settings_from(_read_toml(candidate), candidate, settings)
+            settings = _settings_from(read_toml(candidate), candidate, settings)
 
     db_value = db if db is not None else environ.get("DB_PATH")
     db_path = Path(db_value).expanduser().resolve() if db_value else default_db_path(vault_path)

@@ -22,7 +22,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import sys
 import tempfile
 import time
 from collections.abc import Mapping, Sequence
@@ -32,12 +31,7 @@ from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
-from vaultctx.config import APP_NAME, CONFIG_FILE_NAME, Config, ConfigError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
+from vaultctx.config import APP_NAME, CONFIG_FILE_NAME, Config, ConfigError, read_toml
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -88,22 +82,12 @@ def load_block_specs(files: Sequence[Path]) -> dict[str, BlockSpec]:
     for path in files:
         if not path.is_file():
             continue
-        blocks = _read_toml(path).get("blocks", {})
+        blocks = read_toml(path).get("blocks", {})
         if not isinstance(blocks, Mapping):
             raise ConfigError(f"{path}: 'blocks' must be a table of [blocks.NAME] tables")
         for name, table in blocks.items():
             specs[name] = _spec(path, name, table)
     return specs
-
-
-def _read_toml(path: Path) -> dict[str, Any]:
-    try:
-        with path.open("rb") as handle:
-            return tomllib.load(handle)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML ({exc}); fix the file") from exc
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
 
 
 def _spec(path: Path, name: str, table: Any) -> BlockSpec:
