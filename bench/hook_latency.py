@@ -29,6 +29,7 @@ import time
 import uuid
 from pathlib import Path
 
+from stats import percentile
 from vaultctx.api import Vault
 from vaultctx.hooks.server_link import state_path
 
@@ -47,11 +48,6 @@ PROMPTS = [
     "import notes from Notion",
 ]
 WARMUP = 3
-
-
-def percentile(samples: list[float], share: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
 def environment() -> dict[str, str]:

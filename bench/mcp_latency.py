@@ -25,6 +25,7 @@ import anyio
 from mcp.client.stdio import StdioServerParameters
 
 from mcp import Client
+from stats import percentile
 from vaultctx.api import Vault
 
 REPO = Path(__file__).resolve().parents[1]
@@ -51,11 +52,6 @@ QUERIES = [
     "import from Notion",
     "license commercial use",
 ]
-
-
-def percentile(samples: list[float], share: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
 async def measure(vault: Path, db: Path, rounds: int) -> dict[str, float]:

@@ -17,23 +17,32 @@ import time
 from pathlib import Path
 
 from corpora import CACHE, powershell_corpus
+from stats import percentile
 from vaultctx.api import Vault
 
 VAULTCTX = str(Path(sys.executable).with_name("vaultctx"))
 QUERY_WORDS = [
-    "Get-ADUser filter by department", "configure DNS server forwarders", "SQLITE_LOCKED",
-    "remove a printer driver", "Hyper-V virtual switch", "-ErrorAction SilentlyContinue",
-    "set network adapter VLAN", "BitLocker recovery key backup", "schedule a task at logon",
-    "New-NetFirewallRule allow port", "storage spaces tiering", "list installed Windows features",
-    "export certificate with private key", "RDS session host collection", "DHCP scope options",
-    "Get-WinEvent filter hashtable", "iSCSI target portal", "SMB share permissions",
-    "how do I restart a service remotely", "Windows Update for Business deferral",
+    "Get-ADUser filter by department",
+    "configure DNS server forwarders",
+    "SQLITE_LOCKED",
+    "remove a printer driver",
+    "Hyper-V virtual switch",
+    "-ErrorAction SilentlyContinue",
+    "set network adapter VLAN",
+    "BitLocker recovery key backup",
+    "schedule a task at logon",
+    "New-NetFirewallRule allow port",
+    "storage spaces tiering",
+    "list installed Windows features",
+    "export certificate with private key",
+    "RDS session host collection",
+    "DHCP scope options",
+    "Get-WinEvent filter hashtable",
+    "iSCSI target portal",
+    "SMB share permissions",
+    "how do I restart a service remotely",
+    "Windows Update for Business deferral",
 ]
-
-
-def percentile(values: list[float], share: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
 def main() -> None:
@@ -58,17 +67,24 @@ def main() -> None:
             started = time.perf_counter()
             vault.search(query, mode=mode, limit=10)
             times.append((time.perf_counter() - started) * 1000)
-        print(f"warm {mode} p50: {statistics.median(times):.1f} ms, "
-              f"p95: {percentile(times, 0.95):.1f} ms")
+        print(
+            f"warm {mode} p50: {statistics.median(times):.1f} ms, "
+            f"p95: {percentile(times, 0.95):.1f} ms"
+        )
     vault.close()
     walls = []
     for query in QUERY_WORDS[:5]:
         started = time.perf_counter()
-        subprocess.run([VAULTCTX, "search", query, "--vault", str(corpus), "--db", str(args.db),
-                        "--json"], check=True, capture_output=True)
+        subprocess.run(
+            [VAULTCTX, "search", query, "--vault", str(corpus), "--db", str(args.db), "--json"],
+            check=True,
+            capture_output=True,
+        )
         walls.append(time.perf_counter() - started)
-    print(f"cold `vaultctx search` process: median {statistics.median(walls):.2f} s "
-          f"(min {min(walls):.2f} s)")
+    print(
+        f"cold `vaultctx search` process: median {statistics.median(walls):.2f} s "
+        f"(min {min(walls):.2f} s)"
+    )
 
 
 if __name__ == "__main__":

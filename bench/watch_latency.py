@@ -22,6 +22,7 @@ import threading
 import time
 from pathlib import Path
 
+from stats import percentile
 from vaultctx.api import Vault
 from vaultctx.index.db import IndexDatabase, open_index
 from vaultctx.index.watch import VaultWatcher, WatchEvent
@@ -30,11 +31,6 @@ from vaultctx.search.retriever import Retriever
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_VAULT = (REPO / ".." / "shared" / "data" / "obsidian-help" / "en").resolve()
 POLL_SECONDS = 0.01
-
-
-def percentile(samples: list[float], share: float) -> float:
-    ordered = sorted(samples)
-    return ordered[min(len(ordered) - 1, round(share * (len(ordered) - 1)))]
 
 
 def found(db: IndexDatabase, word: str) -> bool:
