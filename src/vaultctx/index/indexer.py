@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -674,25 +674,9 @@ class _BatchWriter:
         return int(file_id)
 
 
-def index_vault(
-    config: Config,
-    embedder: Embedder | None,
-    *,
-    full: bool = False,
-    progress: ProgressSink | None = None,
-    on_indexer: Callable[[Indexer], None] | None = None,
-) -> IndexReport:
-    """Convenience wrapper: build an ``Indexer`` and run it once."""
-    indexer = Indexer(config, embedder, progress=progress)
-    if on_indexer is not None:
-        on_indexer(indexer)
-    return indexer.run(full=full)
-
-
 __all__ = [
     "IndexReport",
     "Indexer",
     "IndexerBusyError",
     "ProgressSink",
-    "index_vault",
 ]

@@ -31,10 +31,6 @@ class QualityPassReport:
     interrupted: bool = False
     reset_reason: str | None = None
 
-    @property
-    def chunks_per_second(self) -> float:
-        return self.chunks_embedded / self.seconds if self.seconds else 0.0
-
 
 def quality_coverage(db: IndexDatabase) -> tuple[int, int]:
     """(chunks with a quality vector, all chunks)."""

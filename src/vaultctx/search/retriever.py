@@ -145,7 +145,8 @@ class Retriever:
         if mode == "bm25" and not self.has_fts:
             notices.append("keyword index unavailable: falling back to vector search")
             mode = "vector"
-        if mode == "vector" and not self.vector_sources() and self.has_fts:
+        sources = self.vector_sources() if mode in ("hybrid", "vector") else []
+        if mode == "vector" and not sources and self.has_fts:
             notices.append("no vectors in this index: falling back to keyword search")
             mode = "bm25"
         scored: list[list[tuple[int, float]]] = []
@@ -163,7 +164,6 @@ class Retriever:
             else:
                 notices.append("keyword index unavailable: vector search only")
         if mode in ("hybrid", "vector"):
-            sources = self.vector_sources()
             if not sources:
                 notices.append(
                     "no vectors in this index (sqlite-vec or model unavailable): "
