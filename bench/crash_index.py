@@ -33,7 +33,8 @@ def chunk_rows(db: Path) -> set[tuple[object, ...]]:
     try:
         return set(
             conn.execute(
-                "SELECT file_path, ordinal, section, chunk_text, heading_context FROM chunks"
+                "SELECT f.path, c.ordinal, c.section, c.body, c.heading_context "
+                "FROM chunks c JOIN files f ON f.id = c.file_id"
             )
         )
     finally:

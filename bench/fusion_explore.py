@@ -36,7 +36,10 @@ def collect(
     retriever = vault.retriever()
     db = retriever.db
     chunk_doc = {
-        int(cid): paths[str(path)] for cid, path in db.execute("SELECT id, file_path FROM chunks")
+        int(cid): paths[str(path)]
+        for cid, path in db.execute(
+            "SELECT c.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id"
+        )
     }
     static, quality = retriever.static, retriever.quality
     lists: dict[str, dict[str, Ranking]] = {"bm25": {}, "static": {}, "quality": {}}

@@ -100,7 +100,11 @@ def _big_vault(tmp_path: Path, copies: int = 3) -> Path:
 def _chunk_rows(db: Path) -> set[tuple[object, ...]]:
     conn = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
     try:
-        return set(conn.execute("SELECT file_path, ordinal, chunk_text FROM chunks"))
+        return set(
+            conn.execute(
+                "SELECT f.path, c.ordinal, c.body FROM chunks c JOIN files f ON f.id = c.file_id"
+            )
+        )
     finally:
         conn.close()
 

@@ -11,8 +11,10 @@ from filelock import FileLock
 from vaultctx.api import Vault
 from vaultctx.config import Config, Settings
 from vaultctx.embed.static import StaticEmbedder
-from vaultctx.index.db import open_index
+from vaultctx.index import indexer as indexer_module
+from vaultctx.index.db import IndexOutdatedError, open_index
 from vaultctx.index.indexer import Indexer, IndexerBusyError
+from vaultctx.index.text_codec import unpack_text
 
 
 @pytest.fixture(scope="module")
@@ -37,11 +39,15 @@ def _rows(db_path: Path, sql: str) -> list[tuple[object, ...]]:
 
 
 def _chunks(db_path: Path) -> list[tuple[object, ...]]:
-    return _rows(
-        db_path,
-        "SELECT file_path, ordinal, section, chunk_text, heading_context "
-        "FROM chunks ORDER BY file_path, ordinal",
-    )
+    """(path, ordinal, section, text, heading context) with the stored text decompressed."""
+    return [
+        (path, ordinal, section, unpack_text(body), context)
+        for path, ordinal, section, body, context in _rows(
+            db_path,
+            "SELECT f.path, c.ordinal, c.section, c.body, c.heading_context "
+            "FROM chunks c JOIN files f ON f.id = c.file_id ORDER BY f.path, c.ordinal",
+        )
+    ]
 
 
 def _fts_paths(db_path: Path, word: str) -> set[str]:
@@ -49,7 +55,8 @@ def _fts_paths(db_path: Path, word: str) -> set[str]:
         str(r[0])
         for r in _rows(
             db_path,
-            f"SELECT c.file_path FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+            f"SELECT f.path FROM chunks_fts JOIN chunks c ON c.id = chunks_fts.rowid "
+            f"JOIN files f ON f.id = c.file_id "
             f"WHERE chunks_fts MATCH '\"{word}\"'",
         )
     }
@@ -108,7 +115,10 @@ def test_secrets_never_stored(vault: Path, tmp_path: Path, embedder: StaticEmbed
         Path(f"{config.db}-wal").read_bytes() if Path(f"{config.db}-wal").exists() else b""
     )
     assert b"AKIAZ7VRSQ5TJN2UEXAM" not in raw
-    assert any("[REDACTED:" in str(c[3]) for c in _chunks(config.db))
+    chunks = _chunks(config.db)
+    # The stored text is compressed, so the raw bytes alone prove nothing about it.
+    assert not any("AKIAZ7VRSQ5TJN2UEXAM" in str(c[3]) for c in chunks)
+    assert any("[REDACTED:" in str(c[3]) for c in chunks)
 
 
 def test_edit_reuses_vectors_of_unchanged_sections(
@@ -183,6 +193,35 @@ def test_unknown_schema_is_rebuilt(vault: Path, tmp_path: Path, embedder: Static
     report = _run(config, embedder)
     assert report.full and report.added == 3
     assert any("another vaultctx version" in w for w in report.warnings)
+
+
+def test_analysis_change_reanalyses_every_chunk(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    config = _config(vault, tmp_path)
+    _run(config, embedder)
+    assert _fts_paths(config.db, "zzmarker") == set()
+    monkeypatch.setattr(indexer_module, "analyzer_id", lambda: "test-analysis-v2")
+    monkeypatch.setattr(indexer_module, "fts_document", lambda text: f"{text} zzmarker")
+    report = _run(config, embedder)
+    assert any("text analysis changed" in w for w in report.warnings)
+    assert report.chunks_written == 0  # only the FTS rows were redone, nothing re-embedded
+    assert _fts_paths(config.db, "zzmarker") == {"alpha.md", "notes/beta.md", "gamma.md"}
+
+
+def test_index_from_older_version_is_refused_to_readers_and_upgraded(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    config = _config(vault, tmp_path)
+    _run(config, embedder)
+    conn = apsw.Connection(str(config.db))
+    conn.execute("DELETE FROM _migrations WHERE name = 'm004_compact_chunks'")
+    conn.close()
+    with pytest.raises(IndexOutdatedError, match="run `vaultctx index`"):
+        open_index(config.db, readonly=True)
+    report = _run(config, embedder)
+    assert report.added == 3
+    assert _fts_paths(config.db, "kubernetes") == {"gamma.md"}
 
 
 def test_corrupt_file_is_rebuilt(vault: Path, tmp_path: Path, embedder: StaticEmbedder) -> None:

@@ -98,10 +98,7 @@ def test_without_fts_vectors_only(indexed: Vault, tmp_path: Path) -> None:
     copy = tmp_path / "nofts.db"
     shutil.copy(indexed.db_path, copy)
     conn = apsw.Connection(str(copy))
-    conn.execute(
-        "DROP TRIGGER chunks_ai; DROP TRIGGER chunks_ad; DROP TRIGGER chunks_au;"
-        "DROP TABLE chunks_fts"
-    )
+    conn.execute("DROP TABLE chunks_fts")
     conn.close()
     vault = Vault(indexed.path, db=copy)
     response = vault.search("incident postmortem")

@@ -34,6 +34,10 @@ class IndexMissingError(IndexDatabaseError):
     """There is no index yet for this vault."""
 
 
+class IndexOutdatedError(IndexMissingError):
+    """The index predates this vaultctx's schema; readers cannot migrate it, the indexer can."""
+
+
 class IndexUnwritableError(IndexDatabaseError):
     """The database file or its folder cannot be written."""
 
@@ -108,7 +112,6 @@ class IndexDatabase:
             "SELECT 1 FROM sqlite_master WHERE name = ? AND type IN ('table', 'view')", (name,)
         ).fetchone()
         return row is not None
-
 
     def integrity_problems(self, *, quick: bool = False) -> list[str]:
         """Empty when SQLite's own check passes."""
@@ -215,6 +218,12 @@ def open_index(path: Path, *, readonly: bool = False) -> IndexDatabase:
             raise IndexMissingError(
                 f"{path} holds no vaultctx index; run `vaultctx index --vault <your vault>`"
             )
+        elif _pending_migrations(conn):
+            conn.close()
+            raise IndexOutdatedError(
+                f"the index at {path} was built by an older vaultctx; "
+                "run `vaultctx index` to upgrade it"
+            )
     except (apsw.CorruptError, apsw.NotADBError) as exc:
         raise IndexNeedsRebuildError(f"index file {path} is damaged ({exc})") from exc
     except (apsw.ReadOnlyError, apsw.CantOpenError, apsw.IOError) as exc:
@@ -225,6 +234,11 @@ def open_index(path: Path, *, readonly: bool = False) -> IndexDatabase:
             "choose a writable location with --db or DB_PATH"
         ) from exc
     return IndexDatabase(conn, path, readonly)
+
+
+def _pending_migrations(conn: apsw.Connection) -> bool:
+    applied = {str(r[0]) for r in conn.execute("SELECT name FROM _migrations")}
+    return any(m.__name__ not in applied for m in MIGRATIONS)
 
 
 def _has_schema(conn: apsw.Connection) -> bool:

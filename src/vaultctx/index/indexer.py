@@ -34,7 +34,9 @@ from vaultctx.index.db import (
     remove_database_files,
 )
 from vaultctx.index.quality_pass import QUALITY_TABLE, quality_coverage, run_quality_pass
+from vaultctx.index.text_codec import pack_text, unpack_text
 from vaultctx.scrub import scrub_secrets
+from vaultctx.text.lexical import analyzer_id, fts_document
 from vaultctx.vault.chunker import chunk_text, heading_context
 from vaultctx.vault.errors import UnreadableFileError
 from vaultctx.vault.note import Note, front_matter_json, parse_note
@@ -146,7 +148,7 @@ class _ChunkRow:
     heading_path: str
     text: str
     context: str
-    text_hash: str
+    text_hash: bytes
     vector: bytes | None = None
     quality_vector: bytes | None = None
 
@@ -168,8 +170,12 @@ class _Stored:
     content_hash: str
 
 
+def _digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
 def _sha(text: str) -> str:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    return _digest(text).hex()
 
 
 class Indexer:
@@ -304,6 +310,7 @@ class Indexer:
 
     def _run(self, db: IndexDatabase, report: IndexReport) -> None:
         has_vectors = self._check_model(db, report)
+        _rebuild_fts_if_analysis_changed(db, report)
         settings = self.config.settings
         with report.timed("scan"):
             scan = scan_vault(
@@ -451,7 +458,7 @@ class Indexer:
                     text=scrubbed.text,
                     context=context.text,
                     # 128 bits is plenty to recognise unchanged text within one note.
-                    text_hash=_sha(embedding_input(context.text, scrubbed.text))[:32],
+                    text_hash=_digest(embedding_input(context.text, scrubbed.text))[:16],
                 )
             )
         return rows
@@ -468,10 +475,11 @@ class Indexer:
 
 def _delete_file_rows(db: IndexDatabase, file_id: int, *, keep_file: bool) -> None:
     # Point deletes by rowid: a vec0 DELETE with "rowid IN (subquery)" scans the whole table.
-    chunk_ids = [(int(r[0]),) for r in db.execute("SELECT id FROM chunks WHERE file_id = ?",
-                                                  (file_id,))]
+    chunk_ids = [
+        (int(r[0]),) for r in db.execute("SELECT id FROM chunks WHERE file_id = ?", (file_id,))
+    ]
     if chunk_ids:
-        for table in (VECTOR_TABLE, QUALITY_TABLE):
+        for table in (VECTOR_TABLE, QUALITY_TABLE, "chunks_fts"):
             if db.has_table(table):
                 db.executemany(f"DELETE FROM {table} WHERE rowid = ?", chunk_ids)
         db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
@@ -479,6 +487,48 @@ def _delete_file_rows(db: IndexDatabase, file_id: int, *, keep_file: bool) -> No
     db.execute("DELETE FROM links WHERE file_id = ?", (file_id,))
     if not keep_file:
         db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+
+def write_fts_rows(db: IndexDatabase, rows: list[tuple[int, str, str, str]]) -> None:
+    """Index (chunk id, text, section, heading context) in the contentless FTS table."""
+    db.executemany(
+        "INSERT INTO chunks_fts(rowid, chunk_text, section, heading_context) VALUES (?, ?, ?, ?)",
+        [
+            (cid, fts_document(text), fts_document(section), fts_document(context))
+            for cid, text, section, context in rows
+        ],
+    )
+
+
+def _rebuild_fts_if_analysis_changed(db: IndexDatabase, report: IndexReport) -> None:
+    """The FTS rows hold analysed text: a different analyzer (say, Kiwi newly installed for
+    Korean) must re-analyse every chunk, or old and new tokens would never match."""
+    current = analyzer_id()
+    stored = db.meta("fts_analyzer")
+    if stored == current:
+        return
+    has_chunks = db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+    if stored is not None and has_chunks:
+        message = f"text analysis changed ({stored} → {current}): re-analysing all chunks for BM25"
+        report.warnings.append(message)
+        log.warning(message)
+    with report.timed("fts_rebuild"), db.transaction():
+        db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')")
+        last_id = 0
+        while True:
+            batch = [
+                (int(cid), unpack_text(body), str(section), str(context))
+                for cid, body, section, context in db.execute(
+                    "SELECT id, body, section, heading_context FROM chunks "
+                    "WHERE id > ? ORDER BY id LIMIT 1000",
+                    (last_id,),
+                )
+            ]
+            if not batch:
+                break
+            write_fts_rows(db, batch)
+            last_id = batch[-1][0]
+        db.set_meta("fts_analyzer", current)
 
 
 def _batched(items: list[str], size: int) -> Iterable[list[str]]:
@@ -535,9 +585,6 @@ class _BatchWriter:
                     "UPDATE files SET path = ?, mtime_ns = ?, size = ? WHERE id = ?",
                     (path, mtime_ns, size, file_id),
                 )
-                self.db.execute(
-                    "UPDATE chunks SET file_path = ? WHERE file_id = ?", (path, file_id)
-                )
             for work in self.pending:
                 self._write(work)
                 report.chunks_written += len(work.chunks)
@@ -566,7 +613,7 @@ class _BatchWriter:
                 if not self.db.has_table(table):
                     continue
                 old = {
-                    str(text_hash): bytes(blob)
+                    bytes(text_hash): bytes(blob)
                     for text_hash, blob in self.db.execute(
                         f"SELECT c.text_hash, v.embedding FROM chunks c "
                         f"JOIN {table} v ON v.rowid = c.id "
@@ -585,17 +632,16 @@ class _BatchWriter:
         file_id = self._upsert_file(work)
         _delete_file_rows(self.db, file_id, keep_file=True)
         self.db.executemany(
-            "INSERT INTO chunks(file_id, file_path, ordinal, section, heading_path, chunk_text, "
+            "INSERT INTO chunks(file_id, ordinal, section, heading_path, body, "
             "heading_context, text_hash, mtime_ns, embedded_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
                     file_id,
-                    vault_file.path,
                     row.ordinal,
                     row.section,
                     row.heading_path,
-                    row.text,
+                    pack_text(row.text),
                     row.context,
                     row.text_hash,
                     vault_file.mtime_ns,
@@ -604,13 +650,20 @@ class _BatchWriter:
                 for row in work.chunks
             ],
         )
+        ids = [
+            int(r[0])
+            for r in self.db.execute(
+                "SELECT id FROM chunks WHERE file_id = ? ORDER BY ordinal", (file_id,)
+            )
+        ]
+        write_fts_rows(
+            self.db,
+            [
+                (cid, row.text, row.section, row.context)
+                for cid, row in zip(ids, work.chunks, strict=True)
+            ],
+        )
         if self.embedder is not None and work.chunks:
-            ids = [
-                int(r[0])
-                for r in self.db.execute(
-                    "SELECT id FROM chunks WHERE file_id = ? ORDER BY ordinal", (file_id,)
-                )
-            ]
             self.db.executemany(
                 f"INSERT INTO {VECTOR_TABLE}(rowid, embedding) VALUES (?, vec_int8(?))",
                 [

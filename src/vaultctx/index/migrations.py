@@ -106,4 +106,54 @@ def m003_quality_pass(conn: Any) -> None:
     )
 
 
-MIGRATIONS: tuple[Migration, ...] = (m001_create_tables, m002_fts, m003_quality_pass)
+def m004_compact_chunks(conn: Any) -> None:
+    """Compressed chunk text and a contentless FTS table that the indexer fills itself.
+
+    The external-content FTS table needed the plain text in ``chunks``, which was over half the
+    database; the indexer now writes each chunk's analysed text (``text.lexical.fts_document``,
+    which adds Korean morphemes) straight into FTS. Every note is indexed again: the index is
+    derived, so the vault rebuilds it.
+    """
+    conn.execute(
+        """
+        DROP TRIGGER IF EXISTS chunks_ai;
+        DROP TRIGGER IF EXISTS chunks_ad;
+        DROP TRIGGER IF EXISTS chunks_au;
+        DROP TABLE IF EXISTS chunks_fts;
+        DROP TABLE IF EXISTS chunk_vecs;
+        DROP TABLE IF EXISTS chunk_vecs_quality;
+        DELETE FROM model_meta WHERE key LIKE 'chunk_vecs%' OR key = 'run_started';
+        DELETE FROM file_tags;
+        DELETE FROM links;
+        DROP TABLE chunks;
+        DELETE FROM files;
+        CREATE TABLE chunks (
+            id INTEGER PRIMARY KEY,
+            file_id INTEGER NOT NULL REFERENCES files(id) ON DELETE CASCADE,
+            ordinal INTEGER NOT NULL,
+            section TEXT NOT NULL,
+            heading_path TEXT NOT NULL DEFAULT '',
+            body BLOB NOT NULL,
+            heading_context TEXT NOT NULL,
+            text_hash BLOB NOT NULL,
+            mtime_ns INTEGER NOT NULL,
+            embedded_at REAL,
+            quality_embedded_at REAL
+        );
+        CREATE INDEX chunks_file ON chunks(file_id, ordinal);
+        CREATE INDEX chunks_quality_todo ON chunks(id) WHERE quality_embedded_at IS NULL;
+        CREATE VIRTUAL TABLE chunks_fts USING fts5(
+            chunk_text, section, heading_context,
+            content='', contentless_delete=1,
+            tokenize='porter unicode61 remove_diacritics 2'
+        );
+        """
+    )
+
+
+MIGRATIONS: tuple[Migration, ...] = (
+    m001_create_tables,
+    m002_fts,
+    m003_quality_pass,
+    m004_compact_chunks,
+)

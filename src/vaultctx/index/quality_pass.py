@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from vaultctx.embed.base import Embedder, embedding_input, quantize_int8
 from vaultctx.index.db import VECTOR_STORAGE, IndexDatabase, ensure_vector_table
+from vaultctx.index.text_codec import unpack_text
 
 QUALITY_TABLE = "chunk_vecs_quality"
 
@@ -71,9 +72,9 @@ def run_quality_pass(
     last_id = 0
     while not (stop is not None and stop.is_set()):
         rows: list[tuple[int, str, str]] = [
-            (int(cid), str(context), str(text))
-            for cid, context, text in db.execute(
-                "SELECT id, heading_context, chunk_text FROM chunks "
+            (int(cid), str(context), unpack_text(body))
+            for cid, context, body in db.execute(
+                "SELECT id, heading_context, body FROM chunks "
                 "WHERE quality_embedded_at IS NULL AND id > ? ORDER BY id LIMIT ?",
                 (last_id, batch_size),
             )

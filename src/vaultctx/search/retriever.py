@@ -17,6 +17,7 @@ import numpy as np
 import numpy.typing as npt
 
 from vaultctx.index.db import IndexDatabase
+from vaultctx.index.text_codec import unpack_text
 from vaultctx.scrub import scrub_secrets
 from vaultctx.search.bm25 import BM25_TOP_K, bm25_search
 from vaultctx.search.budget import fit_to_budget
@@ -226,11 +227,11 @@ class Retriever:
             return {}
         marks = ",".join("?" * len(ids))
         rows = self.db.execute(
-            f"SELECT c.id, c.file_path, f.title, c.section, c.chunk_text FROM chunks c "
+            f"SELECT c.id, f.path, f.title, c.section, c.body FROM chunks c "
             f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
             ids,
         )
-        return {int(r[0]): (str(r[1]), str(r[2]), str(r[3]), str(r[4])) for r in rows}
+        return {int(r[0]): (str(r[1]), str(r[2]), str(r[3]), unpack_text(r[4])) for r in rows}
 
 
 def _budgeted(results: list[SearchResult], max_tokens: int) -> list[SearchResult]:

@@ -1,0 +1,1 @@
+"""Language-aware text analysis shared by the index and search layers (below both)."""
