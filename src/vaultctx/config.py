@@ -43,6 +43,8 @@ class Settings:
     index_excalidraw: bool = False
     index_kanban: bool = False
     ignore: tuple[str, ...] = ()
+    # Processes preparing files in large index runs; 0 = one per CPU core (see index/parallel.py).
+    index_workers: int = 0
 
 
 @dataclass(frozen=True)

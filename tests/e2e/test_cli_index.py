@@ -151,8 +151,34 @@ def _has_files(db: Path) -> bool:
         return False
 
 
+def _children(pid: int) -> list[int]:
+    """The worker processes of an indexer (Linux /proc; empty elsewhere)."""
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def _assert_exit_soon(pids: list[int]) -> None:
+    """Workers of a killed indexer must not linger holding a model in memory."""
+    deadline = time.time() + 15
+    alive = list(pids)
+    while alive and time.time() < deadline:
+        time.sleep(0.2)
+        alive = [pid for pid in alive if Path(f"/proc/{pid}").exists() and not _zombie(pid)]
+    assert not alive, f"worker processes {alive} outlived their killed indexer"
+
+
+def _zombie(pid: int) -> bool:
+    try:
+        return Path(f"/proc/{pid}/stat").read_text().split(") ", 1)[1].startswith("Z")
+    except (OSError, IndexError):
+        return True
+
+
 def test_kill_9_ten_times_leaves_a_consistent_index(tmp_path: Path) -> None:
-    vault = _big_vault(tmp_path, copies=2)
+    # 519 files: enough for the indexer to prepare them in worker processes (index/parallel.py).
+    vault = _big_vault(tmp_path, copies=3)
     clean, crashed = tmp_path / "clean.db", tmp_path / "crash.db"
     assert (
         vaultctx("index", "--vault", str(vault), "--db", str(clean), "--quiet", "--fast").returncode
@@ -174,10 +200,12 @@ def test_kill_9_ten_times_leaves_a_consistent_index(tmp_path: Path) -> None:
             ]
         )
         time.sleep(rng.uniform(0.5, 4.0))
+        workers = _children(process.pid)
         process.kill()
         process.wait()
         if crashed.exists():
             assert _integrity(crashed) == "ok"
+        _assert_exit_soon(workers)
     done = vaultctx("index", "--vault", str(vault), "--db", str(crashed), "--quiet", "--fast")
     assert done.returncode == 0, done.stderr
     assert _integrity(crashed) == "ok"

@@ -260,16 +260,16 @@ def test_bad_files_are_skipped_with_reasons(
 def test_file_vanishing_mid_run_is_skipped(
     vault: Path, tmp_path: Path, embedder: StaticEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import vaultctx.index.indexer as indexer_module
+    import vaultctx.index.prepare as prepare_module
 
-    real_read = indexer_module.read_vault_file
+    real_read = prepare_module.read_vault_file
 
     def vanishing_read(vault_file):  # type: ignore[no-untyped-def]
         if vault_file.path == "gamma.md":
             os.unlink(vault_file.abs_path)
         return real_read(vault_file)
 
-    monkeypatch.setattr(indexer_module, "read_vault_file", vanishing_read)
+    monkeypatch.setattr(prepare_module, "read_vault_file", vanishing_read)
     report = _run(_config(vault, tmp_path), embedder)
     assert report.added == 2
     assert any(s["path"] == "gamma.md" for s in report.skipped)

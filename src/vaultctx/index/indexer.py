@@ -8,13 +8,12 @@ whatever it did not record.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -22,7 +21,7 @@ from typing import Any, Protocol
 from filelock import FileLock, Timeout
 
 from vaultctx.config import Config
-from vaultctx.embed.base import Embedder, embedding_input, quantize_int8
+from vaultctx.embed.base import Embedder
 from vaultctx.index.db import (
     VECTOR_STORAGE,
     IndexDatabase,
@@ -33,14 +32,20 @@ from vaultctx.index.db import (
     open_index,
     remove_database_files,
 )
+from vaultctx.index.parallel import WorkerSetup, prepare_in_workers, worker_count
+from vaultctx.index.prepare import (
+    ChunkRow,
+    PreparedFile,
+    embed_rows,
+    parse_and_chunk,
+    read_file,
+)
 from vaultctx.index.quality_pass import QUALITY_TABLE, quality_coverage, run_quality_pass
 from vaultctx.index.text_codec import pack_text, unpack_text
 from vaultctx.scrub import scrub_secrets
 from vaultctx.text.lexical import analyzer_id, fts_document
-from vaultctx.vault.chunker import chunk_text, heading_context
-from vaultctx.vault.errors import UnreadableFileError
-from vaultctx.vault.note import Note, front_matter_json, parse_note
-from vaultctx.vault.scanner import VaultFile, read_vault_file, scan_vault
+from vaultctx.vault.note import Note, front_matter_json
+from vaultctx.vault.scanner import VaultFile, scan_vault
 
 log = logging.getLogger(__name__)
 
@@ -142,23 +147,11 @@ class IndexReport:
 
 
 @dataclass
-class _ChunkRow:
-    ordinal: int
-    section: str
-    heading_path: str
-    text: str
-    context: str
-    text_hash: bytes
-    vector: bytes | None = None
-    quality_vector: bytes | None = None
-
-
-@dataclass
 class _FileWork:
     file: VaultFile
     note: Note
     content_hash: str
-    chunks: list[_ChunkRow]
+    chunks: list[ChunkRow]
     is_new: bool
 
 
@@ -168,14 +161,6 @@ class _Stored:
     mtime_ns: int
     size: int
     content_hash: str
-
-
-def _digest(text: str) -> bytes:
-    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
-
-
-def _sha(text: str) -> str:
-    return _digest(text).hex()
 
 
 class Indexer:
@@ -345,15 +330,25 @@ class Indexer:
             reuse_vectors=not report.full,
         )
         self.progress.start("indexing", len(todo), "files")
+        accepted = 0
         try:
-            for vault_file in todo:
-                if self._stop.is_set():
-                    report.interrupted = True
-                    break
-                self._index_file(
-                    db, writer, vault_file, stored.get(vault_file.path), gone, gone_by_hash, report
+            for prepared, text in self._prepare_files(
+                todo, stored, gone, report.full, writer.embedder
+            ):
+                self._accept(
+                    writer,
+                    prepared,
+                    text,
+                    stored.get(prepared.file.path),
+                    gone,
+                    gone_by_hash,
+                    report,
                 )
+                accepted += 1
                 self.progress.advance()
+                if self._stop.is_set():
+                    break
+            report.interrupted = accepted < len(todo)
             writer.flush(report)
             if not report.interrupted:
                 self._remove(db, gone, report)
@@ -374,24 +369,53 @@ class Indexer:
                 ),
             )
 
-    def _index_file(
+    def _prepare_files(
         self,
-        db: IndexDatabase,
+        todo: list[VaultFile],
+        stored: dict[str, _Stored],
+        gone: dict[str, _Stored],
+        full: bool,
+        embedder: Embedder | None,
+    ) -> Iterator[tuple[PreparedFile, str | None]]:
+        """Each file read and hashed, and in a large run already parsed, chunked and embedded
+        by worker processes (parallel.py); small runs do it all here, where no start-up cost
+        is paid. The text comes along only when this process still has to parse it."""
+        workers = worker_count(self.config.settings, len(todo))
+        if workers > 1:
+            setup = WorkerSetup(
+                self.config.settings,
+                embedder,
+                full,
+                frozenset(info.content_hash for info in gone.values()),
+            )
+            tasks = [(f, stored[f.path].content_hash if f.path in stored else None) for f in todo]
+            for prepared in prepare_in_workers(tasks, setup, workers, self._stop):
+                yield prepared, None
+            return
+        for vault_file in todo:
+            if self._stop.is_set():
+                return
+            yield read_file(vault_file)
+
+    def _accept(
+        self,
         writer: _BatchWriter,
-        vault_file: VaultFile,
+        prepared: PreparedFile,
+        text: str | None,
         stored: _Stored | None,
         gone: dict[str, _Stored],
         gone_by_hash: dict[str, str],
         report: IndexReport,
     ) -> None:
-        try:
-            with report.timed("read"):
-                text = read_vault_file(vault_file)
-        except UnreadableFileError as exc:
-            # Keep what was indexed before: an unreadable moment must not erase a note from search.
-            report.skipped.append({"path": vault_file.path, "reason": exc.reason})
+        """Decide what a read file means for the index: unchanged, renamed, skipped or new."""
+        vault_file = prepared.file
+        _merge_phases(report, prepared.phase_seconds)
+        prepared.phase_seconds = {}
+        if prepared.unreadable is not None or prepared.content_hash is None:
+            # Keep what was indexed before: an unreadable moment must not erase a note.
+            report.skipped.append({"path": vault_file.path, "reason": str(prepared.unreadable)})
             return
-        content_hash = _sha(text)
+        content_hash = prepared.content_hash
         if stored is not None and stored.content_hash == content_hash and not report.full:
             writer.touch(stored.id, vault_file)
             report.unchanged += 1
@@ -402,66 +426,32 @@ class Indexer:
             writer.rename(old.id, vault_file)
             report.renamed += 1
             return
-        with report.timed("parse"):
-            note = parse_note(vault_file.path, text)
-        excluded = self._excluded(note)
-        if excluded is not None:
-            report.skipped.append({"path": vault_file.path, "reason": excluded})
+        if prepared.note is None:
+            if text is None:  # a worker returned it unparsed for a rename already taken
+                prepared, text = read_file(vault_file)
+                if text is None:
+                    self._accept(writer, prepared, None, stored, gone, gone_by_hash, report)
+                    return
+            parse_and_chunk(prepared, text, self.config.settings)
+            _merge_phases(report, prepared.phase_seconds)
+        note = prepared.note
+        assert note is not None
+        if prepared.excluded is not None:
+            report.skipped.append({"path": vault_file.path, "reason": prepared.excluded})
             if stored is not None:
                 gone[vault_file.path] = stored
             return
         report.problems.extend({"path": vault_file.path, "problem": p} for p in note.problems)
+        report.secrets_redacted.update(prepared.secrets)
+        report.chunks_embedded += sum(row.vector is not None for row in prepared.chunks)
         writer.add(
-            _FileWork(vault_file, note, content_hash, self._chunk(note, report), stored is None),
+            _FileWork(vault_file, note, content_hash, prepared.chunks, stored is None),
             report,
         )
         if stored is None:
             report.added += 1
         else:
             report.changed += 1
-
-    def _excluded(self, note: Note) -> str | None:
-        reason = note.excluded_reason
-        if reason is None:
-            return None
-        settings = self.config.settings
-        if "excalidraw" in reason and settings.index_excalidraw:
-            return None
-        if "kanban" in reason and settings.index_kanban:
-            return None
-        setting = "index_excalidraw" if "excalidraw" in reason else "index_kanban"
-        return f"{reason} (set {setting} = true in vaultctx.toml to index it)"
-
-    def _chunk(self, note: Note, report: IndexReport) -> list[_ChunkRow]:
-        settings = self.config.settings
-        rows: list[_ChunkRow] = []
-        with report.timed("chunk"):
-            chunks = chunk_text(
-                note.body,
-                max_chars=settings.chunk_max_chars,
-                min_chars=settings.chunk_min_chars,
-                overlap=settings.chunk_overlap,
-            )
-        for chunk in chunks:
-            with report.timed("scrub"):
-                scrubbed = scrub_secrets(chunk.text)
-                context = scrub_secrets(
-                    heading_context(note.title, note.tags, note.aliases, chunk.heading_path)
-                )
-            report.secrets_redacted.update(scrubbed.counts)
-            report.secrets_redacted.update(context.counts)
-            rows.append(
-                _ChunkRow(
-                    ordinal=chunk.ordinal,
-                    section=chunk.section,
-                    heading_path=" > ".join(chunk.heading_path),
-                    text=scrubbed.text,
-                    context=context.text,
-                    # 128 bits is plenty to recognise unchanged text within one note.
-                    text_hash=_digest(embedding_input(context.text, scrubbed.text))[:16],
-                )
-            )
-        return rows
 
     def _remove(self, db: IndexDatabase, gone: dict[str, _Stored], report: IndexReport) -> None:
         if not gone:
@@ -471,6 +461,11 @@ class Indexer:
             for file_id in ids:
                 _delete_file_rows(db, file_id, keep_file=False)
         report.removed += len(ids)
+
+
+def _merge_phases(report: IndexReport, phases: dict[str, float]) -> None:
+    for phase, seconds in phases.items():
+        report.phase_seconds[phase] = report.phase_seconds.get(phase, 0.0) + seconds
 
 
 def _delete_file_rows(db: IndexDatabase, file_id: int, *, keep_file: bool) -> None:
@@ -529,11 +524,6 @@ def _rebuild_fts_if_analysis_changed(db: IndexDatabase, report: IndexReport) -> 
             write_fts_rows(db, batch)
             last_id = batch[-1][0]
         db.set_meta("fts_analyzer", current)
-
-
-def _batched(items: list[str], size: int) -> Iterable[list[str]]:
-    for start in range(0, len(items), size):
-        yield items[start : start + size]
 
 
 class _BatchWriter:
@@ -595,13 +585,7 @@ class _BatchWriter:
         if self.reuse_vectors:
             self._reuse_vectors(report)
         missing = [row for work in self.pending for row in work.chunks if row.vector is None]
-        inputs = [embedding_input(row.context, row.text) for row in missing]
-        position = 0
-        for batch in _batched(inputs, self.batch_size):
-            vectors = self.embedder.embed(batch)
-            for vector in vectors:
-                missing[position].vector = quantize_int8(vector)
-                position += 1
+        embed_rows(missing, self.embedder, self.batch_size)
         report.chunks_embedded += len(missing)
 
     def _reuse_vectors(self, report: IndexReport) -> None:

@@ -1,0 +1,122 @@
+"""Large index runs prepare files in worker processes while the indexer's process writes.
+
+Reading, parsing, scrubbing and embedding are pure CPU work per file (~90 % of a first index),
+and Python runs it on one core: spreading it over one process per core, while SQLite writes in
+the indexer's own process, keeps every guarantee of the serial path — one writer, whole files per
+transaction, results consumed in scan order — and only changes where the work happens. A bounded
+number of files is in flight, so memory stays flat however large the vault.
+
+Workers ignore SIGINT: Ctrl-C reaches the whole process group, and the indexer alone decides to
+finish the current file and commit (SPEC §5); the files still in flight are dropped unwritten and
+the next run prepares them again.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import multiprocessing.connection
+import os
+import signal
+import threading
+from collections import deque
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from dataclasses import dataclass
+from multiprocessing.process import BaseProcess
+
+from vaultctx.config import Settings
+from vaultctx.embed.base import Embedder
+from vaultctx.index.prepare import PreparedFile, embed_rows, parse_and_chunk, read_file, timed
+from vaultctx.vault.scanner import VaultFile
+
+# Below this many files to (re)index, starting processes and loading a model in each costs more
+# than it saves (~1 s per worker).
+MIN_FILES_FOR_WORKERS = 400
+IN_FLIGHT_PER_WORKER = 32
+
+
+@dataclass(frozen=True)
+class WorkerSetup:
+    """What every worker needs, sent once when it starts.
+
+    ``full`` means every file is prepared; otherwise a file whose hash equals its stored hash or a
+    vanished file's hash (an unchanged or renamed note) comes back unparsed for the indexer to
+    touch or rename.
+    """
+
+    settings: Settings
+    embedder: Embedder | None
+    full: bool
+    gone_hashes: frozenset[str]
+
+
+def worker_count(settings: Settings, files: int) -> int:
+    if settings.index_workers > 0:
+        return settings.index_workers
+    if files < MIN_FILES_FOR_WORKERS:
+        return 1
+    return max(1, os.cpu_count() or 1)
+
+
+_setup: WorkerSetup | None = None
+
+
+def _start_worker(setup: WorkerSetup) -> None:
+    global _setup
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _setup = setup
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_exit_with, args=(parent,), daemon=True).start()
+
+
+def _exit_with(parent: BaseProcess) -> None:
+    """An indexer killed with SIGKILL cannot stop its workers, and they would wait for work
+    forever holding a model in memory: each worker leaves as soon as its parent is gone."""
+    multiprocessing.connection.wait([parent.sentinel])
+    os._exit(1)
+
+
+def _prepare(task: tuple[VaultFile, str | None]) -> PreparedFile:
+    assert _setup is not None, "worker not initialised"
+    vault_file, stored_hash = task
+    prepared, text = read_file(vault_file)
+    if text is None:
+        return prepared
+    known = prepared.content_hash == stored_hash or prepared.content_hash in _setup.gone_hashes
+    if known and not _setup.full:
+        return prepared
+    parse_and_chunk(prepared, text, _setup.settings)
+    if _setup.embedder is not None and prepared.chunks:
+        with timed(prepared.phase_seconds, "embed"):
+            embed_rows(prepared.chunks, _setup.embedder, _setup.settings.embed_batch_size)
+    return prepared
+
+
+def prepare_in_workers(
+    tasks: Sequence[tuple[VaultFile, str | None]],
+    setup: WorkerSetup,
+    workers: int,
+    stop: threading.Event,
+) -> Iterator[PreparedFile]:
+    """Prepared files in the order of ``tasks``; stops handing out work once ``stop`` is set."""
+    context = multiprocessing.get_context("spawn")  # the same on Linux, macOS and Windows
+    with ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_start_worker, initargs=(setup,)
+    ) as pool:
+        pending: deque[Future[PreparedFile]] = deque()
+        upcoming = iter(tasks)
+        try:
+            for task in upcoming:
+                pending.append(pool.submit(_prepare, task))
+                if len(pending) >= workers * IN_FLIGHT_PER_WORKER:
+                    break
+            while pending and not stop.is_set():
+                prepared = pending.popleft().result()
+                following = next(upcoming, None)
+                if following is not None:
+                    pending.append(pool.submit(_prepare, following))
+                yield prepared
+        finally:
+            for future in pending:
+                future.cancel()

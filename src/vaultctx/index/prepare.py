@@ -1,0 +1,139 @@
+"""One vault file turned into rows ready to write: the CPU-heavy half of indexing.
+
+Reading, parsing, chunking, scrubbing and (in worker processes) embedding need no database, so
+a large run spreads them over processes while the indexer's own process writes (see
+``parallel.py``). Everything here therefore takes and returns only picklable values.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from vaultctx.config import Settings
+from vaultctx.embed.base import Embedder, embedding_input, quantize_int8
+from vaultctx.scrub import scrub_secrets
+from vaultctx.vault.chunker import chunk_text, heading_context
+from vaultctx.vault.errors import UnreadableFileError
+from vaultctx.vault.note import Note, parse_note
+from vaultctx.vault.scanner import VaultFile, read_vault_file
+
+
+@dataclass
+class ChunkRow:
+    ordinal: int
+    section: str
+    heading_path: str
+    text: str
+    context: str
+    text_hash: bytes
+    vector: bytes | None = None
+    quality_vector: bytes | None = None
+
+
+@dataclass
+class PreparedFile:
+    """What became of one file. ``note`` is None until parsed (or when unreadable/skipped)."""
+
+    file: VaultFile
+    content_hash: str | None = None
+    unreadable: str | None = None
+    excluded: str | None = None
+    note: Note | None = None
+    chunks: list[ChunkRow] = field(default_factory=list)
+    secrets: Counter[str] = field(default_factory=Counter)
+    phase_seconds: dict[str, float] = field(default_factory=dict)
+
+
+@contextmanager
+def timed(phases: dict[str, float], phase: str) -> Iterator[None]:
+    """Accumulate wall time per phase, so a slow run says where its time went."""
+    started = time.perf_counter()
+    try:
+        yield
+    finally:
+        phases[phase] = phases.get(phase, 0.0) + time.perf_counter() - started
+
+
+def digest(text: str) -> bytes:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).digest()
+
+
+def read_file(vault_file: VaultFile) -> tuple[PreparedFile, str | None]:
+    """The file's hash (and text), or the reason it cannot be read."""
+    prepared = PreparedFile(vault_file)
+    try:
+        with timed(prepared.phase_seconds, "read"):
+            text = read_vault_file(vault_file)
+    except UnreadableFileError as exc:
+        prepared.unreadable = exc.reason
+        return prepared, None
+    prepared.content_hash = digest(text).hex()
+    return prepared, text
+
+
+def parse_and_chunk(prepared: PreparedFile, text: str, settings: Settings) -> None:
+    """Parse, then chunk and scrub unless the note is excluded (Excalidraw, Kanban)."""
+    with timed(prepared.phase_seconds, "parse"):
+        note = parse_note(prepared.file.path, text)
+    prepared.note = note
+    prepared.excluded = _excluded(note, settings)
+    if prepared.excluded is None:
+        prepared.chunks = _chunk(note, settings, prepared)
+
+
+def embed_rows(rows: list[ChunkRow], embedder: Embedder, batch_size: int) -> None:
+    """Fill ``vector`` of the rows that have none, ``batch_size`` texts per model call."""
+    missing = [row for row in rows if row.vector is None]
+    for start in range(0, len(missing), batch_size):
+        batch = missing[start : start + batch_size]
+        vectors = embedder.embed([embedding_input(row.context, row.text) for row in batch])
+        for row, vector in zip(batch, vectors, strict=True):
+            row.vector = quantize_int8(vector)
+
+
+def _excluded(note: Note, settings: Settings) -> str | None:
+    reason = note.excluded_reason
+    if reason is None:
+        return None
+    if "excalidraw" in reason and settings.index_excalidraw:
+        return None
+    if "kanban" in reason and settings.index_kanban:
+        return None
+    setting = "index_excalidraw" if "excalidraw" in reason else "index_kanban"
+    return f"{reason} (set {setting} = true in vaultctx.toml to index it)"
+
+
+def _chunk(note: Note, settings: Settings, prepared: PreparedFile) -> list[ChunkRow]:
+    rows: list[ChunkRow] = []
+    with timed(prepared.phase_seconds, "chunk"):
+        chunks = chunk_text(
+            note.body,
+            max_chars=settings.chunk_max_chars,
+            min_chars=settings.chunk_min_chars,
+            overlap=settings.chunk_overlap,
+        )
+    with timed(prepared.phase_seconds, "scrub"):
+        for chunk in chunks:
+            scrubbed = scrub_secrets(chunk.text)
+            context = scrub_secrets(
+                heading_context(note.title, note.tags, note.aliases, chunk.heading_path)
+            )
+            prepared.secrets.update(scrubbed.counts)
+            prepared.secrets.update(context.counts)
+            rows.append(
+                ChunkRow(
+                    ordinal=chunk.ordinal,
+                    section=chunk.section,
+                    heading_path=" > ".join(chunk.heading_path),
+                    text=scrubbed.text,
+                    context=context.text,
+                    # 128 bits is plenty to recognise unchanged text within one note.
+                    text_hash=digest(embedding_input(context.text, scrubbed.text))[:16],
+                )
+            )
+    return rows
