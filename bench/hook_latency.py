@@ -19,6 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import shutil
 import socket
 import statistics
@@ -58,20 +59,30 @@ def environment() -> dict[str, str]:
     return env
 
 
-def time_process(command: list[str], stdin: str, env: dict[str, str]) -> tuple[float, str]:
+def children_cpu_ms() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (usage.ru_utime + usage.ru_stime) * 1000
+
+
+def time_process(command: list[str], stdin: str, env: dict[str, str]) -> tuple[float, float, str]:
+    """Wall and CPU milliseconds of one process (CPU is steadier on a busy machine), its stdout."""
+    cpu = children_cpu_ms()
     started = time.perf_counter()
     done = subprocess.run(command, input=stdin, capture_output=True, text=True, env=env)
     elapsed = (time.perf_counter() - started) * 1000
     if done.returncode != 0:
         raise SystemExit(f"{command} failed: {done.stderr}")
-    return elapsed, done.stdout
+    return elapsed, children_cpu_ms() - cpu, done.stdout
 
 
-def time_hook(vault: Path, db: Path, rounds: int, env: dict[str, str]) -> tuple[list[float], int]:
-    """Milliseconds per hook run after the warm-up, and how many runs injected context."""
+def time_hook(
+    vault: Path, db: Path, rounds: int, env: dict[str, str]
+) -> tuple[list[float], list[float], int]:
+    """Wall and CPU milliseconds per hook run after the warm-up, and how many injected context."""
     command = [sys.executable, "-m", "vaultctx.hooks", "context", "--vault", str(vault)]
     command += ["--db", str(db)]
     samples: list[float] = []
+    cpus: list[float] = []
     answered = 0
     for index in range(WARMUP + rounds):
         event = {
@@ -81,11 +92,12 @@ def time_hook(vault: Path, db: Path, rounds: int, env: dict[str, str]) -> tuple[
             "hook_event_name": "UserPromptSubmit",
             "prompt": PROMPTS[index % len(PROMPTS)],
         }
-        elapsed, stdout = time_process(command, json.dumps(event), env)
+        elapsed, cpu, stdout = time_process(command, json.dumps(event), env)
         if index >= WARMUP:
             samples.append(elapsed)
+            cpus.append(cpu)
             answered += bool(stdout.strip())
-    return samples, answered
+    return samples, cpus, answered
 
 
 def free_port() -> int:
@@ -113,11 +125,13 @@ def start_server(vault: Path, db: Path, env: dict[str, str]) -> subprocess.Popen
     raise SystemExit("the server did not start within 120 s")
 
 
-def report(label: str, samples: list[float], answered: int) -> None:
+def report(label: str, samples: list[float], cpus: list[float], answered: int) -> None:
     print(
         f"hook context {label}: median {statistics.median(samples):.0f} ms, "
-        f"p95 {percentile(samples, 0.95):.0f} ms, min {min(samples):.0f} ms "
-        f"({len(samples)} runs, {answered} injected context)"
+        f"p95 {percentile(samples, 0.95):.0f} ms, min {min(samples):.0f} ms, "
+        f"CPU median {statistics.median(cpus):.0f} ms "
+        f"({len(samples)} runs, {answered} injected context, "
+        f"load average {os.getloadavg()[0]:.1f})"
     )
 
 
@@ -134,12 +148,12 @@ def main() -> None:
         Vault(vault, db=db).index()
         floor = [time_process([sys.executable, "-c", "pass"], "", env)[0] for _ in range(10)]
         print(f"python -c pass (floor): median {statistics.median(floor):.0f} ms")
-        samples, answered = time_hook(vault, db, args.rounds, env)
-        report("in-process (no server, warm)", samples, answered)
+        samples, cpus, answered = time_hook(vault, db, args.rounds, env)
+        report("in-process (no server, warm)", samples, cpus, answered)
         server = start_server(vault, db, env)
         try:
-            samples, answered = time_hook(vault, db, args.rounds, env)
-            report("with server (warm)", samples, answered)
+            samples, cpus, answered = time_hook(vault, db, args.rounds, env)
+            report("with server (warm)", samples, cpus, answered)
         finally:
             server.terminate()
             server.wait(30)

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -19,12 +19,15 @@ if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
 
     from vaultctx.capture import CaptureResult
+    from vaultctx.citations import CitationReport
     from vaultctx.context_blocks import BlockResult
     from vaultctx.embed.base import Embedder
     from vaultctx.index.db import IndexDatabase
     from vaultctx.index.indexer import Indexer, IndexReport, ProgressSink
     from vaultctx.index.watch import VaultWatcher, WatchEvent
     from vaultctx.notes import NoteList, NoteText
+    from vaultctx.search.filters import SearchFilter
+    from vaultctx.search.graph import LinkGraph, NoteLinks, RelatedMoc, ResolvedLink
     from vaultctx.search.retriever import Fusion, Mode, Retriever, SearchResponse, SearchResult
 
 
@@ -36,6 +39,7 @@ class ContextBlock:
     markdown: str
     sources: list[str]
     results: list[SearchResult]
+    related_mocs: list[RelatedMoc] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -43,6 +47,7 @@ class ContextBlock:
             "markdown": self.markdown,
             "sources": self.sources,
             "results": [r.as_dict() for r in self.results],
+            "related_mocs": [asdict(moc) for moc in self.related_mocs],
         }
 
 
@@ -66,6 +71,9 @@ class IndexStatus:
     vec_version: str | None = None
     fts_tokenizer: str | None = None
     problems: int = 0
+    fts_analyzer: str | None = None  # text.lexical.analyzer_id() the keyword index was built with
+    korean_share: float = 0.0  # share of Korean words, from a sample of chunks
+    language_note: str | None = None  # set for a mostly Korean vault
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -82,6 +90,32 @@ class DoctorReport:
         return all(check["status"] != "fail" for check in self.checks)
 
 
+def _korean_share(db: IndexDatabase, samples: int = 200) -> float:
+    """Share of Korean words in chunks spread evenly over the index: a sample keeps status fast."""
+    from vaultctx.index.text_codec import unpack_text
+    from vaultctx.text.cjk import hangul_word_share
+
+    bounds = db.execute("SELECT min(id), max(id) FROM chunks").fetchone()
+    if bounds is None or bounds[0] is None:
+        return 0.0
+    low, high = int(bounds[0]), int(bounds[1])
+    bodies = [
+        unpack_text(row[0])
+        for start in range(low, high + 1, max(1, (high - low) // samples))
+        for row in db.execute("SELECT body FROM chunks WHERE id >= ? ORDER BY id LIMIT 1", (start,))
+    ]
+    return hangul_word_share(bodies)
+
+
+def _language_note(korean_share: float) -> str | None:
+    if korean_share <= 0.5:
+        return None
+    return (
+        f"mostly Korean ({korean_share:.0%} of words): the bundled vector models are English-only, "
+        "so BM25 keywords carry Korean queries"
+    )
+
+
 def _database_bytes(db: Path) -> int:
     total = 0
     for suffix in ("", "-wal"):
@@ -91,7 +125,9 @@ def _database_bytes(db: Path) -> int:
     return total
 
 
-def _context_block(topic: str, results: list[SearchResult]) -> ContextBlock:
+def _context_block(
+    topic: str, results: list[SearchResult], mocs: Sequence[RelatedMoc] = ()
+) -> ContextBlock:
     """Facts first, then where they come from, so a model can cite its sources."""
     parts = [f"## Context from my notes: {topic}\n"]
     sources: list[str] = []
@@ -103,7 +139,12 @@ def _context_block(topic: str, results: list[SearchResult]) -> ContextBlock:
         parts.append("Sources:\n" + "\n".join(f"- {s}" for s in sources) + "\n")
     else:
         parts.append("(nothing in the notes matches this topic)\n")
-    return ContextBlock(topic, "\n".join(parts), sources, results)
+    shown = {result.file_path for result in results}
+    mocs = [moc for moc in mocs if shown.intersection(moc.links_to)]
+    if mocs:
+        lines = [f"- {moc.path} ({moc.title})" for moc in mocs]
+        parts.append("Maps of content linking to these notes:\n" + "\n".join(lines) + "\n")
+    return ContextBlock(topic, "\n".join(parts), sources, results, mocs)
 
 
 # Fusion weights of the vector lists (BM25 has 1.0), from bench/fusion_explore.py on BEIR SciFact
@@ -128,6 +169,7 @@ class Vault:
         self._quality_embedder: Embedder | None = None
         self._reader: IndexDatabase | None = None
         self._retriever: Retriever | None = None
+        self._engines_checked: set[str] = set()
 
     @property
     def path(self) -> Path:
@@ -172,29 +214,50 @@ class Vault:
                 return None
         return self._quality_embedder
 
-    def retriever(self) -> Retriever:
-        """A read-only retriever, opened once and reused so models stay warm between queries."""
+    def retriever(self, *, vectors: bool = True) -> Retriever:
+        """A read-only retriever, opened once and reused so models stay warm between queries.
+
+        An embedding engine is loaded only when a query needs its vectors, as start-up is most
+        of a one-shot search: ``vectors=False`` (keyword search) loads none, unless the index has
+        no keyword table to search; the static engine waits until pass 2 leaves chunks without
+        transformer vectors (``Retriever.vector_sources``).
+        """
         if self._retriever is None:
             from vaultctx.index.db import open_index
-            from vaultctx.index.quality_pass import QUALITY_TABLE
-            from vaultctx.search.retriever import Retriever, VectorSource
+            from vaultctx.search.retriever import Retriever
 
-            reader = self._reader = open_index(self.config.db, readonly=True)
-            static = quality = None
-            if reader.capabilities.vectors and reader.has_table("chunk_vecs"):
+            self._reader = open_index(self.config.db, readonly=True)
+            self._retriever = Retriever(self._reader, None)
+            self._engines_checked = set()
+        if vectors or not self._retriever.has_fts:
+            self._add_vector_sources(self._retriever)
+        return self._retriever
+
+    def _add_vector_sources(self, retriever: Retriever) -> None:
+        """Each engine once per retriever: used only if the index's vectors are its own."""
+        from vaultctx.index.quality_pass import QUALITY_TABLE
+        from vaultctx.search.retriever import VectorSource
+
+        reader = retriever.db
+        if not reader.capabilities.vectors:
+            return
+        if "quality" not in self._engines_checked:
+            self._engines_checked.add("quality")
+            better = self.quality_embedder() if reader.has_table(QUALITY_TABLE) else None
+            if better is not None and reader.meta("quality_model_hash") == better.model_hash:
+                retriever.quality = VectorSource(
+                    QUALITY_TABLE, lambda q: better.embed([q])[0], weight=QUALITY_VECTOR_WEIGHT
+                )
+        if "static" in self._engines_checked:
+            return
+        if retriever.quality is None or not retriever.quality_complete():
+            self._engines_checked.add("static")
+            if reader.has_table("chunk_vecs"):
                 engine = self.embedder()
                 if reader.meta("model_hash") == engine.model_hash:
-                    static = VectorSource(
+                    retriever.static = VectorSource(
                         "chunk_vecs", lambda q: engine.embed([q])[0], weight=STATIC_VECTOR_WEIGHT
                     )
-            if reader.capabilities.vectors and reader.has_table(QUALITY_TABLE):
-                better = self.quality_embedder()
-                if better is not None and reader.meta("quality_model_hash") == better.model_hash:
-                    quality = VectorSource(
-                        QUALITY_TABLE, lambda q: better.embed([q])[0], weight=QUALITY_VECTOR_WEIGHT
-                    )
-            self._retriever = Retriever(reader, static, quality)
-        return self._retriever
 
     def close(self) -> None:
         if self._reader is not None:
@@ -212,9 +275,21 @@ class Vault:
         vec_weight: float | None = None,
         notes: bool = False,
         fusion: Fusion = "score",
+        graph: bool = False,
+        depth: int = 1,
+        filters: SearchFilter | None = None,
     ) -> SearchResponse:
-        """Hybrid search over the index; results are scrubbed and fit ``max_tokens``."""
-        return self.retriever().search(
+        """Hybrid search over the index; results are scrubbed and fit ``max_tokens``.
+
+        ``graph`` widens the vector hits along the notes' links to ``depth`` (0–3) links and ranks
+        as SPEC §7 describes; each result then says why it is there, and maps of content linking
+        to the results come back as ``related_mocs``.
+
+        ``filters`` (from ``vaultctx.search.filters.parse_filter``: folder, tags, dates, front
+        matter conditions) choose the notes before ranking, so ``limit`` results still come back
+        when enough notes match.
+        """
+        return self.retriever(vectors=mode != "bm25").search(
             query,
             limit=limit,
             max_tokens=max_tokens,
@@ -223,20 +298,62 @@ class Vault:
             vec_weight=vec_weight,
             notes=notes,
             fusion=fusion,
+            graph=graph,
+            depth=depth,
+            filters=filters,
         )
 
-    def context(self, topic: str, *, max_tokens: int = 2000, limit: int = 8) -> ContextBlock:
+    def context(
+        self,
+        topic: str,
+        *,
+        max_tokens: int = 2000,
+        limit: int = 8,
+        graph: bool = False,
+        depth: int = 1,
+        filters: SearchFilter | None = None,
+    ) -> ContextBlock:
         """The best passages about ``topic`` as one markdown block with sources, within budget."""
         from vaultctx.search.budget import estimate_tokens
 
         text_budget = max(max_tokens - 25 - 15 * limit, max_tokens // 2)
-        response = self.search(topic, limit=limit, max_tokens=text_budget)
+        response = self.search(
+            topic,
+            limit=limit,
+            max_tokens=text_budget,
+            graph=graph,
+            depth=depth,
+            filters=filters,
+        )
         results = list(response.results)
         while True:
-            block = _context_block(topic, results)
+            block = _context_block(topic, results, response.related_mocs)
             if estimate_tokens(block.markdown) <= max_tokens or not results:
                 return block
             results.pop()
+
+    def links(self, note: str) -> NoteLinks:
+        """A note's outlinks and backlinks with line numbers; ``note`` is a path, name or alias."""
+        from vaultctx.search.graph import note_links
+
+        return note_links(self._link_graph(), note)
+
+    def broken_links(self) -> list[ResolvedLink]:
+        """Links that resolve to no file in the vault (attachments are looked for on disk)."""
+        from vaultctx.search.graph import broken_links
+
+        return broken_links(self._link_graph())
+
+    def _link_graph(self) -> LinkGraph:
+        from vaultctx.index.db import open_index
+        from vaultctx.search.graph import load_link_graph
+        from vaultctx.vault.links import vault_file_paths
+
+        db = open_index(self.config.db, readonly=True)
+        try:
+            return load_link_graph(db, vault_file_paths(self.config.vault))
+        finally:
+            db.close()
 
     def context_block(self, name: str, *, refresh: bool = False) -> BlockResult:
         """A named context block from ``vaultctx.toml``, cached until its TTL or sources change."""
@@ -295,9 +412,11 @@ class Vault:
         note_type: str | None = None,
         modified_since: str | None = None,
         modified_until: str | None = None,
+        where: Sequence[str] = (),
         limit: int = 20,
     ) -> NoteList:
-        """Indexed notes filtered by folder, tag, type and modification dates, newest first."""
+        """Indexed notes filtered by folder, tag, type, modification dates and front matter
+        conditions (``where``, e.g. ``["status = active"]``), newest first."""
         from vaultctx.notes import list_notes
 
         return list_notes(
@@ -307,11 +426,22 @@ class Vault:
             note_type=note_type,
             modified_since=modified_since,
             modified_until=modified_until,
+            where=where,
             limit=limit,
         )
 
+    def verify_citations(self, text: str, *, source: str | None = None) -> CitationReport:
+        """The note, heading and block citations in ``text`` (an answer) that do not resolve.
+
+        ``source`` is the vault-relative path of the note ``text`` comes from, if it is one.
+        """
+        from vaultctx.citations import verify_citations
+
+        return verify_citations(text, self.config, source=source)
+
     def status(self) -> IndexStatus:
         from vaultctx.index.db import IndexMissingError, open_index
+        from vaultctx.text.lexical import FTS_ANALYZER_META
 
         base: dict[str, Any] = {"vault": str(self.config.vault), "db": str(self.config.db)}
         try:
@@ -334,6 +464,7 @@ class Vault:
                 if (db.capabilities.vectors and db.has_table("chunk_vecs"))
                 else 0
             )
+            korean_share = _korean_share(db)
             quality = 0
             if db.capabilities.vectors and db.has_table("chunk_vecs_quality"):
                 quality = count("SELECT count(*) FROM chunks WHERE quality_embedded_at IS NOT NULL")
@@ -352,6 +483,9 @@ class Vault:
                 sqlite_version=db.capabilities.sqlite_version,
                 vec_version=db.capabilities.vec_version,
                 fts_tokenizer=tokenizer,
+                fts_analyzer=db.meta(FTS_ANALYZER_META),
+                korean_share=round(korean_share, 3),
+                language_note=_language_note(korean_share),
                 problems=count("SELECT count(*) FROM files WHERE problems != '[]'"),
             )
         finally:

@@ -13,6 +13,7 @@ import difflib
 import json
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,6 +22,8 @@ from vaultctx.config import Config
 from vaultctx.index.db import IndexDatabase, IndexDatabaseError, open_index
 from vaultctx.scrub import scrub_secrets
 from vaultctx.search.budget import estimate_tokens, fit_to_budget
+from vaultctx.search.filters import InvalidFilterError as InvalidFilterError
+from vaultctx.search.filters import matching_file_ids, parse_filter
 from vaultctx.vault.errors import UnreadableFileError
 from vaultctx.vault.markdown_blocks import Heading, outline
 from vaultctx.vault.note import parse_note
@@ -45,7 +48,6 @@ LIST_NOTES_LIMIT = 20
 MAX_HEADINGS_SHOWN = 100
 
 _SPACES = re.compile(r"\s+")
-_INT64_LIMIT = 2**63 - 1
 
 
 class NoteNotFoundError(VaultAccessError):
@@ -54,10 +56,6 @@ class NoteNotFoundError(VaultAccessError):
 
 class SectionNotFoundError(VaultAccessError):
     """The note has no heading with that text; the suggestion lists its headings."""
-
-
-class InvalidFilterError(VaultAccessError):
-    """A list filter cannot be understood (a date that is not ISO 8601, an empty range)."""
 
 
 @dataclass(frozen=True)
@@ -265,63 +263,40 @@ def list_notes(
     note_type: str | None = None,
     modified_since: str | dt.date | None = None,
     modified_until: str | dt.date | None = None,
+    where: Sequence[str] = (),
     limit: int = LIST_NOTES_LIMIT,
 ) -> NoteList:
     """Indexed notes matching every given filter, most recently modified first.
 
+    The filters are search's (``search.filters``), so a listing and a filtered search agree:
     ``tag`` matches nested tags too (``project`` finds ``project/billing``), as Obsidian's tag
-    search does. Dates without a time zone are local; a bare ``modified_until`` date includes that
-    whole day.
+    search does; dates without a time zone are local and a bare ``modified_until`` date includes
+    that whole day; ``where`` holds front matter conditions such as ``status = active``.
     """
     if limit < 1:
         raise ValueError("limit must be at least 1")
-    where: list[str] = []
-    params: list[Any] = []
-    filters: dict[str, str] = {}
-    if folder is not None and folder.strip() not in ("", ".", "/"):
-        prefix = normalize_vault_path(folder)
-        where.append("f.path LIKE ? ESCAPE '\\'")
-        params.append(_like_escape(prefix) + "/%")
-        filters["folder"] = prefix
-    if tag is not None and tag.strip().lstrip("#"):
-        name = tag.strip().lstrip("#").rstrip("/")
-        where.append(
-            "EXISTS (SELECT 1 FROM file_tags t WHERE t.file_id = f.id "
-            "AND (t.tag = ? OR t.tag LIKE ? ESCAPE '\\'))"
-        )
-        params += [name, _like_escape(name) + "/%"]
-        filters["tag"] = name
-    if note_type is not None and note_type.strip():
-        where.append("f.type = ? COLLATE NOCASE")
-        params.append(note_type.strip())
-        filters["type"] = note_type.strip()
-    since = _bound("modified_since", modified_since, end_of_day=False)
-    until = _bound("modified_until", modified_until, end_of_day=True)
-    if since is not None and until is not None and since >= until:
-        raise InvalidFilterError(
-            "modified_since is not before modified_until", "swap the dates or widen the range"
-        )
-    if since is not None:
-        where.append("f.mtime_ns >= ?")
-        params.append(since)
-        filters["modified_since"] = str(modified_since)
-    if until is not None:
-        where.append("f.mtime_ns < ?")
-        params.append(until)
-        filters["modified_until"] = str(modified_until)
-    clause = f"WHERE {' AND '.join(where)}" if where else ""
+    search_filter = parse_filter(
+        folder=folder,
+        tags=[tag] if tag else [],
+        note_type=note_type,
+        since=modified_since,
+        until=modified_until,
+        where=where,
+    )
+    filters = search_filter.describe()
     db = open_index(db_path, readonly=True)
     try:
-        total = int(db.scalar(f"SELECT count(*) FROM files f {clause}", params))
+        file_ids = matching_file_ids(db, search_filter)
         rows = db.execute(
-            f"SELECT f.path, f.title, f.type, f.status, f.tags, f.mtime_ns FROM files f {clause} "
+            "SELECT f.path, f.title, f.type, f.status, f.tags, f.mtime_ns FROM files f "
+            "WHERE f.id IN (SELECT value FROM json_each(?)) "
             "ORDER BY f.mtime_ns DESC, f.path LIMIT ?",
-            [*params, limit],
+            (json.dumps(file_ids), limit),
         ).fetchall()
-        suggestion = _empty_listing_advice(db, filters) if total == 0 else None
+        suggestion = _empty_listing_advice(db, filters) if not file_ids else None
     finally:
         db.close()
-    return NoteList([_note_info(row) for row in rows], total, filters, suggestion)
+    return NoteList([_note_info(row) for row in rows], len(file_ids), filters, suggestion)
 
 
 def _note_info(row: Any) -> NoteInfo:
@@ -335,40 +310,6 @@ def _note_info(row: Any) -> NoteInfo:
         tags=[scrub_secrets(str(t)).text for t in json.loads(str(tags_json))],
         modified=modified.isoformat(timespec="seconds"),
     )
-
-
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-
-
-def _bound(name: str, value: str | dt.date | None, *, end_of_day: bool) -> int | None:
-    """A date filter as a POSIX time in nanoseconds (comparable with ``files.mtime_ns``)."""
-    if value is None or (isinstance(value, str) and not value.strip()):
-        return None
-    moment: dt.datetime
-    if isinstance(value, dt.datetime):
-        moment = value
-    elif isinstance(value, dt.date):
-        moment = _day_bound(value, end_of_day)
-    else:
-        text = value.strip()
-        try:
-            if len(text) == 10:
-                moment = _day_bound(dt.date.fromisoformat(text), end_of_day)
-            else:
-                moment = dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-        except ValueError as exc:
-            raise InvalidFilterError(
-                f"{name} {text!r} is not an ISO 8601 date",
-                "use YYYY-MM-DD (e.g. 2024-03-01) or YYYY-MM-DDTHH:MM",
-            ) from exc
-    # mtime_ns is a signed 64-bit integer in SQLite: nanoseconds run out in the year 2262.
-    return max(-_INT64_LIMIT, min(int(moment.timestamp() * 1_000_000_000), _INT64_LIMIT))
-
-
-def _day_bound(day: dt.date, end_of_day: bool) -> dt.datetime:
-    start = dt.datetime.combine(day, dt.time.min)
-    return start + dt.timedelta(days=1) if end_of_day else start
 
 
 def _empty_listing_advice(db: IndexDatabase, filters: dict[str, str]) -> str:

@@ -9,6 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from tests.conftest import EXAMPLE_VAULT
 from vaultctx.embed.base import Embedder
 from vaultctx.embed.registry import ModelNotFoundError, create_embedder
 from vaultctx.embed.static import BUNDLED_STATIC_DIR, StaticEmbedder
@@ -120,3 +121,16 @@ def test_registry_creates_engines_by_short_name() -> None:
     assert create_embedder("static").name == "minilm-static-256"
     with pytest.raises(ValueError, match="unknown embedding engine 'bert'"):
         create_embedder("bert")
+
+
+def test_pooling_equals_model2vec_on_real_chunks(static: StaticEmbedder) -> None:
+    """The engine reimplements Model2Vec's encode (to skip its imports); it must not drift."""
+    model2vec = pytest.importorskip("model2vec")
+    reference = model2vec.StaticModel.from_pretrained(BUNDLED_STATIC_DIR, normalize=True)
+    notes = sorted(EXAMPLE_VAULT.rglob("*.md"))
+    texts = [path.read_text(encoding="utf-8") for path in notes]
+    texts += ["", "   ", "😀", "word " * 5000, "한국어와 English 섞인 text", "[UNK] [CLS]"]
+    ours = static.embed(texts)
+    theirs = reference.encode(texts, normalize=True)
+    assert ours.shape == theirs.shape
+    assert np.abs(ours - theirs).max() < 1e-5

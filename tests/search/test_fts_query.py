@@ -86,7 +86,7 @@ NASTY = st.lists(st.sampled_from(_PIECES), max_size=12).map(" ".join) | st.lists
 ).map("".join)
 
 
-@settings(max_examples=10_000, deadline=None)
+@settings(max_examples=2_000, deadline=None)
 @given(st.one_of(NASTY, st.text(max_size=60)))
 def test_any_text_is_a_valid_query(text: str) -> None:
     conn = _shared_conn()

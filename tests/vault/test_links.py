@@ -1,5 +1,7 @@
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
@@ -12,6 +14,7 @@ from vaultctx.vault.links import (
     fenced_code_spans,
     mask_code,
     resolve_link,
+    vault_file_paths,
 )
 from vaultctx.vault.note import parse_note
 from vaultctx.vault.scanner import read_vault_file, scan_vault
@@ -237,3 +240,48 @@ def test_obsidian_help_links_resolve() -> None:
     assert len(links) > 1000
     # The few that do not resolve are documentation examples such as [[Example]].
     assert len(unresolved) / len(links) < 0.01, unresolved[:20]
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("[[Alpha]]", "projects/Alpha.md"),
+        ("[[alpha|the alpha project]]", "projects/Alpha.md"),
+        ("[[projects/Alpha]]", "projects/Alpha.md"),
+        ("[[Alpha#Goals]]", "projects/Alpha.md"),
+        ("[[Alpha#^summary-1]]", "projects/Alpha.md"),
+        ("![[Alpha#Goals]]", "projects/Alpha.md"),
+        ("![[diagram.png|200]]", "assets/diagram.png"),
+        ("[[Start here]]", "Home.md"),
+        ("[the plan](../a/Plan.md)", "a/Plan.md"),
+        ("[release](v1.2%20release%20notes.md#Changes)", "v1.2 release notes.md"),
+        ("[release](<v1.2 release notes.md>)", "v1.2 release notes.md"),
+        ("[[Notes]]", "Notes.md"),  # an exact vault path first
+        ("[[Plan]]", "a/Plan.md"),  # ambiguous: the shortest path
+        ("[[#Local]]", "daily/x.md"),
+    ],
+)
+def test_each_obsidian_form_resolves(text: str, expected: str) -> None:
+    """Extraction and resolution together, as the link graph runs them, from daily/x.md."""
+    link = only(text)
+    assert LinkResolver(VAULT, ALIASES).resolve(link.target, "daily/x.md") == expected
+
+
+def test_an_alias_two_notes_claim_goes_to_the_shorter_path() -> None:
+    notes = [("deep/er/Zeta.md", ["Z"]), ("top/Zed.md", ["z"]), ("Other.md", [])]
+    for order in (notes, notes[::-1]):
+        assert LinkResolver.from_notes(order).resolve("Z", "x.md") == "top/Zed.md"
+
+
+def test_from_notes_resolves_names_and_aliases() -> None:
+    resolver = LinkResolver.from_notes([("a/Note.md", ["First"]), ("b/c/Note.md", [])])
+    assert resolver.resolve("note", "x.md") == "a/Note.md"
+    assert resolver.resolve("c/Note", "x.md") == "b/c/Note.md"
+    assert resolver.resolve("first", "x.md") == "a/Note.md"
+
+
+def test_vault_file_paths_lists_attachments_and_skips_dot_folders(tmp_path: Path) -> None:
+    for rel in ("Note.md", "assets/a b.png", ".obsidian/app.json", "x/.trash/old.md", ".hidden"):
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("x", encoding="utf-8")
+    assert sorted(vault_file_paths(tmp_path)) == ["Note.md", "assets/a b.png"]

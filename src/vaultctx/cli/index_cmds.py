@@ -239,8 +239,11 @@ def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption =
         ("sqlite", info.sqlite_version or "-"),
         ("sqlite-vec", info.vec_version or "not loaded: BM25 only"),
         ("fts5 tokenizer", info.fts_tokenizer or "-"),
+        ("keyword analysis", info.fts_analyzer or "-"),
         ("notes with problems", str(info.problems)),
     ]
+    if info.language_note:
+        rows.append(("language", info.language_note))
     for key, value in rows:
         table.add_row(f"[bold]{key}[/]", value)
     stdout.print(table)

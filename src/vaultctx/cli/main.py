@@ -1,36 +1,98 @@
 """The ``vaultctx`` command: a thin shell over ``vaultctx.api``.
 
-Every command family lives in its own module and registers itself on ``app``. Errors the user can
-fix are printed as one line naming the problem and the fix, never as a traceback.
+Every command family lives in its own module and registers itself on the app in ``build_app``.
+Errors the user can fix are printed as one line naming the problem and the fix, never as a
+traceback.
+
+Start-up is part of the interface: AI tools spawn ``vaultctx serve`` and wait for it, scripts run
+``vaultctx search`` in loops. So this module imports only typer, and a command listed in
+``HOT_COMMANDS`` gets an app holding just its own family: it never pays for the imports of the
+others (rich progress bars, YAML, the indexer, the link graph, ...).
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 import sys
+from typing import Any
 
 import typer
 
-from vaultctx.cli import capture_cmds, common, hook_cmds, index_cmds, search_cmds, serve_cmds
+from vaultctx.cli import common
 
-app = typer.Typer(
-    name="vaultctx",
-    help="Local-first AI knowledge base over a folder of markdown notes.",
-    no_args_is_help=True,
-    add_completion=True,
-    pretty_exceptions_enable=False,
-)
-index_cmds.register(app)
-search_cmds.register(app)
-serve_cmds.register(app)
-capture_cmds.register(app)
-hook_cmds.register(app)
+# Commands spawned over and over, and the module whose ``register`` defines each of them.
+HOT_COMMANDS = {
+    "search": "vaultctx.cli.search_cmds",
+    "context": "vaultctx.cli.search_cmds",
+    "serve": "vaultctx.cli.serve_cmds",
+    "hook": "vaultctx.cli.hook_cmds",
+}
+
+
+def _new_app() -> typer.Typer:
+    app = typer.Typer(
+        name="vaultctx",
+        help="Local-first AI knowledge base over a folder of markdown notes.",
+        no_args_is_help=True,
+        add_completion=True,
+        pretty_exceptions_enable=False,
+    )
+
+    @app.callback()
+    def main() -> None:
+        # A callback keeps the app a command group even when it holds a single command, so a
+        # hot command's app parses ``vaultctx search ...`` exactly as the full app does.
+        pass
+
+    return app
+
+
+def build_app() -> typer.Typer:
+    """The whole CLI, every command family registered."""
+    from vaultctx.cli import (
+        capture_cmds,
+        hook_cmds,
+        index_cmds,
+        links_cmds,
+        search_cmds,
+        serve_cmds,
+        verify_cmds,
+    )
+
+    app = _new_app()
+    index_cmds.register(app)
+    search_cmds.register(app)
+    serve_cmds.register(app)
+    capture_cmds.register(app)
+    hook_cmds.register(app)
+    links_cmds.register(app)
+    verify_cmds.register(app)
+    return app
+
+
+def app_for(argv: list[str]) -> typer.Typer:
+    """The app for this command line: a hot command's family alone, else the whole CLI."""
+    command = argv[1] if len(argv) > 1 else ""
+    if command not in HOT_COMMANDS:
+        return build_app()
+    app = _new_app()
+    importlib.import_module(HOT_COMMANDS[command]).register(app)
+    return app
+
+
+def __getattr__(name: str) -> Any:
+    """``main.app``, the whole CLI (tests drive it), is built when first asked for."""
+    if name == "app":
+        app = globals()["app"] = build_app()
+        return app
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def run() -> None:
     """Console-script entry point."""
     try:
-        app()
+        app_for(sys.argv)()
     except common.UserFacingError as exc:
         common.print_error(str(exc))
         sys.exit(exc.exit_code)

@@ -14,7 +14,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import socket
 import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -111,6 +110,7 @@ def post_json(server: ServerInfo, path: str, body: dict[str, Any], timeout: floa
     and ``ServerRefusedError`` for any answer other than 200.
     """
     import http.client
+    import socket
 
     parts = urlsplit(server.url)
     if parts.scheme != "http" or not parts.hostname:

@@ -9,8 +9,10 @@ apsw was faster on inserts, FTS queries and KNN and ships the newer SQLite.
 from __future__ import annotations
 
 import contextlib
+import importlib.util
 import json
 import logging
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,12 +125,19 @@ class IndexDatabase:
         self.conn.close()
 
 
+def _vec_extension_path() -> str:
+    """Where sqlite_vec.loadable_path() points, found without importing the package: its
+    __init__ imports numpy and sqlite3 (~130 ms), which a keyword-only search never needs."""
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise ImportError("the sqlite-vec package is not installed: pip install sqlite-vec")
+    return os.path.normpath(os.path.join(spec.submodule_search_locations[0], "vec0"))
+
+
 def _load_vec(conn: apsw.Connection) -> None:
     try:
-        import sqlite_vec
-
         conn.enable_load_extension(True)
-        conn.load_extension(sqlite_vec.loadable_path())
+        conn.load_extension(_vec_extension_path())
         conn.enable_load_extension(False)
     except Exception as exc:  # missing wheel for this platform, blocked extension loading, …
         log.warning("sqlite-vec unavailable (%s): vector search disabled, BM25 only", exc)

@@ -43,7 +43,7 @@ from vaultctx.index.prepare import (
 from vaultctx.index.quality_pass import QUALITY_TABLE, quality_coverage, run_quality_pass
 from vaultctx.index.text_codec import pack_text, unpack_text
 from vaultctx.scrub import scrub_secrets
-from vaultctx.text.lexical import analyzer_id, fts_document
+from vaultctx.text.lexical import FTS_ANALYZER_META, analyzer_id, fts_document
 from vaultctx.vault.note import Note, front_matter_json
 from vaultctx.vault.scanner import VaultFile, scan_vault
 
@@ -507,7 +507,7 @@ def _rebuild_fts_if_analysis_changed(db: IndexDatabase, report: IndexReport) -> 
     """The FTS rows hold analysed text: a different analyzer (say, Kiwi newly installed for
     Korean) must re-analyse every chunk, or old and new tokens would never match."""
     current = analyzer_id()
-    stored = db.meta("fts_analyzer")
+    stored = db.meta(FTS_ANALYZER_META)
     if stored == current:
         return
     has_chunks = db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
@@ -531,7 +531,7 @@ def _rebuild_fts_if_analysis_changed(db: IndexDatabase, report: IndexReport) -> 
                 break
             write_fts_rows(db, batch)
             last_id = batch[-1][0]
-        db.set_meta("fts_analyzer", current)
+        db.set_meta(FTS_ANALYZER_META, current)
 
 
 class _BatchWriter:

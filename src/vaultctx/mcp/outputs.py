@@ -7,6 +7,7 @@ so the CLI and MCP never disagree about a search.
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
@@ -24,6 +25,15 @@ class ErrorOutput(BaseModel):
     suggestion: str
 
 
+class GraphWhy(BaseModel):
+    role: str = Field(description="`seed` (a vector hit) or `neighbor` (a note linked to one).")
+    hop: int = Field(description="Links between it and its seed (0 for a seed).")
+    relevance: float = Field(description="Normalised similarity, 0–1, before the per-hop decay.")
+    score: float = Field(description="Relevance × 0.5 per hop: its place in the graph ranking.")
+    via: str | None = Field(None, description="The note whose link led here.")
+    seed: str | None = Field(None, description="The vector hit the path started from.")
+
+
 class SearchHit(BaseModel):
     path: str = Field(description="Vault-relative path; pass it to obsidian_read_note.")
     title: str
@@ -33,6 +43,15 @@ class SearchHit(BaseModel):
     score: float = Field(description="Reciprocal rank fusion score; higher is better.")
     bm25_rank: int | None = Field(description="Rank in the keyword list, if there.")
     vec_rank: int | None = Field(description="Rank in the vector list, if there.")
+    graph: GraphWhy | None = Field(
+        None, description="With graph=true: why the passage is here (null: a keyword hit)."
+    )
+
+
+class RelatedMocOutput(BaseModel):
+    path: str
+    title: str
+    links_to: list[str] = Field(description="The result notes this map of content links to.")
 
 
 class SearchOutput(BaseModel):
@@ -42,6 +61,10 @@ class SearchOutput(BaseModel):
     results: list[SearchHit]
     notices: list[str] = Field(description="How the search degraded, if it did.")
     message: str | None = Field(None, description="Advice when nothing matched.")
+    related_mocs: list[RelatedMocOutput] = Field(
+        default_factory=list,
+        description="With graph=true: maps of content (type: moc) linking to the results.",
+    )
 
 
 class NoteOutput(BaseModel):
@@ -99,6 +122,7 @@ def search_output(response: SearchResponse) -> SearchOutput:
             score=r.score,
             bm25_rank=r.bm25_rank,
             vec_rank=r.vec_rank,
+            graph=GraphWhy(**asdict(r.graph)) if r.graph else None,
         )
         for r in response.results
     ]
@@ -110,6 +134,7 @@ def search_output(response: SearchResponse) -> SearchOutput:
         results=hits,
         notices=response.notices,
         message=message,
+        related_mocs=[RelatedMocOutput(**asdict(moc)) for moc in response.related_mocs],
     )
 
 
@@ -119,8 +144,17 @@ def search_text(output: SearchOutput) -> str:
         return "\n".join([*lines, output.message])
     lines.append(f"{output.count} results for {output.query!r} ({output.mode}):")
     for rank, hit in enumerate(output.results, start=1):
-        lines += ["", f"{rank}. {hit.title} — {hit.citation}", hit.text]
+        lines += ["", f"{rank}. {hit.title} — {hit.citation}{_why(hit.graph)}", hit.text]
+    if output.related_mocs:
+        lines += ["", "Maps of content linking to these notes (read them for wider context):"]
+        lines += [f"- {moc.path} ({moc.title})" for moc in output.related_mocs]
     return "\n".join(lines)
+
+
+def _why(graph: GraphWhy | None) -> str:
+    if graph is None or graph.role == "seed":
+        return ""
+    return f" (linked from {graph.via}, {graph.hop} link{'s' if graph.hop > 1 else ''} away)"
 
 
 def note_output(note: NoteText) -> NoteOutput:

@@ -6,8 +6,9 @@ whole (defence in depth, SPEC §3). Failures a model can fix come back as tool r
 as the SDK's generic error.
 
 Start-up is what MCP clients time: the SDK is imported here (the CLI imports this module only for
-``vaultctx serve``), the vault's models and index are loaded by a background thread as soon as the
-server runs, and a tool call that arrives first simply waits for that thread to finish.
+``vaultctx serve``), the vault's models and index are loaded by a background thread (over stdio
+once the handshake is over, over HTTP as soon as the server runs), and a tool call that arrives
+first simply waits for that thread to finish.
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
+from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.transport_security import TransportSecuritySettings
@@ -37,6 +39,8 @@ from vaultctx.hooks.endpoint import add_hook_endpoint, run_while_serving
 from vaultctx.index.db import IndexDatabaseError, IndexMissingError
 from vaultctx.mcp import http_policy, outputs
 from vaultctx.scrub import scrub_secrets
+from vaultctx.search.graph import DEFAULT_DEPTH as DEFAULT_GRAPH_DEPTH
+from vaultctx.search.graph import MAX_DEPTH as MAX_GRAPH_DEPTH
 from vaultctx.vault.errors import VaultError
 from vaultctx.vault.paths import VaultAccessError
 
@@ -62,6 +66,32 @@ READ_ONLY = ToolAnnotations(
 )
 
 T = TypeVar("T")
+
+# Filter arguments shared by obsidian_search and obsidian_list_notes (SPEC §8).
+FolderArg = Annotated[
+    str | None,
+    Field(description="Only notes under this vault folder and its subfolders, e.g. `projects`."),
+]
+TagArg = Annotated[
+    str | None,
+    Field(description="Only notes with this tag (nested tags included), e.g. `project`."),
+]
+SinceArg = Annotated[
+    str | None,
+    Field(description="Modified on or after: ISO date (2024-03-01), date-time, or age (7d, 12h)."),
+]
+UntilArg = Annotated[
+    str | None, Field(description="Modified on or before: ISO date (that whole day) or date-time.")
+]
+WhereArg = Annotated[
+    list[str] | None,
+    Field(
+        description="Front matter conditions, all must hold: `KEY OP VALUE`, OP one of = != > >= "
+        '< <= ~ (contains); dotted keys reach nested values. E.g. ["status = active", '
+        '"project.priority >= 2", "due < 2026-01-31"]. Dates compare as dates, numbers as '
+        "numbers; a list matches when any item does."
+    ),
+]
 
 
 class VaultService:
@@ -91,8 +121,36 @@ class VaultService:
     def _warm(self) -> None:
         try:
             self.call(lambda vault: vault.search("warm up", limit=1, max_tokens=50))
+            # Loads Kiwi (2-7 s) only if the index was built with Korean morphemes.
+            self.call(lambda vault: vault.search("준비", limit=1, max_tokens=50, mode="bm25"))
+            # A server answers many queries: rank vectors from RAM once they are loaded.
+            self.call(lambda vault: vault.retriever().hold_vectors_in_memory())
         except (IndexDatabaseError, VaultError) as exc:
             log.warning("search is not ready yet: %s", exc)
+
+
+class WarmUpAfterHandshake:
+    """Server middleware that starts the warm-up with the first message after ``initialize``.
+
+    A stdio client spawns the server and times its answer to ``initialize``. The SDK's import is
+    already ~1 s of CPU on a small machine, and loading the models meanwhile would compete with
+    the handshake for the interpreter lock. The client's next message (``notifications/
+    initialized``, or a first request where there is no handshake) proves the answer was sent;
+    the warm-up still finishes long before a client's first search usually arrives.
+    """
+
+    def __init__(self, service: VaultService) -> None:
+        self._service = service
+
+    async def __call__(
+        self, ctx: ServerRequestContext[Any, Any], call_next: CallNext
+    ) -> HandlerResult:
+        if ctx.method != "initialize":
+            self._service.start_warmup()
+        return await call_next(ctx)
+
+
+WarmUp = Literal["on start", "after handshake"]
 
 
 def build_server(
@@ -100,15 +158,21 @@ def build_server(
     *,
     token: str | None = None,
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING",
+    warm_up: WarmUp = "on start",
 ) -> MCPServer[Any]:
-    """The configured server; ``token`` makes every HTTP request carry ``Bearer <token>``."""
+    """The configured server; ``token`` makes every HTTP request carry ``Bearer <token>``.
+
+    ``warm_up`` says when the models start loading: "after handshake" suits stdio, where the
+    client waits for the ``initialize`` answer (see ``WarmUpAfterHandshake``).
+    """
     service = VaultService(vault)
 
     @asynccontextmanager
     async def warm_on_start(_: MCPServer[Any]) -> AsyncIterator[None]:
         # Started here rather than earlier: in stdio mode the transport has by now moved stray
         # writes to fd 1 onto stderr, so nothing a model library prints can corrupt the protocol.
-        service.start_warmup()
+        if warm_up == "on start":
+            service.start_warmup()
         yield
 
     server: MCPServer[Any] = MCPServer(
@@ -117,6 +181,7 @@ def build_server(
         instructions=INSTRUCTIONS,
         version=__version__,
         lifespan=warm_on_start,
+        middleware=[WarmUpAfterHandshake(service)],
         log_level=log_level,
         **_auth(token),
     )
@@ -167,9 +232,41 @@ def _add_tools(server: MCPServer[Any], service: VaultService) -> None:
             Literal["hybrid", "bm25", "vector"],
             Field(description="hybrid (default); bm25 for exact identifiers; vector for meaning."),
         ] = "hybrid",
+        graph: Annotated[
+            bool,
+            Field(
+                description="Also return notes linked to the best hits (outlinks and backlinks), "
+                "each saying which note it was reached from, and maps of content linking to them."
+            ),
+        ] = False,
+        depth: Annotated[
+            int, Field(ge=0, le=MAX_GRAPH_DEPTH, description="Links to follow when graph=true.")
+        ] = DEFAULT_GRAPH_DEPTH,
+        folder: FolderArg = None,
+        tag: TagArg = None,
+        where: WhereArg = None,
+        modified_since: SinceArg = None,
+        modified_until: UntilArg = None,
     ) -> Annotated[CallToolResult, outputs.SearchOutput]:
         def run(vault: Vault) -> outputs.SearchOutput:
-            response = vault.search(query, limit=limit, max_tokens=max_tokens, mode=mode)
+            from vaultctx.search.filters import parse_filter
+
+            filters = parse_filter(
+                folder=folder,
+                tags=[tag] if tag else [],
+                since=modified_since,
+                until=modified_until,
+                where=where or [],
+            )
+            response = vault.search(
+                query,
+                limit=limit,
+                max_tokens=max_tokens,
+                mode=mode,
+                graph=graph,
+                depth=depth,
+                filters=filters,
+            )
             return outputs.search_output(response)
 
         return _respond(service, run, outputs.search_text)
@@ -198,23 +295,15 @@ def _add_tools(server: MCPServer[Any], service: VaultService) -> None:
         return _respond(service, run, outputs.note_text)
 
     def obsidian_list_notes(
-        folder: Annotated[
-            str | None, Field(description="Only notes under this vault folder, e.g. `projects`.")
-        ] = None,
-        tag: Annotated[
-            str | None,
-            Field(description="Only notes with this tag (nested tags included), e.g. `project`."),
-        ] = None,
+        folder: FolderArg = None,
+        tag: TagArg = None,
         type: Annotated[
             str | None,
             Field(description="Front matter `type`: note, project, daily, moc, signal, …"),
         ] = None,
-        modified_since: Annotated[
-            str | None, Field(description="ISO date, e.g. 2024-03-01: modified on or after.")
-        ] = None,
-        modified_until: Annotated[
-            str | None, Field(description="ISO date: modified on or before (whole day).")
-        ] = None,
+        modified_since: SinceArg = None,
+        modified_until: UntilArg = None,
+        where: WhereArg = None,
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT_LIST, description="Notes to return.")] = 20,
     ) -> Annotated[CallToolResult, outputs.NoteListOutput]:
         def run(vault: Vault) -> outputs.NoteListOutput:
@@ -224,6 +313,7 @@ def _add_tools(server: MCPServer[Any], service: VaultService) -> None:
                 note_type=type,
                 modified_since=modified_since,
                 modified_until=modified_until,
+                where=where or [],
                 limit=limit,
             )
             return outputs.note_list_output(listing)
@@ -377,7 +467,7 @@ def transport_security(host: str, extra_hosts: Sequence[str] = ()) -> TransportS
 
 def run_stdio(vault: Vault) -> None:
     """Serve one client over stdin/stdout until it closes them; logs go to stderr."""
-    build_server(vault).run("stdio")
+    build_server(vault, warm_up="after handshake").run("stdio")
 
 
 def run_http(

@@ -6,11 +6,19 @@ a phrase of its parts. ``SQLITE_LOCKED`` becomes ``"sqlite locked"`` and ``_rrf_
 ``"rrf fuse"``, which match the identifier exactly where it occurs (adjacent tokens) while still
 being plain words to BM25. Words are OR-ed: questions in natural language must not require every
 word, and BM25 ranks notes with more of them higher. A trailing ``*`` keeps its prefix meaning.
+
+Korean, Chinese and Japanese words are analysed exactly as the index analysed them
+(``text.lexical``: Kiwi morphemes or character bigrams), and each resulting piece is its own
+OR-ed term: ``볼트를`` asks for ``볼트``. Requiring a word's pieces as one phrase measured far worse
+(nDCG@10 0.811 against 0.916 for bigrams on ko-autorag): the point of the pieces is that a
+differently inflected form still shares most of them.
 """
 
 from __future__ import annotations
 
 import re
+
+from vaultctx.text.lexical import analyse_query
 
 # Letters and digits as unicode61 sees them; "_" separates, as in the tokenizer.
 _PARTS = re.compile(r"[^\W_]+")
@@ -78,6 +86,20 @@ STOPWORDS = frozenset(
 )
 
 
+# Korean question words (what, which, how, where, when, who, how much; why, how many): like
+# "what" and "how" above they rank nothing, and they carry their endings (무엇인가요, 어떻게, 뭐야),
+# so whole words are matched. Dropping them measured +0.007 (Kiwi) and +0.010 (bigrams) on
+# ko-autorag.
+_KOREAN_QUESTION_WORD = re.compile(
+    r"(?:무엇|뭐|뭔|뭘|어떤|어떻|어느|어디|언제|누구|얼마)[가-힣]*|왜|몇"
+)
+
+
+def _is_question_word(word: str) -> bool:
+    parts = _PARTS.findall(word)
+    return len(parts) == 1 and _KOREAN_QUESTION_WORD.fullmatch(parts[0]) is not None
+
+
 def _phrase(word: str) -> str | None:
     parts = _PARTS.findall(word.lower())
     if not parts:
@@ -87,11 +109,16 @@ def _phrase(word: str) -> str | None:
     return f"{quoted}*" if prefix else quoted
 
 
-def build_fts_query(text: str) -> str | None:
-    """An FTS5 expression for ``text``, or None when it holds nothing searchable."""
+def build_fts_query(text: str, index_analyzer: str | None = None) -> str | None:
+    """An FTS5 expression for ``text``, or None when it holds nothing searchable.
+
+    ``index_analyzer`` is the ``analyzer_id()`` the index was built with (None: this process's).
+    """
+    words = text.split()
+    asked = [word for word in words if not _is_question_word(word)] or words
     phrases: list[str] = []
     meaningful: list[str] = []
-    for word in text.split():
+    for word in analyse_query(" ".join(asked), index_analyzer).split():
         phrase = _phrase(word)
         if phrase is None or phrase in phrases:
             continue

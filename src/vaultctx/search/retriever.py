@@ -10,11 +10,8 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
-
-import numpy as np
-import numpy.typing as npt
+from dataclasses import asdict, dataclass, field, replace
+from typing import TYPE_CHECKING, Any, Literal
 
 from vaultctx.index.db import IndexDatabase
 from vaultctx.index.text_codec import unpack_text
@@ -22,12 +19,33 @@ from vaultctx.scrub import scrub_secrets
 from vaultctx.search.bm25 import BM25_TOP_K, bm25_search
 from vaultctx.search.budget import fit_to_budget
 from vaultctx.search.fusion import fuse_rrf, fuse_scores
-from vaultctx.search.vector import VECTOR_TOP_K, vector_search
+from vaultctx.search.graph import (
+    DEFAULT_DEPTH,
+    GRAPH_WEIGHT,
+    KEYWORD_WEIGHT,
+    GraphOrigin,
+    LinkGraphCache,
+    RelatedMoc,
+    check_depth,
+    chunk_notes,
+    graph_ranking,
+    related_mocs,
+    reserve_keyword_slots,
+)
+from vaultctx.text.lexical import FTS_ANALYZER_META, query_notice
+
+if TYPE_CHECKING:
+    # numpy only on the vector path: the hook's keyword search must not pay for its import.
+    import numpy as np
+    import numpy.typing as npt
+
+    from vaultctx.search.filters import SearchFilter
+    from vaultctx.search.vector_memory import InMemoryVectors
 
 Mode = Literal["hybrid", "bm25", "vector"]
 Fusion = Literal["score", "rrf"]
 FUSIONS: tuple[str, ...] = ("score", "rrf")
-QueryEmbedder = Callable[[str], npt.NDArray[np.float32]]
+QueryEmbedder = Callable[[str], "npt.NDArray[np.float32]"]
 MODES: tuple[str, ...] = ("hybrid", "bm25", "vector")
 
 # Hangul, kana and CJK ideographs: the bundled vector models are English-only (see fusion policy).
@@ -45,6 +63,7 @@ class SearchResult:
     bm25_rank: int | None
     vec_rank: int | None
     chunk_id: int
+    graph: GraphOrigin | None = None  # why a --graph search returned it (SPEC §7)
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -57,6 +76,7 @@ class SearchResponse:
     results: list[SearchResult]
     took_ms: float
     notices: list[str] = field(default_factory=list)
+    related_mocs: list[RelatedMoc] = field(default_factory=list)
 
     @property
     def count(self) -> int:
@@ -70,6 +90,7 @@ class SearchResponse:
             "mode": self.mode,
             "took_ms": round(self.took_ms, 2),
             "notices": self.notices,
+            "related_mocs": [asdict(moc) for moc in self.related_mocs],
         }
 
 
@@ -110,15 +131,25 @@ class Retriever:
         self.static = static
         self.quality = quality
         self.has_fts = db.has_table("chunks_fts")
+        self.links = LinkGraphCache(db)
+        self.memory: InMemoryVectors | None = None
+
+    def hold_vectors_in_memory(self, *, wait: bool = False) -> None:
+        """For processes that answer many queries: rank vectors from RAM (see vector_memory)."""
+        if self.memory is None:
+            from vaultctx.search.vector_memory import InMemoryVectors
+
+            self.memory = InMemoryVectors(self.db)
+        self.memory.load([source.table for source in self.vector_sources()], wait=wait)
 
     def vector_sources(self) -> list[VectorSource]:
         if self.quality is None:
             return [self.static] if self.static else []
-        if self.static is None or self._quality_complete():
+        if self.static is None or self.quality_complete():
             return [self.quality]
         return [self.static, self.quality]
 
-    def _quality_complete(self) -> bool:
+    def quality_complete(self) -> bool:
         return not self.db.scalar(
             "SELECT EXISTS(SELECT 1 FROM chunks WHERE quality_embedded_at IS NULL)"
         )
@@ -134,8 +165,18 @@ class Retriever:
         vec_weight: float | None = None,
         notes: bool = False,
         fusion: Fusion = "score",
+        graph: bool = False,
+        depth: int = DEFAULT_DEPTH,
+        filters: SearchFilter | None = None,
     ) -> SearchResponse:
+        """``graph`` ranks as SPEC §7 does (weights and ``fusion`` then come from §7).
+
+        ``filters`` (SPEC §8) restrict both rankers before they rank, so ``limit`` results come
+        back whenever enough notes match; graph neighbours outside them are dropped.
+        """
         started = time.perf_counter()
+        if graph:
+            check_depth(depth)
         if fusion not in FUSIONS:
             raise ValueError(f"unknown fusion {fusion!r}; use one of {', '.join(FUSIONS)}")
         if mode not in MODES:
@@ -154,14 +195,19 @@ class Retriever:
         weights: list[float] = []
         bm25_index: int | None = None
         vec_indexes: list[int] = []
+        query_vectors: list[npt.NDArray[np.float32]] = []
         pool = max(BM25_TOP_K, limit * 3) if notes else BM25_TOP_K
+        file_ids = self._filtered_file_ids(filters, notices)
 
         if mode in ("hybrid", "bm25"):
             if self.has_fts:
                 bm25_index = len(scored)
                 # FTS5's bm25() is lower-is-better; fusion wants higher-is-better.
-                scored.append([(cid, -score) for cid, score in bm25_search(self.db, query, pool)])
+                keyword_hits = bm25_search(self.db, query, pool, file_ids=file_ids)
+                scored.append([(cid, -score) for cid, score in keyword_hits])
                 weights.append(bm25_weight)
+                if analysis_notice := query_notice(self.db.meta(FTS_ANALYZER_META), query):
+                    notices.append(analysis_notice)
             else:
                 notices.append("keyword index unavailable: vector search only")
         if mode in ("hybrid", "vector"):
@@ -175,11 +221,46 @@ class Retriever:
                 # are noise, so keywords alone rank it.
                 notices.append("vector models are English-only: CJK query ranked by keywords")
                 sources = []
+            from vaultctx.search.vector import VECTOR_TOP_K, vector_search
+
             k = max(VECTOR_TOP_K, limit * 3) if notes else VECTOR_TOP_K
             for source in sources:
                 vec_indexes.append(len(scored))
-                scored.append(vector_search(self.db, source.table, source.embed_query(query), k))
+                query_vectors.append(source.embed_query(query))
+                hits = None
+                if self.memory is not None:
+                    hits = self.memory.search(
+                        source.table, query_vectors[-1], k, file_ids=file_ids
+                    )
+                if hits is None:
+                    hits = vector_search(
+                        self.db, source.table, query_vectors[-1], k, file_ids=file_ids
+                    )
+                scored.append(hits)
                 weights.append(source.weight if vec_weight is None else vec_weight)
+        origins: dict[int, GraphOrigin] = {}
+        if graph and not vec_indexes:
+            notices.append("graph expansion needs vector hits: results not widened along links")
+        elif graph:
+            # The first source covers every chunk (see vector_sources): its hits are the seeds.
+            graph_hits = graph_ranking(
+                self.db,
+                self.links.get(),
+                sources[0].table,
+                query_vectors[0],
+                scored[vec_indexes[0]],
+                depth,
+            )
+            if file_ids is not None:
+                allowed = set(file_ids)
+                note_of = chunk_notes(self.db, [h.chunk_id for h in graph_hits])
+                graph_hits = [h for h in graph_hits if note_of.get(h.chunk_id) in allowed]
+            origins = {hit.chunk_id: hit.origin for hit in graph_hits}
+            keyword = [] if bm25_index is None else [scored[bm25_index]]
+            scored = [*keyword, [(hit.chunk_id, hit.origin.score) for hit in graph_hits]]
+            weights = [KEYWORD_WEIGHT] * len(keyword) + [GRAPH_WEIGHT]
+            vec_indexes = [len(keyword)]
+            fusion = "rrf"
         if fusion == "rrf":
             fused = fuse_rrf([[cid for cid, _ in hits] for hits in scored], weights)
         else:
@@ -190,6 +271,13 @@ class Retriever:
             if any(r is not None and w > 0 for r, w in zip(f.ranks, weights, strict=True))
         ]
         rows = self._load([f.id for f in fused])
+        if origins and bm25_index is not None:
+            fused = reserve_keyword_slots(
+                fused,
+                limit,
+                vector_list=vec_indexes[0],
+                unit_of=lambda cid: rows[cid][0] if notes and cid in rows else cid,
+            )
         results: list[SearchResult] = []
         seen_files: set[str] = set()
         for entry in fused:
@@ -214,13 +302,31 @@ class Retriever:
                     bm25_rank=entry.ranks[bm25_index] if bm25_index is not None else None,
                     vec_rank=vec_rank,
                     chunk_id=entry.id,
+                    graph=origins.get(entry.id),
                 )
             )
             if len(results) == limit:
                 break
         results = _budgeted(results, max_tokens)
+        mocs = related_mocs(self.links.get(), [r.file_path for r in results]) if origins else []
         took = (time.perf_counter() - started) * 1000
-        return SearchResponse(query, mode, results, took, notices)
+        return SearchResponse(query, mode, results, took, notices, related_mocs=mocs)
+
+    def _filtered_file_ids(
+        self, filters: SearchFilter | None, notices: list[str]
+    ) -> list[int] | None:
+        """The notes a filtered search may return; None when every note may be returned."""
+        if filters is None or filters.is_empty:
+            return None
+        from vaultctx.search.filters import matching_file_ids
+
+        file_ids = matching_file_ids(self.db, filters)
+        if not file_ids:
+            shown = ", ".join(f"{key} {value}" for key, value in filters.describe().items())
+            notices.append(f"no notes match the filters ({shown})")
+        elif len(file_ids) == self.db.scalar("SELECT count(*) FROM files"):
+            return None  # restricting the rankers to every note would only double their cost
+        return file_ids
 
     def _load(self, ids: list[int]) -> dict[int, tuple[str, str, str, str]]:
         if not ids:
@@ -239,9 +345,5 @@ def _budgeted(results: list[SearchResult], max_tokens: int) -> list[SearchResult
     texts = fit_to_budget([scrub_secrets(r.text).text for r in results], max_tokens)
     out = []
     for result, text in zip(results, texts, strict=False):
-        out.append(
-            SearchResult(
-                **{**asdict(result), "text": text, "title": scrub_secrets(result.title).text}
-            )
-        )
+        out.append(replace(result, text=text, title=scrub_secrets(result.title).text))
     return out

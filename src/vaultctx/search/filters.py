@@ -1,0 +1,447 @@
+"""Search filters (SPEC §8): which notes a search or a listing may return.
+
+One ``SearchFilter``, built from the strings users and models type by ``parse_filter``, serves
+the API, the CLI and the MCP tools. It narrows the candidate notes *before* ranking:
+``matching_file_ids`` feeds BM25 and the vector KNN, so ``limit`` results still come back when
+enough notes match. Filtering a ranked top-k afterwards would return few or none for a selective
+filter.
+
+Folder, tags, type and modification dates are plain SQL over ``files``. Front matter conditions
+are decided here on the values SQLite extracts from the stored JSON, because they compare by the
+kind of value asked for (dates as dates, numbers as numbers, lists by membership), which SQL's
+own comparisons cannot do.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import cached_property
+from typing import Any, NoReturn
+
+from vaultctx.index.db import IndexDatabase
+from vaultctx.vault.paths import VaultAccessError, normalize_vault_path
+
+Value = str | bool | int | float | dt.date  # dt.datetime is a dt.date too
+
+OPERATORS = ("=", "!=", ">", ">=", "<", "<=", "~")
+CONDITION_SYNTAX = (
+    "KEY OP VALUE with OP one of = != > >= < <= ~ (contains); "
+    "dotted keys reach into nested front matter"
+)
+CONDITION_EXAMPLES = (
+    "e.g. `status = active`, `project.status != done`, `rating >= 4`, `due < 2026-01-31`, "
+    '`title ~ meeting`, `owner = "Kim, J."`'
+)
+TIME_SYNTAX = "use YYYY-MM-DD (e.g. 2024-03-01), YYYY-MM-DDTHH:MM, or an age such as 12h, 7d, 2w"
+
+# Longest operators first, so `>=` is not read as `>` followed by a value `=…`.
+_CONDITION = re.compile(
+    r"(?P<key>[^=!<>~]*?)\s*(?P<op>==|!=|>=|<=|=|>|<|~)\s*(?P<value>.*)", re.DOTALL
+)
+_NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)")
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}.*")
+_AGE = re.compile(r"(?P<count>\d+)\s*(?P<unit>[hdw])", re.IGNORECASE)
+_AGE_UNITS = {"h": dt.timedelta(hours=1), "d": dt.timedelta(days=1), "w": dt.timedelta(weeks=1)}
+_INT64_LIMIT = 2**63 - 1
+_JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
+# The key that means the note's full tag list (front matter and inline tags, as indexed).
+TAGS_KEY = "tags"
+
+
+class InvalidFilterError(VaultAccessError):
+    """A filter that cannot be understood: the message names it, the suggestion shows the syntax.
+
+    A ``VaultAccessError`` so every integration already reports it as a one-line error (CLI) or
+    an ``{error, suggestion}`` tool result (MCP), never as a traceback or a silently ignored
+    filter.
+    """
+
+
+@dataclass(frozen=True)
+class Condition:
+    """One front matter test, ``key op value``, as parsed from ``text``."""
+
+    key: str
+    op: str
+    value: Value
+    text: str
+
+    def holds(self, stored: Any) -> bool:
+        """Whether a note whose value under ``key`` is ``stored`` (None: absent) passes.
+
+        A list passes when any item does (membership); ``!=`` passes when no item equals, so a
+        note without the key passes ``!=`` and nothing else.
+        """
+        items = [
+            item for item in (stored if isinstance(stored, list) else [stored]) if item is not None
+        ]
+        if self.op == "!=":
+            return not any(_order(item, self.value) == 0 for item in items)
+        if self.op == "~":
+            needle = str(self.value).casefold()
+            return any(needle in _text(item).casefold() for item in items if _is_scalar(item))
+        return any(_satisfies(self.op, _order(item, self.value)) for item in items)
+
+    def holds_json(self, raw: str | None) -> bool:
+        """``holds`` for a stored value's JSON text (None: absent), decoded only when it can pass.
+
+        Text that ``=`` or ``~`` asks for appears verbatim in the JSON of any value that passes,
+        and looking for it there costs a tenth of decoding and comparing.
+        """
+        needle = self._needle
+        if raw is not None and needle is not None and needle not in raw.casefold():
+            return False
+        return self.holds(None if raw is None else json.loads(raw))
+
+    @cached_property
+    def _needle(self) -> str | None:
+        if self.op not in ("=", "~") or not isinstance(self.value, str):
+            return None
+        needle = self.value.casefold()
+        return None if _JSON_ESCAPED.search(needle) else needle  # JSON would spell it otherwise
+
+
+@dataclass(frozen=True)
+class TimeBound:
+    """A modification-time limit: as the user wrote it, and as ``files.mtime_ns`` counts."""
+
+    text: str
+    ns: int
+
+
+@dataclass(frozen=True)
+class SearchFilter:
+    """Every restriction must hold. The empty filter admits every note."""
+
+    folder: str | None = None
+    tags: tuple[str, ...] = ()
+    note_type: str | None = None
+    since: TimeBound | None = None
+    until: TimeBound | None = None
+    conditions: tuple[Condition, ...] = ()
+
+    @property
+    def is_empty(self) -> bool:
+        return not self.describe()
+
+    def describe(self) -> dict[str, str]:
+        """The active filters as short strings, to echo back to the user or model."""
+        shown = {
+            "folder": self.folder,
+            "tag": ", ".join(self.tags),
+            "type": self.note_type,
+            "modified_since": self.since.text if self.since else None,
+            "modified_until": self.until.text if self.until else None,
+            "where": "; ".join(condition.text for condition in self.conditions),
+        }
+        return {key: value for key, value in shown.items() if value}
+
+
+def parse_filter(
+    *,
+    folder: str | None = None,
+    tags: Sequence[str] = (),
+    note_type: str | None = None,
+    since: str | dt.date | None = None,
+    until: str | dt.date | None = None,
+    where: Sequence[str] = (),
+) -> SearchFilter:
+    """The filter these strings describe, or ``InvalidFilterError`` naming the part at fault.
+
+    ``folder`` is vault-relative and recursive, matched by whole path segments (``proj`` does not
+    match ``project/``); ``tags`` must all be present, nested tags included (``a`` matches
+    ``a/b``); ``since``/``until`` bound the modification time (a bare ``until`` date includes
+    that day; ``7d`` means seven days ago); ``where`` holds front matter conditions (see
+    ``parse_condition``). Empty strings mean "no filter", as an omitted option does.
+    """
+    if isinstance(tags, str):
+        tags = [tags]
+    if isinstance(where, str):
+        where = [where]
+    since_bound = parse_time_bound("modified since", since, end_of_day=False)
+    until_bound = parse_time_bound("modified until", until, end_of_day=True)
+    if since_bound and until_bound and since_bound.ns >= until_bound.ns:
+        raise InvalidFilterError(
+            f"modified since {since_bound.text} is not before modified until {until_bound.text}",
+            "swap the dates or widen the range",
+        )
+    return SearchFilter(
+        folder=_folder(folder),
+        tags=tuple(dict.fromkeys(tag for tag in map(_tag, tags) if tag)),
+        note_type=note_type.strip() if note_type and note_type.strip() else None,
+        since=since_bound,
+        until=until_bound,
+        conditions=tuple(parse_condition(text) for text in where if text.strip()),
+    )
+
+
+def parse_condition(text: str) -> Condition:
+    """``key op value`` → a ``Condition``; see ``CONDITION_SYNTAX``.
+
+    The value is typed by how it looks: ``true``/``false``, a number, a date (``2026-01-31``) or
+    a date and time, else text. Quotes (``"…"`` or ``'…'``) keep it text. After ``~`` it is
+    always text, matched as a case-insensitive substring.
+    """
+    written = text.strip()
+    if not written:
+        _reject(written, "is empty")
+    match = _CONDITION.fullmatch(written)
+    if match is None:
+        _reject(written, "has no operator")
+    key, op, raw = match["key"].strip(), match["op"], match["value"].strip()
+    op = "=" if op == "==" else op
+    if not key:
+        _reject(written, f"has no front matter key before `{op}`")
+    if '"' in key or any(not part.strip() for part in key.split(".")):
+        _reject(written, f"has an unusable key `{key}` (quotes or an empty dotted part)")
+    value = _parse_value(written, op, raw)
+    if key == TAGS_KEY and isinstance(value, str):
+        value = value.lstrip("#")
+    return Condition(key=key, op=op, value=value, text=written)
+
+
+def parse_time_bound(
+    name: str, value: str | dt.date | None, *, end_of_day: bool
+) -> TimeBound | None:
+    """A date, date-time or age (``7d``) as a bound on ``files.mtime_ns``; None when unset.
+
+    Dates and times without a zone are local, as the user's clock shows them; a bare date as an
+    upper bound means the end of that day.
+    """
+    if value is None or (isinstance(value, str) and not value.strip()):
+        return None
+    if isinstance(value, dt.datetime):
+        return TimeBound(value.isoformat(), _ns(value))
+    if isinstance(value, dt.date):
+        return TimeBound(value.isoformat(), _ns(_day_bound(value, end_of_day)))
+    text = value.strip()
+    age = _AGE.fullmatch(text)
+    if age is not None:
+        delta = int(age["count"]) * _AGE_UNITS[age["unit"].lower()]
+        return TimeBound(text, _ns(dt.datetime.now().astimezone() - delta))
+    try:
+        if _DATE.fullmatch(text):
+            return TimeBound(text, _ns(_day_bound(dt.date.fromisoformat(text), end_of_day)))
+        if _DATETIME.fullmatch(text):
+            return TimeBound(text, _ns(dt.datetime.fromisoformat(text.replace("Z", "+00:00"))))
+    except ValueError:
+        pass
+    raise InvalidFilterError(f"{name} {text!r} is not an ISO 8601 date or an age", TIME_SYNTAX)
+
+
+def matching_file_ids(db: IndexDatabase, search_filter: SearchFilter) -> list[int]:
+    """Ids of the indexed notes (``files.id``) that pass every part of ``search_filter``.
+
+    SQL narrows by folder, tags, type and dates and extracts each condition's value as JSON
+    text; the conditions are decided here (``Condition.holds_json``).
+    """
+    columns: list[str] = ["f.id"]
+    params: list[Any] = []
+    for condition in search_filter.conditions:
+        expression, expression_params = _extraction(condition.key)
+        columns.append(expression)
+        params += expression_params
+    clause, clause_params = _sql_clause(search_filter)
+    rows = db.execute(
+        f"SELECT {', '.join(columns)} FROM files f WHERE {clause}", [*params, *clause_params]
+    )
+    conditions = search_filter.conditions
+    return [
+        int(row[0])
+        for row in rows
+        if all(
+            condition.holds_json(raw) for condition, raw in zip(conditions, row[1:], strict=True)
+        )
+    ]
+
+
+def _sql_clause(search_filter: SearchFilter) -> tuple[str, list[Any]]:
+    """Folder, tags, type and dates as one SQL condition over ``files f``."""
+    where: list[str] = ["1"]
+    params: list[Any] = []
+    if search_filter.folder is not None:
+        where.append("f.path LIKE ? ESCAPE '\\'")
+        params.append(_like_escape(search_filter.folder) + "/%")
+    for tag in search_filter.tags:
+        where.append(
+            "EXISTS (SELECT 1 FROM file_tags t WHERE t.file_id = f.id "
+            "AND (t.tag = ? OR t.tag LIKE ? ESCAPE '\\'))"
+        )
+        params += [tag, _like_escape(tag) + "/%"]
+    if search_filter.note_type is not None:
+        where.append("f.type = ? COLLATE NOCASE")
+        params.append(search_filter.note_type)
+    if search_filter.since is not None:
+        where.append("f.mtime_ns >= ?")
+        params.append(search_filter.since.ns)
+    if search_filter.until is not None:
+        where.append("f.mtime_ns < ?")
+        params.append(search_filter.until.ns)
+    return " AND ".join(where), params
+
+
+def _extraction(key: str) -> tuple[str, list[str]]:
+    """SQL for the JSON text of ``key`` in a note's front matter (NULL when absent).
+
+    A dotted key is nesting (``project.status``), or failing that one key with dots in its name
+    (``ms.date``), since both are common in real front matter.
+    """
+    if key == TAGS_KEY:
+        return "f.tags", []
+    parts = key.split(".")
+    nested = "$" + "".join(f'."{part}"' for part in parts)
+    if len(parts) == 1:
+        return "(f.front_matter -> ?)", [nested]
+    return "COALESCE(f.front_matter -> ?, f.front_matter -> ?)", [nested, f'$."{key}"']
+
+
+def _folder(folder: str | None) -> str | None:
+    """The folder as the index spells paths; refuses traversal like every other path input."""
+    if folder is None or folder.strip() in ("", ".", "/"):
+        return None
+    return normalize_vault_path(folder.strip())
+
+
+def _tag(tag: str) -> str:
+    return tag.strip().lstrip("#").rstrip("/")
+
+
+def _parse_value(written: str, op: str, raw: str) -> Value:
+    if not raw:
+        _reject(written, f'has no value after `{op}` (write "" for the empty text)')
+    if raw[0] in "\"'":
+        if len(raw) < 2 or raw[-1] != raw[0]:
+            _reject(written, f"has an unclosed {raw[0]} quote")
+        return raw[1:-1]
+    if op == "~":
+        return raw
+    lowered = raw.casefold()
+    if lowered in ("true", "false"):
+        if op != "=" and op != "!=":
+            _reject(written, f"compares true/false with `{op}`; use = or !=")
+        return lowered == "true"
+    if _NUMBER.fullmatch(raw):
+        return float(raw) if "." in raw else int(raw)
+    try:
+        if _DATE.fullmatch(raw):
+            return dt.date.fromisoformat(raw)
+        if _DATETIME.fullmatch(raw):
+            return dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
+    except ValueError:
+        _reject(written, f"has `{raw}`, which is not a real date or time")
+    return raw
+
+
+def _reject(condition: str, problem: str) -> NoReturn:
+    raise InvalidFilterError(
+        f"invalid filter condition {condition!r}: it {problem}; expected {CONDITION_SYNTAX}",
+        f"write it as {CONDITION_EXAMPLES}",
+    )
+
+
+def _order(stored: Any, wanted: Value) -> int | None:
+    """-1, 0 or 1 comparing ``stored`` with ``wanted`` as its kind; None: not comparable."""
+    if isinstance(wanted, bool):
+        flag = _as_bool(stored)
+        return None if flag is None else _compare(flag, wanted)
+    if isinstance(wanted, (int, float)):
+        number = _as_number(stored)
+        return None if number is None else _compare(number, wanted)
+    if isinstance(wanted, dt.date):
+        moment = _as_moment(stored)
+        return None if moment is None else _compare_moments(moment, wanted)
+    if not _is_scalar(stored):
+        return None
+    return _compare(_text(stored).casefold(), wanted.casefold())
+
+
+def _satisfies(op: str, order: int | None) -> bool:
+    if order is None:
+        return False
+    return {
+        "=": order == 0,
+        ">": order > 0,
+        ">=": order >= 0,
+        "<": order < 0,
+        "<=": order <= 0,
+    }[op]
+
+
+def _compare(left: Any, right: Any) -> int:
+    return int(left > right) - int(left < right)
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, (str, int, float))  # bool is an int
+
+
+def _text(value: Any) -> str:
+    """How a front matter value reads: YAML's spelling of booleans, numbers as written."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return str(value)
+
+
+def _as_bool(value: Any) -> bool | None:
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value.strip().casefold() in ("true", "false"):
+        return value.strip().casefold() == "true"
+    return None
+
+
+def _as_number(value: Any) -> float | None:
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value)
+    if isinstance(value, str) and _NUMBER.fullmatch(value.strip()):
+        return float(value.strip())
+    return None
+
+
+def _as_moment(value: Any) -> dt.date | None:
+    """A stored ISO date or date-time (YAML dates are stored as ISO text); None otherwise."""
+    if not isinstance(value, str):
+        return None
+    text = value.strip()
+    try:
+        if _DATE.fullmatch(text):
+            return dt.date.fromisoformat(text)
+        if _DATETIME.fullmatch(text):
+            return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return None
+
+
+def _compare_moments(stored: dt.date, wanted: dt.date) -> int:
+    """A date asked for compares calendar days; a date-time asked for compares instants."""
+    if not isinstance(wanted, dt.datetime):
+        day = stored.date() if isinstance(stored, dt.datetime) else stored
+        return _compare(day, wanted)
+    if not isinstance(stored, dt.datetime):
+        stored = dt.datetime.combine(stored, dt.time.min)
+    if (stored.tzinfo is None) != (wanted.tzinfo is None):
+        # One side has no zone: read it as local time, as the user's clock shows it.
+        stored, wanted = stored.astimezone(), wanted.astimezone()
+    return _compare(stored, wanted)
+
+
+def _like_escape(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _day_bound(day: dt.date, end_of_day: bool) -> dt.datetime:
+    start = dt.datetime.combine(day, dt.time.min)
+    return start + dt.timedelta(days=1) if end_of_day else start
+
+
+def _ns(moment: dt.datetime) -> int:
+    # mtime_ns is a signed 64-bit integer in SQLite: nanoseconds run out in the year 2262.
+    return max(-_INT64_LIMIT, min(int(moment.timestamp() * 1_000_000_000), _INT64_LIMIT))

@@ -1,0 +1,164 @@
+"""Start-up weight: what the hot entry points import, checked in fresh interpreters.
+
+AI tools and scripts spawn ``vaultctx search``, ``vaultctx serve`` and the context hook over and
+over, so their start-up is part of the interface (issues 3 and 4). Each test runs a new Python
+process and lists the top-level modules it ended up importing; the heavy ones must appear only
+where the work needs them.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from tests.conftest import REPO
+from vaultctx.api import Vault
+from vaultctx.cli.main import HOT_COMMANDS, app_for, build_app
+
+HEAVY = {"numpy", "onnxruntime", "tokenizers", "model2vec", "mcp", "pydantic", "rich", "yaml"}
+ENGINES = {"onnxruntime", "tokenizers", "model2vec"}
+
+# Runs the CLI in this process, then prints the modules it imported.
+RUN_CLI = """
+import json, sys
+from vaultctx.cli.main import run
+sys.argv = ["vaultctx", *sys.argv[1:]]
+try:
+    run()
+except SystemExit:
+    pass
+print("\\nMODULES " + json.dumps(sorted(sys.modules)))
+"""
+
+NOTES = {
+    "keys.md": "# Key rotation\n\nRotate the deploy API keys every ninety days.\n",
+    "garden.md": "# Garden\n\nTomatoes need sun, water and a stake against the wind.\n",
+    "trains.md": "# Trains\n\nThe night train to Vienna leaves at ten and carries bicycles.\n",
+}
+
+
+def python(*args: str, stdin: str = "") -> str:
+    env = {"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
+    done = subprocess.run(
+        [sys.executable, *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def imported(*args: str, stdin: str = "") -> tuple[str, set[str]]:
+    """The process's output before the module list, and the modules it imported (``a.b`` also
+    counts as ``a``)."""
+    output, _, modules = python(*args, stdin=stdin).rpartition("\nMODULES ")
+    names = set(json.loads(modules))
+    return output, names | {name.split(".")[0] for name in names}
+
+
+def indexed_vault(root: Path, *, fast: bool) -> tuple[Path, Path]:
+    vault = root / "vault"
+    vault.mkdir()
+    for name, text in NOTES.items():
+        (vault / name).write_text(text, encoding="utf-8")
+    db = root / "index.db"
+    handle = Vault(vault, db=db)
+    handle.index(fast=fast)
+    handle.close()
+    return vault, db
+
+
+@pytest.fixture(scope="module")
+def both_passes(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return indexed_vault(tmp_path_factory.mktemp("both-passes"), fast=False)
+
+
+@pytest.fixture(scope="module")
+def first_pass_only(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+    return indexed_vault(tmp_path_factory.mktemp("first-pass"), fast=True)
+
+
+def search_args(where: tuple[Path, Path], *extra: str) -> list[str]:
+    vault, db = where
+    return ["search", "rotate api keys", "--vault", str(vault), "--db", str(db), "--json", *extra]
+
+
+def test_importing_the_cli_loads_no_heavy_library() -> None:
+    _, modules = imported("-c", RUN_CLI.replace("run()", "pass"))
+    assert modules.isdisjoint(HEAVY), modules & HEAVY
+
+
+def test_a_hot_command_imports_only_its_own_family() -> None:
+    probe = (
+        "import json, sys\n"
+        "from vaultctx.cli.main import app_for\n"
+        "app_for(['vaultctx', 'search'])\n"
+        "print('\\nMODULES ' + json.dumps(sorted(sys.modules)))\n"
+    )
+    _, modules = imported("-c", probe)
+    assert "vaultctx.cli.search_cmds" in modules
+    others = {"index_cmds", "capture_cmds", "links_cmds", "verify_cmds", "serve_cmds", "hook_cmds"}
+    assert modules.isdisjoint(f"vaultctx.cli.{name}" for name in others)
+    assert modules.isdisjoint({"mcp", "onnxruntime", "model2vec", "rich", "vaultctx.index.indexer"})
+
+
+@pytest.mark.parametrize("command", sorted(HOT_COMMANDS))
+def test_a_hot_command_parses_as_in_the_whole_cli(command: str) -> None:
+    runner = CliRunner()
+    alone = runner.invoke(app_for(["vaultctx", command]), [command, "--help"])
+    whole = runner.invoke(build_app(), [command, "--help"])
+    assert alone.exit_code == whole.exit_code == 0, alone.output
+    assert alone.output == whole.output
+
+
+def test_keyword_search_loads_no_embedding_engine(both_passes: tuple[Path, Path]) -> None:
+    output, modules = imported("-c", RUN_CLI, *search_args(both_passes, "--mode", "bm25"))
+    assert json.loads(output)["results"][0]["file_path"] == "keys.md"
+    assert modules.isdisjoint(ENGINES), modules & ENGINES
+    # sqlite-vec is loaded as an extension without importing its package (which imports numpy).
+    assert modules.isdisjoint({"numpy", "sqlite_vec"}), modules & {"numpy", "sqlite_vec"}
+
+
+def test_hybrid_search_after_pass_two_skips_the_static_engine(
+    both_passes: tuple[Path, Path],
+) -> None:
+    output, modules = imported("-c", RUN_CLI, *search_args(both_passes))
+    best = json.loads(output)["results"][0]
+    assert best["file_path"] == "keys.md" and best["vec_rank"] is not None
+    assert "onnxruntime" in modules
+    assert "vaultctx.embed.static" not in modules
+
+
+def test_hybrid_search_after_pass_one_uses_the_static_engine(
+    first_pass_only: tuple[Path, Path],
+) -> None:
+    output, modules = imported("-c", RUN_CLI, *search_args(first_pass_only))
+    best = json.loads(output)["results"][0]
+    assert best["file_path"] == "keys.md" and best["vec_rank"] is not None
+    assert "vaultctx.embed.static" in modules and "tokenizers" in modules
+    # The static engine is read without model2vec (and so without huggingface_hub).
+    assert modules.isdisjoint({"model2vec", "huggingface_hub", "onnxruntime"}), modules
+
+
+def test_the_context_hook_loads_neither_the_cli_nor_the_models(
+    both_passes: tuple[Path, Path],
+) -> None:
+    vault, db = both_passes
+    event = {
+        "session_id": "startup-test",
+        "hook_event_name": "UserPromptSubmit",
+        "prompt": "How often do we rotate the deploy API keys?",
+    }
+    probe = (
+        "import json, sys\n"
+        "from vaultctx.hooks.__main__ import main\n"
+        "main(sys.argv[1:])\n"
+        "print('\\nMODULES ' + json.dumps(sorted(sys.modules)))\n"
+    )
+    args = ["context", "--vault", str(vault), "--db", str(db)]
+    output, modules = imported("-c", probe, *args, stdin=json.dumps(event))
+    assert "keys.md" in json.loads(output)["hookSpecificOutput"]["additionalContext"]
+    assert modules.isdisjoint({"typer", "rich", "mcp", "pydantic", "numpy", *ENGINES}), modules

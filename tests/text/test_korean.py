@@ -1,0 +1,53 @@
+"""Kiwi morphemes (the optional ``kiwipiepy`` extra): content kept, grammar dropped."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+
+import pytest
+
+from vaultctx.config import ConfigError
+from vaultctx.text import korean
+from vaultctx.text.korean import content_morphemes
+
+pytestmark = pytest.mark.skipif(not korean.kiwi_installed(), reason="kiwipiepy not installed")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        ("볼트를", ["볼트"]),  # particle dropped
+        ("볼트를 설정했다", ["볼트", "설정"]),  # 하/XSV, 었/EP, 다/EF dropped
+        ("은행법에 따른 인가", ["은행", "법", "따르", "인가"]),  # irregular verb → its stem
+        ("예비인가를 받으려는 자는", ["예비", "인가", "받", "자"]),
+    ],
+)
+def test_content_morphemes_drop_particles_and_endings(text: str, expected: list[str]) -> None:
+    assert content_morphemes(text).split() == expected
+
+
+def test_non_hangul_is_copied_verbatim() -> None:
+    words = content_morphemes("Obsidian에서 SQLITE_LOCKED 오류(error #42)가 났다").split()
+    assert words[0] == "Obsidian"
+    assert "SQLITE_LOCKED" in words
+    assert "오류" in words and "(error" in words and "#42)" in words
+    assert "에서" not in words and "가" not in words
+
+
+def test_concurrent_calls_agree_with_serial_ones() -> None:
+    texts = [f"{n}번째 노트를 볼트에 저장했습니다" for n in range(64)]
+    serial = [content_morphemes(t) for t in texts]
+    content_morphemes.cache_clear()
+    with ThreadPoolExecutor(max_workers=8) as pool:
+        assert list(pool.map(content_morphemes, texts)) == serial
+
+
+def test_a_broken_install_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None:
+    def missing(name: str) -> None:
+        raise ImportError(f"no module named {name}")
+
+    monkeypatch.setattr(korean, "_kiwi", None)
+    monkeypatch.setattr(korean.importlib, "import_module", missing)
+    content_morphemes.cache_clear()
+    with pytest.raises(ConfigError, match=r"pip install 'vaultctx\[ko\]'.*=ngram"):
+        content_morphemes("볼트를")
