@@ -112,7 +112,7 @@ def cold_search(corpus: Path, db: Path, mode: str, runs: int = 10) -> None:
         cpu = resource.getrusage(resource.RUSAGE_CHILDREN)
         started = time.perf_counter()
         subprocess.run(
-            [VAULTCTX, "search", query, *where, "--json", "--mode", mode],
+            [VAULTCTX, "search", *where, "--json", "--mode", mode, "--", query],
             check=True,
             capture_output=True,
         )

@@ -8,6 +8,7 @@ import apsw
 import pytest
 from filelock import FileLock
 
+from tests.index.stopping import StopAfter
 from vaultctx.api import Vault
 from vaultctx.config import Config, Settings
 from vaultctx.embed.static import StaticEmbedder
@@ -283,21 +284,7 @@ def test_stop_request_commits_and_reports(
     config = _config(vault, tmp_path)
     indexer = Indexer(config, embedder)
 
-    class StopAfterFive:
-        seen = 0
-
-        def start(self, label: str, total: int, unit: str) -> None:
-            pass
-
-        def advance(self, amount: int = 1) -> None:
-            self.seen += amount
-            if self.seen == 5:
-                indexer.request_stop()
-
-        def finish(self) -> None:
-            pass
-
-    indexer.progress = StopAfterFive()
+    indexer.progress = StopAfter(indexer, 5)
     report = indexer.run()
     assert report.interrupted
     assert report.added == 5

@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLE_VAULT
+from tests.index.stopping import StopAfter
 from vaultctx.config import Config, Settings
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.db import open_index
@@ -102,21 +103,7 @@ def test_stop_in_parallel_run_commits_whole_files_and_resumes(
     settings = replace(Settings(), index_workers=2)
     indexer = Indexer(Config(vault=vault, db=db, settings=settings), embedder)
 
-    class StopAfterFive:
-        seen = 0
-
-        def start(self, label: str, total: int, unit: str) -> None:
-            pass
-
-        def advance(self, amount: int = 1) -> None:
-            self.seen += amount
-            if self.seen == 5:
-                indexer.request_stop()
-
-        def finish(self) -> None:
-            pass
-
-    indexer.progress = StopAfterFive()
+    indexer.progress = StopAfter(indexer, 5)
     first = indexer.run(fast=True)
     assert first.interrupted and first.added == 5
     rest = _run(vault, db, embedder, workers=2)

@@ -229,9 +229,7 @@ class Retriever:
                 query_vectors.append(source.embed_query(query))
                 hits = None
                 if self.memory is not None:
-                    hits = self.memory.search(
-                        source.table, query_vectors[-1], k, file_ids=file_ids
-                    )
+                    hits = self.memory.search(source.table, query_vectors[-1], k, file_ids=file_ids)
                 if hits is None:
                     hits = vector_search(
                         self.db, source.table, query_vectors[-1], k, file_ids=file_ids
