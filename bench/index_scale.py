@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import random
-import resource
 import subprocess
 import sys
 import tempfile
@@ -22,15 +21,40 @@ from corpora import markdown_bytes, powershell_corpus
 VAULTCTX = str(Path(sys.executable).with_name("vaultctx"))
 
 
-def run_index(vault: Path, db: Path, *extra: str) -> tuple[float, dict[str, object]]:
+def tree_rss_mb(pid: int) -> float:
+    """Resident memory of a process and all its descendants (Linux /proc), in MB."""
+    total, pending = 0, [pid]
+    while pending:
+        current = pending.pop()
+        try:
+            status = Path(f"/proc/{current}/status").read_text()
+            children = Path(f"/proc/{current}/task/{current}/children").read_text().split()
+        except OSError:
+            continue
+        total += next(
+            (int(line.split()[1]) for line in status.splitlines() if line.startswith("VmRSS:")), 0
+        )
+        pending.extend(int(child) for child in children)
+    return total / 1024
+
+
+def run_index(vault: Path, db: Path, *extra: str) -> tuple[float, dict[str, object], float]:
+    """Wall seconds, the --json summary, and the peak summed RSS of the indexer and its workers."""
     started = time.perf_counter()
-    done = subprocess.run(
+    process = subprocess.Popen(
         [VAULTCTX, "index", "--vault", str(vault), "--db", str(db), "--json", "--fast", *extra],
-        capture_output=True,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
         text=True,
-        check=True,
     )
-    return time.perf_counter() - started, json.loads(done.stdout)
+    peak = 0.0
+    while process.poll() is None:
+        peak = max(peak, tree_rss_mb(process.pid))
+        time.sleep(0.1)
+    out, err = process.communicate()
+    if process.returncode != 0:
+        raise SystemExit(f"vaultctx index failed: {err}")
+    return time.perf_counter() - started, json.loads(out), peak
 
 
 def table_sizes(db: Path) -> list[tuple[str, int]]:
@@ -55,15 +79,23 @@ def main() -> None:
         db = Path(tmp) / "index.db"
         corpus_bytes = markdown_bytes(vault)
 
-        wall, summary = run_index(vault, db)
+        # One worker first (the serial path), then the default (one worker process per core).
+        (vault / "vaultctx.toml").write_text("index_workers = 1\n", encoding="utf-8")
+        wall, summary, peak_mb = run_index(vault, db)
+        print(f"full index, 1 process: {wall:.1f} s wall, peak RSS {peak_mb:.0f} MB")
+        (vault / "vaultctx.toml").unlink()
+        db.unlink()
+        for suffix in ("-wal", "-shm"):
+            Path(f"{db}{suffix}").unlink(missing_ok=True)
+
+        wall, summary, peak_mb = run_index(vault, db)
         files = summary["files"]["added"]  # type: ignore[index]
-        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
         print(f"full index: {wall:.1f} s wall, {summary['seconds']} s in-process")
         print(
             f"full index files/s: {files / wall:.0f} ({files} files, "
             f"{summary['chunks']['written']} chunks)"
         )  # type: ignore[index]
-        print(f"full index peak RSS: {peak_mb:.0f} MB")
+        print(f"full index peak RSS (indexer + workers): {peak_mb:.0f} MB")
         db_bytes = sum(
             Path(f"{db}{s}").stat().st_size for s in ("", "-wal") if Path(f"{db}{s}").exists()
         )
@@ -76,17 +108,19 @@ def main() -> None:
         for phase, seconds in summary["phase_seconds"].items():  # type: ignore[attr-defined]
             print(f"full index phase {phase}: {seconds:.2f} s")
 
-        wall, summary = run_index(vault, db)
+        noops = [run_index(vault, db)[:2] for _ in range(5)]
+        inside = sorted(float(summary["seconds"]) * 1000 for _, summary in noops)  # type: ignore[arg-type]
+        walls = sorted(wall * 1000 for wall, _ in noops)
         print(
-            f"no-op incremental: {summary['seconds'] * 1000:.0f} ms in-process, "
-            f"{wall * 1000:.0f} ms wall (process start included)"
+            f"no-op incremental (5 runs): median {inside[2]:.0f} ms in-process "
+            f"(min {inside[0]:.0f}), {walls[2]:.0f} ms wall (process start included)"
         )
 
         edited = random.Random(7).sample(sorted(vault.rglob("*.md")), 100)
         for path in edited:
             with path.open("a", encoding="utf-8") as handle:
                 handle.write("\n\nEdited for the incremental benchmark: quarterly review notes.\n")
-        wall, summary = run_index(vault, db)
+        wall, summary, _ = run_index(vault, db)
         print(
             f"incremental after editing 100 files: {summary['seconds']:.2f} s in-process, "
             f"{wall:.2f} s wall ({summary['files']['changed']} changed, "  # type: ignore[index]

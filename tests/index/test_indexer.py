@@ -13,6 +13,7 @@ from vaultctx.api import Vault
 from vaultctx.config import Config, Settings
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index import indexer as indexer_module
+from vaultctx.index import prepare as prepare_module
 from vaultctx.index.db import IndexOutdatedError, open_index
 from vaultctx.index.indexer import Indexer, IndexerBusyError
 from vaultctx.index.text_codec import unpack_text
@@ -203,7 +204,7 @@ def test_analysis_change_reanalyses_every_chunk(
     _run(config, embedder)
     assert _fts_paths(config.db, "zzmarker") == set()
     monkeypatch.setattr(indexer_module, "analyzer_id", lambda: "test-analysis-v2")
-    monkeypatch.setattr(indexer_module, "fts_document", lambda text: f"{text} zzmarker")
+    monkeypatch.setattr(prepare_module, "fts_document", lambda text: f"{text} zzmarker")
     report = _run(config, embedder)
     assert any("text analysis changed" in w for w in report.warnings)
     assert report.chunks_written == 0  # only the FTS rows were redone, nothing re-embedded
@@ -261,7 +262,6 @@ def test_bad_files_are_skipped_with_reasons(
 def test_file_vanishing_mid_run_is_skipped(
     vault: Path, tmp_path: Path, embedder: StaticEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import vaultctx.index.prepare as prepare_module
 
     real_read = prepare_module.read_vault_file
 

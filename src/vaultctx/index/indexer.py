@@ -37,13 +37,14 @@ from vaultctx.index.prepare import (
     ChunkRow,
     PreparedFile,
     embed_rows,
+    fts_columns,
     parse_and_chunk,
     read_file,
 )
 from vaultctx.index.quality_pass import QUALITY_TABLE, quality_coverage, run_quality_pass
-from vaultctx.index.text_codec import pack_text, unpack_text
+from vaultctx.index.text_codec import unpack_text
 from vaultctx.scrub import scrub_secrets
-from vaultctx.text.lexical import FTS_ANALYZER_META, analyzer_id, fts_document
+from vaultctx.text.lexical import FTS_ANALYZER_META, analyzer_id
 from vaultctx.vault.note import Note, front_matter_json
 from vaultctx.vault.scanner import VaultFile, scan_vault
 
@@ -492,14 +493,11 @@ def _delete_file_rows(db: IndexDatabase, file_id: int, *, keep_file: bool) -> No
         db.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
 
-def write_fts_rows(db: IndexDatabase, rows: list[tuple[int, str, str, str]]) -> None:
-    """Index (chunk id, text, section, heading context) in the contentless FTS table."""
+def write_fts_rows(db: IndexDatabase, rows: list[tuple[int, tuple[str, str, str]]]) -> None:
+    """Index (chunk id, analysed columns) in the contentless FTS table (see prepare.fts_columns)."""
     db.executemany(
         "INSERT INTO chunks_fts(rowid, chunk_text, section, heading_context) VALUES (?, ?, ?, ?)",
-        [
-            (cid, fts_document(text), fts_document(section), fts_document(context))
-            for cid, text, section, context in rows
-        ],
+        [(cid, *columns) for cid, columns in rows],
     )
 
 
@@ -520,7 +518,7 @@ def _rebuild_fts_if_analysis_changed(db: IndexDatabase, report: IndexReport) -> 
         last_id = 0
         while True:
             batch = [
-                (int(cid), unpack_text(body), str(section), str(context))
+                (int(cid), fts_columns(unpack_text(body), str(section), str(context)))
                 for cid, body, section, context in db.execute(
                     "SELECT id, body, section, heading_context FROM chunks "
                     "WHERE id > ? ORDER BY id LIMIT 1000",
@@ -633,7 +631,7 @@ class _BatchWriter:
                     row.ordinal,
                     row.section,
                     row.heading_path,
-                    pack_text(row.text),
+                    row.body,
                     row.context,
                     row.text_hash,
                     vault_file.mtime_ns,
@@ -650,10 +648,7 @@ class _BatchWriter:
         ]
         write_fts_rows(
             self.db,
-            [
-                (cid, row.text, row.section, row.context)
-                for cid, row in zip(ids, work.chunks, strict=True)
-            ],
+            [(cid, row.fts_columns) for cid, row in zip(ids, work.chunks, strict=True)],
         )
         if self.embedder is not None and work.chunks:
             self.db.executemany(

@@ -16,7 +16,9 @@ from dataclasses import dataclass, field
 
 from vaultctx.config import Settings
 from vaultctx.embed.base import Embedder, embedding_input, quantize_int8
+from vaultctx.index.text_codec import pack_text
 from vaultctx.scrub import scrub_secrets
+from vaultctx.text.lexical import fts_document
 from vaultctx.vault.chunker import chunk_text, heading_context
 from vaultctx.vault.errors import UnreadableFileError
 from vaultctx.vault.note import Note, parse_note
@@ -31,6 +33,10 @@ class ChunkRow:
     text: str
     context: str
     text_hash: bytes
+    # Computed where the chunk is prepared (a worker process in large runs), so the writing
+    # process only runs SQL: the compressed text and the analysed FTS columns.
+    body: bytes = b""
+    fts_columns: tuple[str, str, str] = ("", "", "")
     vector: bytes | None = None
     quality_vector: bytes | None = None
 
@@ -136,4 +142,13 @@ def _chunk(note: Note, settings: Settings, prepared: PreparedFile) -> list[Chunk
                     text_hash=digest(embedding_input(context.text, scrubbed.text))[:16],
                 )
             )
+    with timed(prepared.phase_seconds, "store"):
+        for row in rows:
+            row.body = pack_text(row.text)
+            row.fts_columns = fts_columns(row.text, row.section, row.context)
     return rows
+
+
+def fts_columns(text: str, section: str, context: str) -> tuple[str, str, str]:
+    """What the FTS table indexes for a chunk's three columns (analysed, e.g. Korean)."""
+    return fts_document(text), fts_document(section), fts_document(context)
