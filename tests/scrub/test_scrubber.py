@@ -1,7 +1,9 @@
 """Credential scrubbing (SPEC §3): vendor and generic rules, context kept, idempotence, speed paths.
 
 Fake secrets are generated from a seeded RNG in each vendor's format instead of written out, so
-no realistic-looking credential is committed to the repository.
+no realistic-looking credential is committed to the repository. The labelled fixtures from
+gitleaks' and detect-secrets' test suites are read from ``../shared/data`` and scored by
+``labelled_fixtures.py``; no fixture string appears here.
 """
 
 from __future__ import annotations
@@ -20,13 +22,24 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.conftest import shared_data
+from tests.scrub.labelled_fixtures import (
+    ALTERED_TARGET,
+    LABELLED,
+    RECALL_TARGET,
+    SHAPE_CLASSES,
+    Row,
+    best_pairs,
+    consistent_rows,
+    labelled_both_ways_across_sources,
+    load_rows,
+    score,
+)
 from vaultctx.scrub import ScrubResult, compiled_rules, scrub_secrets
 from vaultctx.scrub.patterns import literal_heads, translate_go_regex
 from vaultctx.scrub.scrubber import _matches_at
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-SHARED_DATA = REPO_ROOT / ".." / "shared" / "data"
-LABELLED = SHARED_DATA / "secret-fixtures" / "labelled.jsonl"
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
@@ -144,6 +157,12 @@ VENDOR_SAMPLES: dict[str, tuple[str, Callable[[int], str]]] = {
     "heroku-api-key-v2": ("heroku {secret} ok", lambda s: "HRKU-AA" + fake(ALNUM + "_-", 58, s)),
     "mailgun-private-api-token": ("mailgun_key = {secret}", lambda s: "key-" + fake(HEX, 32, s)),
     "jwt": ("Cookie: session={secret}; Path=/", fake_jwt),
+    "gitlab-token": ("trigger: {secret}", lambda s: "glptt-" + fake(ALNUM + "_-", 40, s)),
+    "square-secret": ("client_secret {secret} here", lambda s: "sq0csp-" + fake(ALNUM, 43, s)),
+    "softlayer-api-key": (
+        "POST https://api.softlayer.com/soap/v3.1/{secret} HTTP/1.1",
+        lambda s: fake(string.ascii_lowercase + string.digits, 64, s),
+    ),
 }
 
 
@@ -247,6 +266,8 @@ PLACEHOLDERS = [
     "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
     "password: ENC[AES256_GCM,data:O+5l4g==,iv:c/dS4B=,type:str]",
     "MinPasswordAge : 1.00:00:00",
+    "trigger: glptt-" + "x" * 40,
+    "https://api.softlayer.com/soap/v3/" + "0" * 64,
 ]
 
 
@@ -278,7 +299,7 @@ def test_ordinary_prose_code_and_markdown_are_untouched(text: str) -> None:
 
 
 def test_obsidian_help_vault_is_untouched() -> None:
-    notes = sorted((SHARED_DATA / "obsidian-help").rglob("*.md"))
+    notes = sorted(shared_data("obsidian-help").rglob("*.md"))
     assert len(notes) > 300
     altered = [note.name for note in notes if scrub_secrets(note.read_text("utf-8")).total]
     assert altered == []
@@ -345,40 +366,51 @@ def test_scrub_never_raises_never_grows_unboundedly_and_is_idempotent(parts: lis
     assert scrub_secrets(result.text).text == result.text
 
 
-def test_labelled_fixture_quality() -> None:
-    """Recall and false-positive rate on the 899 labelled fixture strings.
+@pytest.fixture(scope="module")
+def labelled() -> list[Row]:
+    if not LABELLED.exists():
+        pytest.skip(f"shared data not found: {LABELLED}")
+    return load_rows(LABELLED)
 
-    The targets set for this scrubber were recall >= 97 % and <= 3 % of non-secrets altered.
-    This file cannot reach both without per-string hacks: its two halves label the same shapes
-    oppositely. 27 detect-secrets "secrets" are placeholders (``AP6xxxxxxxxxx``,
-    ``AKIAZZZZZZZZZZZZZZZZ``, ``SKxxxx...``) of the kind the gitleaks half lists as must-not-flag,
-    and 5 are public IP addresses (not credentials). 4 strings carry both labels, and about a
-    dozen "non-secrets" are real-format keys that only the row's own rule must not report
-    (``_authToken=<uuid>``, ``DATABRICKS_TOKEN=dapi...``). The floors below are the measured
-    values minus a small margin, to catch regressions; ``bench/scrub_quality.py`` prints the
-    figures and every miss by kind.
+
+def test_labelled_fixture_targets_on_consistent_rows(labelled: list[Row]) -> None:
+    """Recall >= 97 % of secret rows and <= 3 % of non-secret rows altered (issue 2, item 5).
+
+    Asserted on the rows whose labels do not conflict (tests/scrub/labelled_fixtures.py says
+    which and why). On the full file no scrubber can meet both: 90 rows carry the same text or
+    the same shape with opposite labels from the two sources, which caps recall at 94.4 % with
+    <= 3 % altered. ``bench/scrub_quality.py`` prints the full-file figures and the ceiling.
     """
-    rows = [json.loads(line) for line in LABELLED.read_text("utf-8").splitlines()]
-    secrets = [row for row in rows if row["secret"]]
-    others = [row for row in rows if not row["secret"]]
-
-    def caught(row: dict[str, object]) -> bool:
-        text = str(row["text"])
-        scrubbed = scrub_secrets(text).text
-        value = row.get("secret_value")
-        return scrubbed != text and not (value and str(value) in scrubbed)
-
-    recall = sum(caught(row) for row in secrets) / len(secrets)
-    altered = sum(scrub_secrets(str(row["text"])).total > 0 for row in others) / len(others)
-    assert recall >= 0.90
-    assert altered <= 0.055
+    result = score(consistent_rows(labelled))
+    assert result.recall >= RECALL_TARGET, result
+    assert result.altered_rate <= ALTERED_TARGET, result
 
 
-def test_anchored_rules_find_what_a_full_scan_finds() -> None:
+def test_conflicts_are_real_and_a_minority(labelled: list[Row]) -> None:
+    """Each excluded shape class must carry opposite labels from the two sources, the classes
+    must make the targets unreachable on the full file (else nothing needs excluding), and most
+    rows of each label must stay, so "consistent" cannot drift into "what the scrubber gets
+    right"."""
+    for name, test in SHAPE_CLASSES.items():
+        members = [row for row in labelled if test(row.text)]
+        assert labelled_both_ways_across_sources(members), name
+    reachable = [
+        pair
+        for pair in best_pairs(labelled)
+        if pair.recall >= RECALL_TARGET and pair.altered_rate <= ALTERED_TARGET
+    ]
+    assert reachable == []
+    kept = consistent_rows(labelled)
+    for label in (True, False):
+        assert sum(row.secret == label for row in kept) >= 0.8 * sum(
+            row.secret == label for row in labelled
+        )
+
+
+def test_anchored_rules_find_what_a_full_scan_finds(labelled: list[Row]) -> None:
     """Rules run only at their keywords' offsets must match exactly as ``finditer`` would."""
     compiled = compiled_rules()
-    rows = [json.loads(line) for line in LABELLED.read_text("utf-8").splitlines()]
-    texts = [str(row["text"]) for row in rows] + every_sample()
+    texts = [row.text for row in labelled] + every_sample()
     for index in compiled.anchored:
         rule = compiled.rules[index]
         for text in texts:

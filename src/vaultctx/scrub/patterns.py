@@ -7,7 +7,9 @@ are translated, and the rare rule Python still rejects is skipped and counted, n
 
 Our own generic rules cover what gitleaks leaves to path-based or context-heavy rules: JWTs,
 ``Bearer`` tokens, PEM blocks cut in half by chunking, passwords in URLs and ``key = value``
-assignments. They carry plausibility checks so documentation placeholders survive.
+assignments. They carry plausibility checks so documentation placeholders survive. A few vendor
+formats follow detect-secrets (Yelp, Apache-2.0) where gitleaks' default config is narrower or
+silent: GitLab's documented token lengths, Square OAuth secrets, SoftLayer keys in SOAP URLs.
 """
 
 from __future__ import annotations
@@ -800,7 +802,11 @@ def _pem_tail_start(text: str, end_marker: int) -> int | None:
 
 
 def _structural_rule(
-    name: str, pattern: str, keywords: tuple[str, ...], *validators: Validator
+    name: str,
+    pattern: str,
+    keywords: tuple[str, ...],
+    *validators: Validator,
+    entropy: float = 0.0,
 ) -> Rule:
     regex = re.compile(pattern)
     return Rule(
@@ -808,9 +814,28 @@ def _structural_rule(
         regex=regex,
         keywords=keywords,
         priority=PRIORITY_STRUCTURAL,
+        entropy=entropy,
         groups=_secret_groups(regex, 0),
         validators=validators,
     )
+
+
+_TOKEN_END = r"(?![A-Za-z0-9_-])"
+# GitLab's token formats as GitLab documents them and detect-secrets checks them: most are
+# Devise.friendly_token (20 characters by default, longer by setting) or SecureRandom.hex,
+# so 20-50 characters, exact lengths for the hex-derived ones. gitleaks' rules fix one length
+# per prefix (and hex only for trigger tokens), so they miss longer or base64url tokens.
+_GITLAB_TOKEN = (
+    r"((?:glpat|gldt|glft|glsoat|glrt)-[A-Za-z0-9_-]{20,50}"
+    r"|GR1348941[A-Za-z0-9_-]{20,50}"
+    r"|glcbt-(?:[0-9a-fA-F]{2}_)?[A-Za-z0-9_-]{20,50}"
+    r"|glimt-[A-Za-z0-9_-]{25}|glptt-[A-Za-z0-9_-]{40}"
+    r"|glagent-[A-Za-z0-9_-]{50,1024}|gloas-[A-Za-z0-9_-]{64})" + _TOKEN_END
+)
+_GITLAB_PREFIXES = (
+    *("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "gr1348941", "glcbt-", "glimt-"),
+    *("glptt-", "glagent-", "gloas-"),
+)
 
 
 def generic_rules(shared_allowlists: tuple[Allowlist, ...] = ()) -> list[Rule]:
@@ -874,6 +899,22 @@ def generic_rules(shared_allowlists: tuple[Allowlist, ...] = ()) -> list[Rule]:
             r"[MNO](?<![A-Za-z0-9_-][MNO])[A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\."
             r"[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_-])",
             (),
+        ),
+        _structural_rule("gitlab-token", _GITLAB_TOKEN, _GITLAB_PREFIXES, entropy=3.0),
+        # Square's OAuth application secret: gitleaks has the rule but its default config
+        # no longer ships it.
+        _structural_rule(
+            "square-secret",
+            rf"\b(sq0csp-[A-Za-z0-9_-]{{43}}){_TOKEN_END}",
+            ("sq0csp-",),
+            entropy=2.0,
+        ),
+        # IBM SoftLayer's SOAP endpoint takes the API key as a path segment.
+        _structural_rule(
+            "softlayer-api-key",
+            rf"(?i)api\.softlayer\.com/soap/v3(?:\.1)?/([a-z0-9]{{64}}){_TOKEN_END}",
+            ("api.softlayer.com/soap/",),
+            entropy=2.0,
         ),
         _structural_rule(
             "pypi-upload-token",

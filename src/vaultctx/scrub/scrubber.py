@@ -4,6 +4,23 @@ Every output path calls :func:`scrub_secrets`, so the common case must be nearly
 pass over the lowercased text finds every rule keyword (gitleaks' pre-filter), only rules whose
 keyword occurs run, and most of those run only at the offsets where their keyword starts. Text
 without any keyword costs that pass plus one cheap keyword-less rule (Discord bot tokens).
+
+That keyword pass is about two thirds of the cost (some 65 ns per character in CPython's regex
+engine, which enters a match attempt at every letter). Measured on the PowerShell docs, the
+alternatives are no better: one ``in`` test per keyword is twice as slow, a flat alternation six
+times, and anchoring each keyword on its rarest character under 10 % faster for a second
+mechanism. ``bench/scrub_quality.py`` prints the per-chunk cost.
+
+Quality is measured on 899 labelled strings from gitleaks' and detect-secrets' test suites
+(``tests/scrub/labelled_fixtures.py`` scores them, ``bench/scrub_quality.py`` prints the figures).
+The two suites label 90 rows oppositely by identical text or identical shape (vendor prefixes
+padded with one repeated character; bare Mailchimp keys), which caps any scrubber at 94.4 %
+recall with at most 3 % of non-secrets altered on the whole file. The targets (recall >= 97 %,
+<= 3 % altered) are asserted on the rows without such conflicts, also leaving out the rows whose
+label gitleaks' own rule set contradicts: it reports a detector's "must not flag" string, or
+drops a "secret" by its entropy limit or an allowlist. Public IP addresses, which
+detect-secrets labels secret, are not credentials and stay: a rule for them would alter 945 of
+the 14,142 PowerShell docs (version numbers included).
 """
 
 from __future__ import annotations
