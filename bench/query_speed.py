@@ -1,9 +1,11 @@
-"""Query latency on the PowerShell corpus (~50k chunks): warm in-process and a cold CLI process.
+"""Query latency on the PowerShell corpus: warm in-process and a cold CLI process.
 
-Run: .venv/bin/python bench/query_speed.py [--db PATH] [--queries 200]
-Uses an existing index of the corpus when --db points at one (e.g. the one bench/index_scale.py
-leaves with --keep), otherwise builds pass 1 first. Prints one line per figure: p50/p95 per mode,
-which vector tables answered, and the wall and CPU time of cold `vaultctx search` processes.
+Run: .venv/bin/python bench/query_speed.py [--db PATH] [--queries 200] [--vault DIR]
+The whole corpus is 130k chunks; the issue's target assumed ~50k, so pass --vault with the
+first 5,450 files (sorted paths: ~50k chunks) to measure at that size. Uses an existing index
+when --db points at one, otherwise builds pass 1 first. Prints one line per figure: p50/p95
+per mode, which vector tables answered, and the wall and CPU time of cold `vaultctx search`
+processes.
 """
 
 from __future__ import annotations
@@ -69,8 +71,11 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--db", type=Path, default=CACHE / "powershell-query.db")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument(
+        "--vault", type=Path, help="another vault, e.g. a ~50k-chunk part of the corpus"
+    )
     args = parser.parse_args()
-    corpus = powershell_corpus()
+    corpus = args.vault or powershell_corpus()
     vault = Vault(corpus, db=args.db)
     if not args.db.exists():
         vault.index(fast=True)

@@ -8,7 +8,10 @@ import pytest
 
 import vaultctx.index.db as db_module
 from vaultctx.api import Vault
+from vaultctx.index import indexer as indexer_module
 from vaultctx.index.db import IndexMissingError
+from vaultctx.index.text_codec import pack_text
+from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
 from vaultctx.search.budget import estimate_tokens
 
 
@@ -110,3 +113,62 @@ def test_korean_query_is_carried_by_bm25(indexed: Vault) -> None:
     response = indexed.search("회의록", limit=5)
     # English-only vectors get no weight for a Korean query: every result comes from BM25.
     assert all(r.bm25_rank is not None for r in response.results)
+
+
+def _plant_secret(db_path: Path, secret: str) -> None:
+    """A chunk text the current scrubber never saw, as an index from an older vaultctx holds."""
+    conn = apsw.Connection(str(db_path))
+    chunk_id = conn.execute("SELECT min(id) FROM chunks").fetchone()[0]
+    conn.execute(
+        "UPDATE chunks SET body = ? WHERE id = ?",
+        (pack_text(f"Old note: token {secret} here."), chunk_id),
+    )
+    conn.execute(
+        "INSERT INTO chunks_fts(rowid, chunk_text) VALUES (?, 'plantedmarker')", (chunk_id,)
+    )
+    conn.close()
+
+
+def test_output_is_scrubbed_again_unless_this_scrubber_wrote_every_chunk(
+    indexed: Vault, tmp_path: Path
+) -> None:
+    copy = tmp_path / "planted.db"
+    shutil.copy(indexed.db_path, copy)
+    secret = "ghp_" + "Ab3dE5gH7jK9mN1pQ3sT5vX7zB9dF1hJ3kL5"
+    _plant_secret(copy, secret)
+    conn = apsw.Connection(str(copy))
+    assert (
+        conn.execute("SELECT value FROM model_meta WHERE key = ?", (SCRUBBER_META,)).fetchone()[0]
+        == scrubber_fingerprint()
+    ), "a fresh index records the scrubber that wrote it"
+    conn.execute("UPDATE model_meta SET value = 'mixed' WHERE key = ?", (SCRUBBER_META,))
+    conn.close()
+    texts = [
+        r.text for r in Vault(indexed.path, db=copy).search("plantedmarker", mode="bm25").results
+    ]
+    assert texts and all(secret not in t for t in texts)
+    assert any("[REDACTED:" in t for t in texts)
+
+
+def test_scrubber_change_withdraws_the_claim_until_a_full_run(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.conftest import EXAMPLE_VAULT
+
+    vault = Vault(shutil.copytree(EXAMPLE_VAULT, tmp_path / "vault"), db=tmp_path / "i.db")
+    vault.index(fast=True)
+
+    def meta() -> str:
+        conn = apsw.Connection(str(tmp_path / "i.db"))
+        try:
+            row = conn.execute("SELECT value FROM model_meta WHERE key = ?", (SCRUBBER_META,))
+            return str(row.fetchone()[0])
+        finally:
+            conn.close()
+
+    assert meta() == scrubber_fingerprint()
+    monkeypatch.setattr(indexer_module, "scrubber_fingerprint", lambda: "newer-scrubber")
+    vault.index(fast=True)
+    assert meta() == "mixed"
+    vault.index(fast=True, full=True)
+    assert meta() == "newer-scrubber"

@@ -44,6 +44,7 @@ from vaultctx.index.prepare import (
 from vaultctx.index.quality_pass import QUALITY_TABLE, quality_coverage, run_quality_pass
 from vaultctx.index.text_codec import unpack_text
 from vaultctx.scrub import scrub_secrets
+from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
 from vaultctx.text.lexical import FTS_ANALYZER_META, analyzer_id
 from vaultctx.vault.note import Note, front_matter_json
 from vaultctx.vault.scanner import VaultFile, scan_vault
@@ -297,6 +298,7 @@ class Indexer:
     def _run(self, db: IndexDatabase, report: IndexReport) -> None:
         has_vectors = self._check_model(db, report)
         _rebuild_fts_if_analysis_changed(db, report)
+        _record_scrubber(db)
         settings = self.config.settings
         with report.timed("scan"):
             scan = scan_vault(
@@ -350,6 +352,8 @@ class Indexer:
                 self._remove(db, gone, report)
                 if report.full:
                     db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+                    with db.transaction():  # every chunk has just been rewritten
+                        db.set_meta(SCRUBBER_META, scrubber_fingerprint())
         finally:
             self.progress.finish()
         with db.transaction():
@@ -491,6 +495,18 @@ def _delete_file_rows(db: IndexDatabase, file_id: int, *, keep_file: bool) -> No
     db.execute("DELETE FROM links WHERE file_id = ?", (file_id,))
     if not keep_file:
         db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+
+
+def _record_scrubber(db: IndexDatabase) -> None:
+    """Claim "every chunk was scrubbed by this scrubber" only while it is true: from an empty
+    index on. After a scrubber change the older chunks stay until a full run completes, so the
+    claim is withdrawn and readers scrub output again (see scrub/fingerprint.py)."""
+    current = scrubber_fingerprint()
+    if db.meta(SCRUBBER_META) == current:
+        return
+    empty = db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None
+    with db.transaction():
+        db.set_meta(SCRUBBER_META, current if empty else "mixed")
 
 
 def write_fts_rows(db: IndexDatabase, rows: list[tuple[int, tuple[str, str, str]]]) -> None:

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from vaultctx.index.db import IndexDatabase
 from vaultctx.index.text_codec import unpack_text
 from vaultctx.scrub import scrub_secrets
+from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
 from vaultctx.search.bm25 import BM25_TOP_K, bm25_search
 from vaultctx.search.budget import fit_to_budget
 from vaultctx.search.fusion import fuse_rrf, fuse_scores
@@ -148,6 +149,10 @@ class Retriever:
         if self.static is None or self.quality_complete():
             return [self.quality]
         return [self.static, self.quality]
+
+    def _scrubbed_at_index(self) -> bool:
+        """True when every stored text went through this very scrubber (scrub/fingerprint.py)."""
+        return self.db.meta(SCRUBBER_META) == scrubber_fingerprint()
 
     def quality_complete(self) -> bool:
         return not self.db.scalar(
@@ -305,7 +310,7 @@ class Retriever:
             )
             if len(results) == limit:
                 break
-        results = _budgeted(results, max_tokens)
+        results = _budgeted(results, max_tokens, scrub=not self._scrubbed_at_index())
         mocs = related_mocs(self.links.get(), [r.file_path for r in results]) if origins else []
         took = (time.perf_counter() - started) * 1000
         return SearchResponse(query, mode, results, took, notices, related_mocs=mocs)
@@ -338,10 +343,13 @@ class Retriever:
         return {int(r[0]): (str(r[1]), str(r[2]), str(r[3]), unpack_text(r[4])) for r in rows}
 
 
-def _budgeted(results: list[SearchResult], max_tokens: int) -> list[SearchResult]:
-    """Scrub (defence in depth, SPEC §3) and fit the texts into the token budget."""
-    texts = fit_to_budget([scrub_secrets(r.text).text for r in results], max_tokens)
-    out = []
-    for result, text in zip(results, texts, strict=False):
-        out.append(replace(result, text=text, title=scrub_secrets(result.title).text))
-    return out
+def _budgeted(results: list[SearchResult], max_tokens: int, *, scrub: bool) -> list[SearchResult]:
+    """Scrub (defence in depth, SPEC §3) unless this scrubber already did at index time, and fit
+    the texts into the token budget."""
+    if scrub:
+        results = [
+            replace(r, text=scrub_secrets(r.text).text, title=scrub_secrets(r.title).text)
+            for r in results
+        ]
+    texts = fit_to_budget([r.text for r in results], max_tokens)
+    return [replace(r, text=text) for r, text in zip(results, texts, strict=False)]
