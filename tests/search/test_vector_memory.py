@@ -78,3 +78,15 @@ def test_retriever_results_unchanged_by_holding_vectors(vault: Vault) -> None:
     after = [vault.search(q).as_dict()["results"] for q in QUERIES]
     for old, new in zip(before, after, strict=True):
         assert [r["chunk_id"] for r in old] == [r["chunk_id"] for r in new]
+
+
+def test_a_process_that_keeps_searching_holds_vectors_in_memory(vault: Vault) -> None:
+    retriever = vault.retriever()
+    vault.search(QUERIES[0])
+    vault.search(QUERIES[1])
+    assert retriever.memory is None, "one-shot processes must not pay for loading the matrix"
+    vault.search(QUERIES[2])
+    assert retriever.memory is not None
+    vault.search("bm25 only", mode="bm25")
+    retriever.memory.load([VECTOR_TABLE], wait=True)
+    assert retriever.memory.search(VECTOR_TABLE, StaticEmbedder().embed(["x"])[0], 3) is not None

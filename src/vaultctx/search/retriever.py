@@ -43,6 +43,9 @@ if TYPE_CHECKING:
     from vaultctx.search.filters import SearchFilter
     from vaultctx.search.vector_memory import InMemoryVectors
 
+# The vector query after which a retriever starts holding vectors in memory (vector_memory.py).
+VECTORS_IN_MEMORY_AFTER = 3
+
 Mode = Literal["hybrid", "bm25", "vector"]
 Fusion = Literal["score", "rrf"]
 FUSIONS: tuple[str, ...] = ("score", "rrf")
@@ -134,6 +137,18 @@ class Retriever:
         self.has_fts = db.has_table("chunks_fts")
         self.links = LinkGraphCache(db)
         self.memory: InMemoryVectors | None = None
+        self._vector_queries = 0
+        # None keeps every query on sqlite-vec (benchmarks of the one-shot path).
+        self.memory_after: int | None = VECTORS_IN_MEMORY_AFTER
+
+    def _count_vector_query(self) -> None:
+        """A process that keeps searching is long-lived (a script, a notebook, a server): from
+        the third vector query on, vectors are ranked from RAM. One-shot processes never pay
+        for loading the matrix."""
+        self._vector_queries += 1
+        after = self.memory_after
+        if self.memory is None and after is not None and self._vector_queries >= after:
+            self.hold_vectors_in_memory()
 
     def hold_vectors_in_memory(self, *, wait: bool = False) -> None:
         """For processes that answer many queries: rank vectors from RAM (see vector_memory)."""
@@ -229,6 +244,8 @@ class Retriever:
             from vaultctx.search.vector import VECTOR_TOP_K, vector_search
 
             k = max(VECTOR_TOP_K, limit * 3) if notes else VECTOR_TOP_K
+            if sources:
+                self._count_vector_query()
             for source in sources:
                 vec_indexes.append(len(scored))
                 query_vectors.append(source.embed_query(query))
