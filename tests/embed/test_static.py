@@ -134,3 +134,17 @@ def test_pooling_equals_model2vec_on_real_chunks(static: StaticEmbedder) -> None
     theirs = reference.encode(texts, normalize=True)
     assert ours.shape == theirs.shape
     assert np.abs(ours - theirs).max() < 1e-5
+
+
+def test_model_hash_is_the_same_before_and_after_loading_the_model(tmp_path: Path) -> None:
+    """The hash is read from the weights' header before loading; it must match the tokenizer's."""
+    unloaded = StaticEmbedder()
+    loaded = StaticEmbedder()
+    loaded.embed(["load it"])
+    assert unloaded.model_hash == loaded.model_hash
+    from vaultctx.embed.static import _vocab_size_without_loading
+
+    assert (
+        _vocab_size_without_loading(BUNDLED_STATIC_DIR)
+        == loaded._loaded().tokenizer.get_vocab_size()
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import struct
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import numpy.typing as npt
@@ -29,14 +30,30 @@ class SafetensorsError(ValueError):
     """The file is not a readable safetensors file; the message names it."""
 
 
-def load_safetensors(path: Path) -> dict[str, npt.NDArray[np.generic]]:
-    data = path.read_bytes()
+def _header(data: bytes, path: Path) -> tuple[dict[str, Any], int]:
+    """The JSON header and the offset where tensor data starts."""
     try:
         (header_size,) = struct.unpack("<Q", data[:8])
         header = json.loads(data[8 : 8 + header_size])
     except (struct.error, ValueError) as exc:
         raise SafetensorsError(f"{path} is not a safetensors file ({exc})") from None
-    start = 8 + header_size
+    if not isinstance(header, dict):
+        raise SafetensorsError(f"{path} is not a safetensors file (header is not an object)")
+    return header, 8 + header_size
+
+
+def tensor_shapes(path: Path) -> dict[str, list[int]]:
+    """Each tensor's shape, reading only the header."""
+    with path.open("rb") as handle:
+        prefix = handle.read(8)
+        size = struct.unpack("<Q", prefix)[0] if len(prefix) == 8 else 0
+        header, _ = _header(prefix + handle.read(size), path)
+    return {name: list(spec["shape"]) for name, spec in header.items() if name != "__metadata__"}
+
+
+def load_safetensors(path: Path) -> dict[str, npt.NDArray[np.generic]]:
+    data = path.read_bytes()
+    header, start = _header(data, path)
     tensors: dict[str, npt.NDArray[np.generic]] = {}
     for name, spec in header.items():
         if name == "__metadata__":

@@ -103,6 +103,20 @@ def _unknown_token_id(tokenizer: Tokenizer, vocab: dict[str, int]) -> int | None
     return vocab.get(unk) if isinstance(unk, str) else None
 
 
+def _vocab_size_without_loading(folder: Path) -> int:
+    """Model2Vec keeps one vector row per token unless it stores a ``mapping``, so the weights'
+    header states the vocabulary size: ~0.1 ms instead of ~22 ms to parse the tokenizer, on
+    every no-op index run and every cold query that needs the model hash."""
+    from vaultctx.embed.safetensors_file import tensor_shapes
+
+    shapes = tensor_shapes(folder / "model.safetensors")
+    if "mapping" not in shapes and "embeddings" in shapes:
+        return int(shapes["embeddings"][0])
+    from tokenizers import Tokenizer
+
+    return int(Tokenizer.from_file(str(folder / "tokenizer.json")).get_vocab_size())
+
+
 class StaticEmbedder:
     """Embeds with the bundled distilled MiniLM (256 dims) or any local Model2Vec folder.
 
@@ -142,10 +156,7 @@ class StaticEmbedder:
             if self._model is not None:
                 self._vocab_size = int(self._model.tokenizer.get_vocab_size())
             else:
-                from tokenizers import Tokenizer
-
-                tokenizer = Tokenizer.from_file(str(self._folder / "tokenizer.json"))
-                self._vocab_size = int(tokenizer.get_vocab_size())
+                self._vocab_size = _vocab_size_without_loading(self._folder)
         return model_hash(self._name, self._vocab_size)
 
     def embed(self, texts: list[str]) -> Vectors:
