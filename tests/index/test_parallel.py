@@ -116,3 +116,17 @@ def test_worker_count_is_automatic_only_for_large_runs() -> None:
     assert worker_count(Settings(), MIN_FILES_FOR_WORKERS - 1) == 1
     assert worker_count(Settings(), MIN_FILES_FOR_WORKERS) == max(1, os.cpu_count() or 1)
     assert worker_count(replace(Settings(), index_workers=3), 5) == 3
+
+
+def test_dead_workers_fall_back_to_one_process(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    from tests.index.dying_embedder import DyingInWorkers
+
+    settings = replace(Settings(), index_workers=2)
+    config = Config(vault=vault, db=tmp_path / "fallback.db", settings=settings)
+    report = Indexer(config, DyingInWorkers()).run(fast=True)
+    assert any("worker processes failed" in w for w in report.warnings), report.warnings
+    assert not report.interrupted and report.added > 30
+    _run(vault, tmp_path / "serial.db", embedder, workers=1)
+    assert _snapshot(tmp_path / "fallback.db")[:2] == _snapshot(tmp_path / "serial.db")[:2]

@@ -14,6 +14,7 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Iterator
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
@@ -330,9 +331,7 @@ class Indexer:
         self.progress.start("indexing", len(todo), "files")
         accepted = 0
         try:
-            for prepared, text in self._prepare_files(
-                todo, stored, gone, report.full, writer.embedder
-            ):
+            for prepared, text in self._prepare_files(todo, stored, gone, report, writer.embedder):
                 self._accept(
                     writer,
                     prepared,
@@ -374,25 +373,36 @@ class Indexer:
         todo: list[VaultFile],
         stored: dict[str, _Stored],
         gone: dict[str, _Stored],
-        full: bool,
+        report: IndexReport,
         embedder: Embedder | None,
     ) -> Iterator[tuple[PreparedFile, str | None]]:
         """Each file read and hashed, and in a large run already parsed, chunked and embedded
         by worker processes (parallel.py); small runs do it all here, where no start-up cost
         is paid. The text comes along only when this process still has to parse it."""
         workers = worker_count(self.config.settings, len(todo))
+        done = 0
         if workers > 1:
             setup = WorkerSetup(
                 self.config.settings,
                 embedder,
-                full,
+                report.full,
                 frozenset(info.content_hash for info in gone.values()),
             )
             tasks = [(f, stored[f.path].content_hash if f.path in stored else None) for f in todo]
-            for prepared in prepare_in_workers(tasks, setup, workers, self._stop):
-                yield prepared, None
-            return
-        for vault_file in todo:
+            try:
+                for prepared in prepare_in_workers(tasks, setup, workers, self._stop):
+                    yield prepared, None
+                    done += 1
+                return
+            except (BrokenProcessPool, OSError) as exc:
+                # A worker killed (out of memory, say) or processes not allowed here: the
+                # files not yet written are prepared in this process instead.
+                log.warning("worker processes failed (%s); continuing in one process", exc)
+                report.warnings.append(
+                    f"worker processes failed ({exc}); the rest was indexed in one process "
+                    "(set index_workers = 1 in vaultctx.toml to always do so)"
+                )
+        for vault_file in todo[done:]:
             if self._stop.is_set():
                 return
             yield read_file(vault_file)
