@@ -115,6 +115,11 @@ class IndexDatabase:
         ).fetchone()
         return row is not None
 
+    def data_version(self) -> int:
+        """Changes exactly when another connection has committed: caches of the index compare it
+        (microseconds) to know they are stale."""
+        return int(self.scalar("PRAGMA data_version"))
+
     def integrity_problems(self, *, quick: bool = False) -> list[str]:
         """Empty when SQLite's own check passes."""
         pragma = "quick_check" if quick else "integrity_check"

@@ -15,7 +15,7 @@ import time
 from collections import Counter
 from collections.abc import Iterator
 from concurrent.futures.process import BrokenProcessPool
-from contextlib import contextmanager
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -41,6 +41,7 @@ from vaultctx.index.prepare import (
     fts_columns,
     parse_and_chunk,
     read_file,
+    timed,
 )
 from vaultctx.index.quality_pass import QUALITY_TABLE, quality_coverage, run_quality_pass
 from vaultctx.index.text_codec import unpack_text
@@ -109,15 +110,9 @@ class IndexReport:
     seconds: float = 0.0
     phase_seconds: dict[str, float] = field(default_factory=dict)
 
-    @contextmanager
-    def timed(self, phase: str) -> Iterator[None]:
+    def timed(self, phase: str) -> AbstractContextManager[None]:
         """Accumulate wall time per phase, so a slow run says where its time went."""
-        started = time.perf_counter()
-        try:
-            yield
-        finally:
-            elapsed = time.perf_counter() - started
-            self.phase_seconds[phase] = self.phase_seconds.get(phase, 0.0) + elapsed
+        return timed(self.phase_seconds, phase)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -507,6 +502,10 @@ def _delete_file_rows(db: IndexDatabase, file_id: int, *, keep_file: bool) -> No
         db.execute("DELETE FROM files WHERE id = ?", (file_id,))
 
 
+def _has_chunks(db: IndexDatabase) -> bool:
+    return db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+
+
 def _record_scrubber(db: IndexDatabase) -> None:
     """Claim "every chunk was scrubbed by this scrubber" only while it is true: from an empty
     index on. After a scrubber change the older chunks stay until a full run completes, so the
@@ -514,9 +513,8 @@ def _record_scrubber(db: IndexDatabase) -> None:
     current = scrubber_fingerprint()
     if db.meta(SCRUBBER_META) == current:
         return
-    empty = db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is None
     with db.transaction():
-        db.set_meta(SCRUBBER_META, current if empty else "mixed")
+        db.set_meta(SCRUBBER_META, "mixed" if _has_chunks(db) else current)
 
 
 def write_fts_rows(db: IndexDatabase, rows: list[tuple[int, tuple[str, str, str]]]) -> None:
@@ -534,8 +532,7 @@ def _rebuild_fts_if_analysis_changed(db: IndexDatabase, report: IndexReport) -> 
     stored = db.meta(FTS_ANALYZER_META)
     if stored == current:
         return
-    has_chunks = db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
-    if stored is not None and has_chunks:
+    if stored is not None and _has_chunks(db):
         message = f"text analysis changed ({stored} → {current}): re-analysing all chunks for BM25"
         report.warnings.append(message)
         log.warning(message)

@@ -181,10 +181,10 @@ class LinkGraphCache:
     def __init__(self, db: IndexDatabase) -> None:
         self._db = db
         self._graph: LinkGraph | None = None
-        self._version: Any = None
+        self._version: int | None = None
 
     def get(self) -> LinkGraph:
-        version = self._db.scalar("PRAGMA data_version")
+        version = self._db.data_version()
         if self._graph is None or version != self._version:
             self._graph = load_link_graph(self._db)
             self._version = version

@@ -75,12 +75,9 @@ class InMemoryVectors:
         self._loading: dict[str, threading.Thread] = {}
         self._lock = threading.Lock()
 
-    def data_version(self) -> int:
-        return int(self._db.scalar("PRAGMA data_version"))
-
     def load(self, tables: Sequence[str], *, wait: bool = False) -> None:
         """Start loading ``tables``; ``wait`` returns once they are current (benchmarks, tests)."""
-        version = self.data_version()
+        version = self._db.data_version()
         for table in tables:
             thread = self._start_load(table, version)
             if wait and thread is not None:
@@ -95,7 +92,7 @@ class InMemoryVectors:
         file_ids: Sequence[int] | None = None,
     ) -> list[tuple[int, float]] | None:
         """(chunk id, cosine similarity) best first, or None when the matrix is not current."""
-        version = self.data_version()
+        version = self._db.data_version()
         matrix = self._matrices.get(table)
         if matrix is None or matrix.data_version != version:
             self._start_load(table, version)
