@@ -62,11 +62,10 @@ class _LoadedModel:
         if self.max_tokens:
             self.tokenizer.enable_truncation(self.max_tokens)
         vocab = self.tokenizer.get_vocab()
-        self.unk_id: int | None = _unknown_token_id(self.tokenizer, vocab)
+        self.unk_id: int | None = _unknown_token_id(self.tokenizer)
         # Model2Vec cuts texts to max_tokens × the median token length before tokenising.
-        tokens = sorted(vocab, key=vocab.__getitem__)
         self.max_chars = (
-            self.max_tokens * int(np.median([len(t) for t in tokens])) if self.max_tokens else None
+            self.max_tokens * int(np.median([len(t) for t in vocab])) if self.max_tokens else None
         )
 
     def embed(self, texts: list[str]) -> Vectors:
@@ -96,11 +95,15 @@ class _LoadedModel:
         return sums
 
 
-def _unknown_token_id(tokenizer: Tokenizer, vocab: dict[str, int]) -> int | None:
-    """As Model2Vec decides it: the model's declared unk token, if it is in the vocabulary."""
-    model = json.loads(tokenizer.to_str()).get("model", {})
-    unk = model.get("unk_token")
-    return vocab.get(unk) if isinstance(unk, str) else None
+def _unknown_token_id(tokenizer: Tokenizer) -> int | None:
+    """As Model2Vec decides it: WordPiece, BPE and word-level models name their unk token;
+    only a Unigram model needs its serialised form read (for ``unk_id``)."""
+    model = tokenizer.model
+    if hasattr(model, "unk_token"):
+        token = model.unk_token
+        return None if token is None else tokenizer.token_to_id(token)
+    unk_id = json.loads(tokenizer.to_str())["model"].get("unk_id")
+    return unk_id if isinstance(unk_id, int) else None
 
 
 def _vocab_size_without_loading(folder: Path) -> int:
