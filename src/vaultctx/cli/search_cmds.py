@@ -141,9 +141,6 @@ def _print_results(response: SearchResponse) -> None:
     stdout.print(f"[dim]{response.count} results in {response.took_ms:.1f} ms ({response.mode})[/]")
 
 
-BATCH_VECTORS_IN_MEMORY = 25
-
-
 def _read_batch(source: str) -> list[tuple[Any, str]]:
     """JSONL lines ``{"id", "query"}`` or plain lines; ``-`` reads standard input."""
     try:
@@ -217,12 +214,8 @@ def search(
     }
     with user_errors():
         if batch is not None:
-            lines = _read_batch(batch)
-            if len(lines) >= BATCH_VECTORS_IN_MEMORY and checked != "bm25":
-                # Loading the vectors once (~2 s at 130k chunks, in the background) beats
-                # ~80 ms of on-disk scanning per query.
-                handle.retriever().hold_vectors_in_memory()
-            for query_id, text in lines:
+            # From its third vector query on the retriever ranks vectors from memory by itself.
+            for query_id, text in _read_batch(batch):
                 response = handle.search(text, **options)
                 line = {"id": query_id, **response.as_dict()}
                 print(json.dumps(line, ensure_ascii=False), flush=True)
