@@ -9,14 +9,17 @@ import socket
 import subprocess
 import sys
 import time
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from mcp_types import CallToolResult, TextContent
 
+from mcp import Client
 from tests.conftest import EXAMPLE_VAULT, REPO
 from vaultctx.api import Vault
+from vaultctx.mcp.server import build_server
 
 # Written next to the vault, outside it: no tool may ever show this text.
 OUTSIDE_SENTINEL = "OUTSIDE-THE-VAULT-7f3a9c"
@@ -51,6 +54,18 @@ def indexed_vault(tmp_path_factory: pytest.TempPathFactory) -> IndexedVault:
     handle.index(fast=True)
     handle.close()
     return IndexedVault(vault, db, outside)
+
+
+# One in-process SDK client per test module, over the indexed example vault.
+@pytest.fixture(scope="module")
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture(scope="module")
+async def client(indexed_vault: IndexedVault) -> AsyncIterator[Client]:
+    async with Client(build_server(indexed_vault.handle()), mode="legacy") as connected:
+        yield connected
 
 
 def tool_error(result: CallToolResult) -> dict[str, str]:

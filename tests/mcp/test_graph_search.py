@@ -2,30 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import pytest
 
 from mcp import Client
-from tests.mcp.conftest import IndexedVault
 from tests.mcp.test_tools import call, text_of
-from vaultctx.mcp.server import build_server
 
 pytestmark = pytest.mark.anyio
 
 MOC = "30-resources/MOC - Engineering.md"
 RRF = "30-resources/rag/Reciprocal rank fusion.md"
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-async def client(indexed_vault: IndexedVault) -> AsyncIterator[Client]:
-    async with Client(build_server(indexed_vault.handle()), mode="legacy") as connected:
-        yield connected
 
 
 async def test_graph_and_depth_are_in_the_schema(client: Client) -> None:

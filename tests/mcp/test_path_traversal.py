@@ -7,15 +7,13 @@ The vault copy has a symlinked file and a symlinked folder that point outside it
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from urllib.parse import quote
 
 import pytest
 from mcp.shared.exceptions import MCPError
 
 from mcp import Client
-from tests.mcp.conftest import OUTSIDE_SENTINEL, IndexedVault, tool_error
-from vaultctx.mcp.server import build_server
+from tests.mcp.conftest import OUTSIDE_SENTINEL, tool_error
 
 pytestmark = pytest.mark.anyio
 
@@ -73,17 +71,6 @@ ATTACKS = [
     ".git/config",
     "templates/Meeting.md",
 ]
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-async def client(indexed_vault: IndexedVault) -> AsyncIterator[Client]:
-    async with Client(build_server(indexed_vault.handle()), mode="legacy") as connected:
-        yield connected
 
 
 def test_the_suite_is_big_enough() -> None:

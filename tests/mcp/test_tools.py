@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +11,7 @@ from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, TextContent
 
 from mcp import Client
-from tests.mcp.conftest import OUTSIDE_SENTINEL, IndexedVault, tool_error
+from tests.mcp.conftest import OUTSIDE_SENTINEL, tool_error
 from vaultctx.api import Vault
 from vaultctx.mcp.server import build_server
 from vaultctx.search.budget import CHARS_PER_TOKEN, estimate_tokens
@@ -23,17 +22,6 @@ TOOLS = {"obsidian_search", "obsidian_read_note", "obsidian_list_notes", "obsidi
 DEPLOY = "10-projects/billing-service/Deploy config.md"
 # Fake credentials in the example vault's Deploy config note; none may ever leave the server.
 SECRETS = ("AKIAZ7VRSQ5TJN2UEXAM", "Zq3Vh8mK1xR7pT0wL5nY2cB9dF4gJ6sA8eU1iO3k", "ghp_R8mK2vX9pL4q")
-
-
-@pytest.fixture(scope="module")
-def anyio_backend() -> str:
-    return "asyncio"
-
-
-@pytest.fixture(scope="module")
-async def client(indexed_vault: IndexedVault) -> AsyncIterator[Client]:
-    async with Client(build_server(indexed_vault.handle()), mode="legacy") as connected:
-        yield connected
 
 
 def text_of(result: CallToolResult) -> str:
