@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE_VAULT
 from vaultctx.embed.base import Embedder
@@ -148,3 +150,61 @@ def test_model_hash_is_the_same_before_and_after_loading_the_model(tmp_path: Pat
         _vocab_size_without_loading(BUNDLED_STATIC_DIR)
         == loaded._loaded().tokenizer.get_vocab_size()
     )
+
+
+# Characters where splitting on whitespace could disagree with BERT's own normaliser: control
+# characters Python counts as whitespace, Unicode spaces, accents, CJK, punctuation, specials.
+TRICKY = "ab Z1.,-_#`'\"()[]\t\n\r\x0b\x0c\x1c\x1f\x85\xa0\u2003\u3000\u200b\x00\ufffdé\u0301中한😀"
+
+
+def _whole_text_vectors(static: StaticEmbedder, texts: list[str]) -> np.ndarray:
+    """The reference: every text tokenised whole by the Rust tokenizer, no word cache."""
+    words = static._loaded().words
+    words._by_word = False
+    try:
+        return static.embed(texts)
+    finally:
+        words._by_word = True
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    st.lists(
+        st.one_of(
+            st.text(alphabet=TRICKY, max_size=60),
+            st.lists(st.sampled_from(["[UNK]", "[PAD]", "naïve", "Get-Item", "x" * 120])).map(
+                " ".join
+            ),
+        ),
+        min_size=1,
+        max_size=6,
+    )
+)
+def test_word_cache_tokenises_exactly_as_the_whole_text(
+    static: StaticEmbedder, texts: list[str]
+) -> None:
+    np.testing.assert_array_equal(static.embed(texts), _whole_text_vectors(static, texts))
+
+
+def test_word_cache_matches_on_real_notes_and_past_the_token_limit(
+    static: StaticEmbedder,
+) -> None:
+    texts = [path.read_text(encoding="utf-8") for path in sorted(EXAMPLE_VAULT.rglob("*.md"))]
+    texts += ["word, " * 400, "Get-ChildItem -Path C:\\ " * 300]  # over 512 tokens
+    np.testing.assert_array_equal(static.embed(texts), _whole_text_vectors(static, texts))
+
+
+def test_a_full_word_cache_is_emptied_without_changing_vectors(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import vaultctx.embed.static as static_module
+
+    monkeypatch.setattr(static_module, "WORD_CACHE_BYTES", 2_000)
+    small = StaticEmbedder()
+    texts = [f"note {i} about kernels, schedulers and word{i}" for i in range(200)]
+    expected = StaticEmbedder().embed(texts)
+    for start in range(0, len(texts), 7):
+        np.testing.assert_array_equal(
+            small.embed(texts[start : start + 7]), expected[start : start + 7]
+        )
+    assert small._loaded().words._cache_bytes < 4_000
