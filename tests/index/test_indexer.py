@@ -123,6 +123,28 @@ def test_secrets_never_stored(vault: Path, tmp_path: Path, embedder: StaticEmbed
     assert any("[REDACTED:" in str(c[3]) for c in chunks)
 
 
+def test_secrets_in_headings_and_chunk_overlaps_are_redacted_once(
+    tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    """The body is scrubbed before chunking: a heading's secret never reaches ``section`` or
+    the context line, and a secret in the overlap two chunks share is counted once."""
+    secret = "AKIAZ7VRSQ5TJN2UEXAM"
+    filler = "Rotating keys is a chore that every team postpones until it hurts. "
+    body = f"## Key {secret}\n\n" + filler * 25 + f"The old key {secret} lived here. " + filler * 4
+    root = tmp_path / "vault"
+    write(root, "keys.md", body)
+    config = _config(root, tmp_path, chunk_max_chars=1000, chunk_overlap=200)
+    report = _run(config, embedder)
+    chunks = _chunks(config.db)
+    assert len(chunks) >= 2
+    overlapping = [c for c in chunks if "[REDACTED:" in str(c[3]) and "old key" in str(c[3])]
+    assert len(overlapping) == 2  # the second secret sits in both chunks' shared text
+    assert report.secrets_redacted == {"aws-access-token": 2}
+    for _path, _ordinal, section, text, context in chunks:
+        assert secret not in f"{section}{text}{context}"
+        assert str(section).startswith("Key [REDACTED:")
+
+
 def test_edit_reuses_vectors_of_unchanged_sections(
     vault: Path, tmp_path: Path, embedder: StaticEmbedder
 ) -> None:

@@ -115,31 +115,39 @@ def _excluded(note: Note, settings: Settings) -> str | None:
 
 
 def _chunk(note: Note, settings: Settings, prepared: PreparedFile) -> list[ChunkRow]:
+    """Scrub the body once, then chunk it: the chunks' 200-character overlaps are not scrubbed
+    twice (nor a secret in one counted twice), a secret across a chunk boundary is still found,
+    and headings, which become ``section`` and the context line, are scrubbed too."""
     rows: list[ChunkRow] = []
+    with timed(prepared.phase_seconds, "scrub"):
+        body = scrub_secrets(note.body)
+        prepared.secrets.update(body.counts)
     with timed(prepared.phase_seconds, "chunk"):
         chunks = chunk_text(
-            note.body,
+            body.text,
             max_chars=settings.chunk_max_chars,
             min_chars=settings.chunk_min_chars,
             overlap=settings.chunk_overlap,
         )
     with timed(prepared.phase_seconds, "scrub"):
+        contexts: dict[tuple[str, ...], str] = {}  # one per section, not per chunk
         for chunk in chunks:
-            scrubbed = scrub_secrets(chunk.text)
-            context = scrub_secrets(
-                heading_context(note.title, note.tags, note.aliases, chunk.heading_path)
-            )
-            prepared.secrets.update(scrubbed.counts)
-            prepared.secrets.update(context.counts)
+            context = contexts.get(chunk.heading_path)
+            if context is None:
+                scrubbed = scrub_secrets(
+                    heading_context(note.title, note.tags, note.aliases, chunk.heading_path)
+                )
+                prepared.secrets.update(scrubbed.counts)
+                context = contexts[chunk.heading_path] = scrubbed.text
             rows.append(
                 ChunkRow(
                     ordinal=chunk.ordinal,
                     section=chunk.section,
                     heading_path=" > ".join(chunk.heading_path),
-                    text=scrubbed.text,
-                    context=context.text,
+                    text=chunk.text,
+                    context=context,
                     # 128 bits is plenty to recognise unchanged text within one note.
-                    text_hash=digest(embedding_input(context.text, scrubbed.text))[:16],
+                    text_hash=digest(embedding_input(context, chunk.text))[:16],
                 )
             )
     with timed(prepared.phase_seconds, "store"):
