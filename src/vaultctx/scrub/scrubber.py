@@ -1,15 +1,15 @@
 """Replace credentials in text with ``[REDACTED:<rule>]`` markers (SPEC §3).
 
-Every output path calls :func:`scrub_secrets`, so the common case must be nearly free: one regex
-pass over the lowercased text finds every rule keyword (gitleaks' pre-filter), only rules whose
+Every output path calls :func:`scrub_secrets`, so the common case must be nearly free: one pass
+over the lowercased text finds every rule keyword (gitleaks' pre-filter), only rules whose
 keyword occurs run, and most of those run only at the offsets where their keyword starts. Text
 without any keyword costs that pass plus one cheap keyword-less rule (Discord bot tokens).
 
-That keyword pass is about two thirds of the cost (some 65 ns per character in CPython's regex
-engine, which enters a match attempt at every letter). Measured on the PowerShell docs, the
-alternatives are no better: one ``in`` test per keyword is twice as slow, a flat alternation six
-times, and anchoring each keyword on its rarest character under 10 % faster for a second
-mechanism. ``bench/scrub_quality.py`` prints the per-chunk cost.
+The keyword pass is an Aho-Corasick automaton (``pyahocorasick``, C). It replaced one regex
+shaped as a trie, which cost some 65 ns per character in CPython's regex engine and was 83 % of
+scrubbing a vault (1.56 of 1.88 s on 2,500 PowerShell docs); the alternatives measured then
+were slower still (one ``in`` test per keyword 2×, a flat alternation 6×).
+``bench/scrub_quality.py`` prints the per-chunk cost.
 
 Quality is measured on 899 labelled strings from gitleaks' and detect-secrets' test suites
 (``tests/scrub/labelled_fixtures.py`` scores them, ``bench/scrub_quality.py`` prints the figures).
@@ -32,6 +32,8 @@ import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import NamedTuple
+
+import ahocorasick
 
 from vaultctx.scrub.patterns import (
     PRIORITY_VENDOR,
@@ -67,16 +69,15 @@ class ScrubResult:
 class CompiledRules(NamedTuple):
     """All rules, compiled once per process, plus what that cost and what had to be left out.
 
-    ``keyword_scanner`` is one regex over every keyword, shaped as a trie so it reports the
-    longest keyword at each offset; ``implied_keywords`` adds the shorter keywords that are its
-    prefixes. Rules in ``anchored`` provably match only where one of their keywords starts;
-    ``keywordless`` rules run on every text (gitleaks' rule for rules without keywords).
+    ``keywords`` finds every occurrence of every keyword, overlapping ones included, and yields
+    (end offset, (keyword, length)). Rules in ``anchored`` provably match only where one of
+    their keywords starts; ``keywordless`` rules run on every text (gitleaks' rule for rules
+    without keywords).
     """
 
     rules: tuple[Rule, ...]
     global_allowlists: tuple[Allowlist, ...]
-    keyword_scanner: re.Pattern[str]
-    implied_keywords: dict[str, tuple[str, ...]]
+    keywords: ahocorasick.Automaton
     rules_by_keyword: dict[str, tuple[int, ...]]
     keywordless: tuple[int, ...]
     anchored: frozenset[int]
@@ -116,15 +117,14 @@ def _compile() -> CompiledRules:
     for index, rule in enumerate(rules):
         for keyword in rule.keywords:
             by_keyword.setdefault(keyword, []).append(index)
-    keywords = sorted(by_keyword)
+    automaton = ahocorasick.Automaton()
+    for keyword in by_keyword:
+        automaton.add_word(keyword, (keyword, len(keyword)))
+    automaton.make_automaton()
     return CompiledRules(
         rules=rules,
         global_allowlists=(global_allowlist,),
-        keyword_scanner=re.compile(_trie_regex(_trie(keywords))),
-        implied_keywords={
-            keyword: tuple(other for other in keywords if keyword.startswith(other))
-            for keyword in keywords
-        },
+        keywords=automaton,
         rules_by_keyword={keyword: tuple(indices) for keyword, indices in by_keyword.items()},
         keywordless=tuple(index for index, rule in enumerate(rules) if not rule.keywords),
         anchored=frozenset(
@@ -134,29 +134,6 @@ def _compile() -> CompiledRules:
         gitleaks_skipped=skipped,
         compile_seconds=time.perf_counter() - started,
     )
-
-
-_Trie = dict[str, "_Trie"]
-
-
-def _trie(words: list[str]) -> _Trie:
-    root: _Trie = {}
-    for word in words:
-        node = root
-        for char in word:
-            node = node.setdefault(char, {})
-        node[""] = {}
-    return root
-
-
-def _trie_regex(node: _Trie) -> str:
-    """An alternation shaped as a trie: the engine tries a few first characters per offset
-    instead of 250 keywords, and the greedy optional tails report the longest keyword."""
-    branches = [re.escape(char) + _trie_regex(child) for char, child in node.items() if char]
-    if not branches:
-        return ""
-    body = branches[0] if len(branches) == 1 else f"(?:{'|'.join(branches)})"
-    return f"(?:{body})?" if "" in node else body
 
 
 def _starts_only_at_keywords(rule: Rule) -> bool:
@@ -208,13 +185,12 @@ def _lower_keeping_offsets(text: str) -> str:
 def _keyword_hits(compiled: CompiledRules, lowered: str) -> dict[str, list[int]]:
     """Every offset where each keyword starts, overlapping occurrences included."""
     hits: dict[str, list[int]] = {}
-    search = compiled.keyword_scanner.search
-    found = search(lowered)
-    while found:
-        start = found.start()
-        for keyword in compiled.implied_keywords[found.group()]:
-            hits.setdefault(keyword, []).append(start)
-        found = search(lowered, start + 1)
+    for end, (keyword, length) in compiled.keywords.iter(lowered):
+        found = hits.get(keyword)
+        if found is None:
+            hits[keyword] = [end - length + 1]
+        else:
+            found.append(end - length + 1)
     return hits
 
 
