@@ -486,13 +486,18 @@ def _merge_phases(report: IndexReport, phases: dict[str, float]) -> None:
         report.phase_seconds[phase] = report.phase_seconds.get(phase, 0.0) + seconds
 
 
-def _delete_file_rows(db: IndexDatabase, file_id: int, *, keep_file: bool) -> None:
+def _delete_file_rows(
+    db: IndexDatabase, file_id: int, *, keep_file: bool, fts: bool = True
+) -> list[int]:
+    """Delete a file's chunks, vectors, tags and links; returns the chunk ids. With
+    ``fts=False`` the caller deletes their FTS rows itself (see ``_FtsChanges``)."""
     # Point deletes by rowid: a vec0 DELETE with "rowid IN (subquery)" scans the whole table.
     chunk_ids = [
         (int(r[0]),) for r in db.execute("SELECT id FROM chunks WHERE file_id = ?", (file_id,))
     ]
     if chunk_ids:
-        for table in (VECTOR_TABLE, QUALITY_TABLE, "chunks_fts"):
+        tables = (VECTOR_TABLE, QUALITY_TABLE, *(("chunks_fts",) if fts else ()))
+        for table in tables:
             if db.has_table(table):
                 db.executemany(f"DELETE FROM {table} WHERE rowid = ?", chunk_ids)
         db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
@@ -500,6 +505,27 @@ def _delete_file_rows(db: IndexDatabase, file_id: int, *, keep_file: bool) -> No
     db.execute("DELETE FROM links WHERE file_id = ?", (file_id,))
     if not keep_file:
         db.execute("DELETE FROM files WHERE id = ?", (file_id,))
+    return [cid for (cid,) in chunk_ids]
+
+
+@dataclass
+class _FtsChanges:
+    """A batch's FTS5 deletes and inserts, written after all its other statements.
+
+    FTS5 keeps inserted terms in memory until the transaction ends, but any later statement
+    that opens a statement journal (the files upsert does) makes it flush them into a new
+    segment first: one tiny segment per file, and merging them was most of the indexer's
+    SQL time. Written last, a batch's terms flush once, at COMMIT.
+    """
+
+    deleted: list[int] = field(default_factory=list)
+    added: list[tuple[int, tuple[str, str, str]]] = field(default_factory=list)
+
+    def write(self, db: IndexDatabase) -> None:
+        if self.deleted:
+            db.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(c,) for c in self.deleted])
+        if self.added:
+            write_fts_rows(db, self.added)
 
 
 def _has_chunks(db: IndexDatabase) -> bool:
@@ -604,9 +630,12 @@ class _BatchWriter:
                     "UPDATE files SET path = ?, mtime_ns = ?, size = ? WHERE id = ?",
                     (path, mtime_ns, size, file_id),
                 )
+            fts = _FtsChanges()
+            next_id = int(self.db.scalar("SELECT coalesce(max(id), 0) + 1 FROM chunks"))
             for work in self.pending:
-                self._write(work)
+                next_id = self._write(work, next_id, fts)
                 report.chunks_written += len(work.chunks)
+            fts.write(self.db)
         self.pending, self.pending_chunks, self.touches, self.renames = [], 0, [], []
 
     def _embed(self, report: IndexReport) -> None:
@@ -640,16 +669,22 @@ class _BatchWriter:
                         setattr(row, attribute, blob)
                         report.vectors_reused += attribute == "vector"
 
-    def _write(self, work: _FileWork) -> None:
+    def _write(self, work: _FileWork, next_id: int, fts: _FtsChanges) -> int:
+        """Write one file's rows with chunk ids from ``next_id`` on; returns the next free id.
+        Numbering here spares a query per file for the ids SQLite would pick (max + 1)."""
         note, vault_file = work.note, work.file
         file_id = self._upsert_file(work)
-        _delete_file_rows(self.db, file_id, keep_file=True)
+        if not work.is_new:
+            fts.deleted.extend(_delete_file_rows(self.db, file_id, keep_file=True, fts=False))
+        ids = list(range(next_id, next_id + len(work.chunks)))
+        now = time.time()
         self.db.executemany(
-            "INSERT INTO chunks(file_id, ordinal, section, heading_path, body, "
-            "heading_context, text_hash, mtime_ns, embedded_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "INSERT INTO chunks(id, file_id, ordinal, section, heading_path, body, "
+            "heading_context, text_hash, mtime_ns, embedded_at, quality_embedded_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             [
                 (
+                    cid,
                     file_id,
                     row.ordinal,
                     row.section,
@@ -658,21 +693,13 @@ class _BatchWriter:
                     row.context,
                     row.text_hash,
                     vault_file.mtime_ns,
-                    time.time() if row.vector is not None else None,
+                    now if row.vector is not None else None,
+                    now if row.quality_vector is not None else None,
                 )
-                for row in work.chunks
+                for cid, row in zip(ids, work.chunks, strict=True)
             ],
         )
-        ids = [
-            int(r[0])
-            for r in self.db.execute(
-                "SELECT id FROM chunks WHERE file_id = ? ORDER BY ordinal", (file_id,)
-            )
-        ]
-        write_fts_rows(
-            self.db,
-            [(cid, row.fts_columns) for cid, row in zip(ids, work.chunks, strict=True)],
-        )
+        fts.added.extend((cid, row.fts_columns) for cid, row in zip(ids, work.chunks, strict=True))
         if self.embedder is not None and work.chunks:
             self.db.executemany(
                 f"INSERT INTO {VECTOR_TABLE}(rowid, embedding) VALUES (?, vec_int8(?))",
@@ -691,10 +718,6 @@ class _BatchWriter:
                 self.db.executemany(
                     f"INSERT INTO {QUALITY_TABLE}(rowid, embedding) VALUES (?, vec_int8(?))", kept
                 )
-                self.db.executemany(
-                    "UPDATE chunks SET quality_embedded_at = ? WHERE id = ?",
-                    [(time.time(), cid) for cid, _ in kept],
-                )
         self.db.executemany(
             "INSERT INTO file_tags(file_id, tag) VALUES (?, ?)", [(file_id, t) for t in note.tags]
         )
@@ -706,6 +729,7 @@ class _BatchWriter:
                 for link in note.links
             ],
         )
+        return next_id + len(work.chunks)
 
     def _upsert_file(self, work: _FileWork) -> int:
         note, vault_file = work.note, work.file
