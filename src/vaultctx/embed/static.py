@@ -106,52 +106,106 @@ class _WordTokens:
     So a text's tokens are its words' tokens in order, and a vault repeats its words: the Rust
     tokenizer, at ~2,600 chunks/s per core, was most of the indexing CPU. Tokenisers that look
     across whitespace (SentencePiece, byte-level BPE) are tokenised whole, text by text.
+
+    Known words live in flat numpy arrays (each word's ids at ``_starts[w]:+_lengths[w]`` of
+    ``_ids``), so a batch is assembled by array indexing rather than a Python loop per word.
     """
 
     def __init__(self, tokenizer: Tokenizer, max_tokens: int | None, by_word: bool) -> None:
         self._tokenizer = tokenizer
         self._max_tokens = max_tokens
         self._by_word = by_word
-        self._cache: dict[str, list[int]] = {}
+        self._number: dict[str, int] = {}  # word -> its entry in the arrays below
+        self._starts = np.zeros(1024, dtype=np.int64)
+        self._lengths = np.zeros(1024, dtype=np.int64)
+        self._ids = np.zeros(1 << 16, dtype=np.int64)
+        self._entries = 0
+        self._used_ids = 0
         self._cache_bytes = 0
 
     def token_ids(self, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
         """All texts' token ids, concatenated, and each text's count (after truncation)."""
-        whole = [
-            i
-            for i, text in enumerate(texts)
-            if not self._by_word or _SPLITS_UNLIKE_BERT.search(text)
+        if self._cache_bytes > WORD_CACHE_BYTES:  # before lookups, so no word goes missing
+            self._number.clear()
+            self._entries = self._used_ids = self._cache_bytes = 0
+        words_of = [
+            text.split() if self._by_word and not _SPLITS_UNLIKE_BERT.search(text) else None
+            for text in texts
         ]
-        per_text: list[list[int]] = [[] for _ in texts]
-        for i, text_ids in zip(whole, self._encode([texts[i] for i in whole]), strict=True):
-            per_text[i] = text_ids
-        skip = set(whole)
-        by_word = [(i, text.split()) for i, text in enumerate(texts) if i not in skip]
-        self._learn({word for _, words in by_word for word in words})
-        lookup = self._cache.__getitem__
-        for i, words in by_word:
-            per_text[i] = list(chain.from_iterable(map(lookup, words)))[: self._max_tokens]
-        lengths = np.fromiter(map(len, per_text), dtype=np.int64, count=len(texts))
-        flat = np.fromiter(chain.from_iterable(per_text), dtype=np.int64, count=int(lengths.sum()))
-        return flat, lengths
-
-    def _learn(self, words: set[str]) -> None:
-        """Tokenises the words not yet cached (all of them, if the cache was full)."""
-        cache = self._cache
-        if self._cache_bytes > WORD_CACHE_BYTES:
-            cache.clear()
-            self._cache_bytes = 0
-        missing = [word for word in words if word not in cache]
+        words = list(chain.from_iterable(w for w in words_of if w is not None))
+        missing = list(set(words).difference(self._number))
         if missing:
-            encoded = self._encode(missing)
-            cache.update(zip(missing, encoded, strict=True))
-            self._cache_bytes += (
-                sum(map(len, missing)) + 8 * sum(map(len, encoded)) + 160 * len(missing)
-            )
+            first = self._store(self._encode(missing))
+            self._number.update(zip(missing, range(first, first + len(missing)), strict=True))
+        numbers = np.fromiter(map(self._number.__getitem__, words), np.int64, count=len(words))
+        whole = [i for i, w in enumerate(words_of) if w is None]
+        if whole:  # stored as one-off entries, each standing for its whole text
+            first = self._store(self._encode([texts[i] for i in whole]))
+            numbers = _spliced(numbers, words_of, range(first, first + len(whole)))
+        per_text = np.fromiter((1 if w is None else len(w) for w in words_of), np.int64, len(texts))
+        return self._gather(numbers, per_text)
+
+    def _gather(self, numbers: np.ndarray, per_text: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The ids of entries ``numbers`` in order, ``per_text`` entries per text, each text cut
+        to its first ``max_tokens`` ids."""
+        lengths = self._lengths[numbers]
+        token_end = np.cumsum(lengths)
+        total = int(token_end[-1]) if token_end.size else 0
+        # Position in _ids of the batch's k-th token: its entry's start plus its offset within.
+        shift = self._starts[numbers] - (token_end - lengths)
+        ids = self._ids[np.repeat(shift, lengths) + np.arange(total)]
+        entry_end = np.cumsum(per_text)
+        text_end = np.concatenate(([0], token_end))[entry_end]
+        text_start = np.concatenate(([0], text_end[:-1]))
+        counts = text_end - text_start
+        if self._max_tokens is not None and counts.size and counts.max() > self._max_tokens:
+            offset = np.arange(total) - np.repeat(text_start, counts)
+            ids = ids[offset < self._max_tokens]
+            counts = np.minimum(counts, self._max_tokens)
+        return ids, counts
+
+    def _store(self, encoded: list[list[int]]) -> int:
+        """Appends entries; returns the number of the first."""
+        lengths = np.fromiter(map(len, encoded), np.int64, count=len(encoded))
+        first, stop = self._entries, self._entries + len(encoded)
+        added = int(lengths.sum())
+        self._starts = _room(self._starts, stop)
+        self._lengths = _room(self._lengths, stop)
+        self._ids = _room(self._ids, self._used_ids + added)
+        self._starts[first:stop] = self._used_ids + np.cumsum(lengths) - lengths
+        self._lengths[first:stop] = lengths
+        self._ids[self._used_ids : self._used_ids + added] = np.fromiter(
+            chain.from_iterable(encoded), np.int64, count=added
+        )
+        self._entries, self._used_ids = stop, self._used_ids + added
+        self._cache_bytes += 8 * added + 100 * len(encoded)
+        return first
 
     def _encode(self, texts: list[str]) -> list[list[int]]:
         encodings = self._tokenizer.encode_batch_fast(texts, add_special_tokens=False)
         return [encoding.ids for encoding in encodings]
+
+
+def _room(array: np.ndarray, size: int) -> np.ndarray:
+    """``array`` with room for ``size`` items, doubled when it must grow."""
+    if size <= array.size:
+        return array
+    grown = np.zeros(max(size, 2 * array.size), dtype=array.dtype)
+    grown[: array.size] = array
+    return grown
+
+
+def _spliced(numbers: np.ndarray, words_of: list[list[str] | None], extra: range) -> np.ndarray:
+    """``numbers`` (the entries of every split text's words) with each whole text's one entry
+    put at its place between them."""
+    parts, at, extras = [], 0, iter(extra)
+    for words in words_of:
+        if words is None:
+            parts.append(np.array([next(extras)], dtype=np.int64))
+        else:
+            parts.append(numbers[at : at + len(words)])
+            at += len(words)
+    return np.concatenate(parts) if parts else numbers
 
 
 def _splits_on_whitespace(folder: Path) -> bool:
