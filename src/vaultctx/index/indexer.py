@@ -36,6 +36,7 @@ from vaultctx.index.db import (
 from vaultctx.index.parallel import WorkerSetup, prepare_in_workers, worker_count
 from vaultctx.index.prepare import (
     ChunkRow,
+    FileColumns,
     PreparedFile,
     embed_rows,
     fts_columns,
@@ -45,10 +46,9 @@ from vaultctx.index.prepare import (
 )
 from vaultctx.index.quality_pass import QUALITY_TABLE, quality_coverage, run_quality_pass
 from vaultctx.index.text_codec import unpack_text
-from vaultctx.scrub import scrub_secrets
 from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
 from vaultctx.text.lexical import FTS_ANALYZER_META, analyzer_id
-from vaultctx.vault.note import Note, front_matter_json
+from vaultctx.vault.note import Note
 from vaultctx.vault.scanner import VaultFile, scan_vault
 
 log = logging.getLogger(__name__)
@@ -148,6 +148,7 @@ class IndexReport:
 class _FileWork:
     file: VaultFile
     note: Note
+    columns: FileColumns
     content_hash: str
     chunks: list[ChunkRow]
     is_new: bool
@@ -446,11 +447,13 @@ class Indexer:
             if stored is not None:
                 gone[vault_file.path] = stored
             return
+        columns = prepared.columns
+        assert columns is not None  # set with the chunks of every note not excluded
         report.problems.extend({"path": vault_file.path, "problem": p} for p in note.problems)
         report.secrets_redacted.update(prepared.secrets)
         report.chunks_embedded += sum(row.vector is not None for row in prepared.chunks)
         writer.add(
-            _FileWork(vault_file, note, content_hash, prepared.chunks, stored is None),
+            _FileWork(vault_file, note, columns, content_hash, prepared.chunks, stored is None),
             report,
         )
         if stored is None:
@@ -732,8 +735,7 @@ class _BatchWriter:
         return next_id + len(work.chunks)
 
     def _upsert_file(self, work: _FileWork) -> int:
-        note, vault_file = work.note, work.file
-        front_matter = scrub_secrets(front_matter_json(note)).text
+        vault_file, columns = work.file, work.columns
         file_id = self.db.scalar(
             "INSERT INTO files(path, mtime_ns, size, content_hash, title, type, status, "
             "front_matter, tags, aliases, problems, indexed_at) "
@@ -748,13 +750,7 @@ class _BatchWriter:
                 vault_file.mtime_ns,
                 vault_file.size,
                 work.content_hash,
-                scrub_secrets(note.title).text,
-                note.type,
-                note.status,
-                front_matter,
-                json.dumps(note.tags, ensure_ascii=False),
-                json.dumps(note.aliases, ensure_ascii=False),
-                json.dumps(note.problems, ensure_ascii=False),
+                *columns,
                 time.time(),
             ),
         )

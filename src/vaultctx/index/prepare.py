@@ -8,11 +8,13 @@ a large run spreads them over processes while the indexer's own process writes (
 from __future__ import annotations
 
 import hashlib
+import json
 import time
 from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from vaultctx.config import Settings
 from vaultctx.embed.base import Embedder, embedding_input, quantize_int8
@@ -21,7 +23,7 @@ from vaultctx.scrub import scrub_secrets
 from vaultctx.text.lexical import fts_document
 from vaultctx.vault.chunker import chunk_text, heading_context
 from vaultctx.vault.errors import UnreadableFileError
-from vaultctx.vault.note import Note, parse_note
+from vaultctx.vault.note import Note, front_matter_json, parse_note
 from vaultctx.vault.scanner import VaultFile, read_vault_file
 
 
@@ -41,6 +43,18 @@ class ChunkRow:
     quality_vector: bytes | None = None
 
 
+class FileColumns(NamedTuple):
+    """The ``files`` row's note columns, scrubbed and serialised where the file is prepared."""
+
+    title: str
+    type: str | None
+    status: str | None
+    front_matter: str
+    tags: str
+    aliases: str
+    problems: str
+
+
 @dataclass
 class PreparedFile:
     """What became of one file. ``note`` is None until parsed (or when unreadable/skipped)."""
@@ -50,6 +64,7 @@ class PreparedFile:
     unreadable: str | None = None
     excluded: str | None = None
     note: Note | None = None
+    columns: FileColumns | None = None
     chunks: list[ChunkRow] = field(default_factory=list)
     secrets: Counter[str] = field(default_factory=Counter)
     phase_seconds: dict[str, float] = field(default_factory=dict)
@@ -90,6 +105,33 @@ def parse_and_chunk(prepared: PreparedFile, text: str, settings: Settings) -> No
     prepared.excluded = _excluded(note, settings)
     if prepared.excluded is None:
         prepared.chunks = _chunk(note, settings, prepared)
+        with timed(prepared.phase_seconds, "scrub"):
+            prepared.columns = file_columns(note)
+
+
+def file_columns(note: Note) -> FileColumns:
+    return FileColumns(
+        title=scrub_secrets(note.title).text,
+        type=note.type,
+        status=note.status,
+        front_matter=scrub_secrets(front_matter_json(note)).text,
+        tags=json.dumps(note.tags, ensure_ascii=False),
+        aliases=json.dumps(note.aliases, ensure_ascii=False),
+        problems=json.dumps(note.problems, ensure_ascii=False),
+    )
+
+
+def without_text(prepared: PreparedFile) -> PreparedFile:
+    """What the writing process still needs of a prepared file, for sending it there: the note's
+    body and front matter are already chunked and serialised, and each chunk's text is in
+    ``body`` (compressed) and ``fts_columns``. Pickling them too cost the indexer's process
+    ~2 s of 14k files."""
+    if prepared.note is not None:
+        prepared.note = replace(prepared.note, body="", front_matter={})
+    for row in prepared.chunks:
+        if row.vector is not None:
+            row.text = ""
+    return prepared
 
 
 def embed_rows(rows: list[ChunkRow], embedder: Embedder, batch_size: int) -> None:
