@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -216,9 +217,14 @@ def scan_vault(
     rules, problems = load_ignore_rules(root, extra_ignores)
     walker = _Walker(root, rules, max_file_bytes)
     walker.run()
-    walker.files.sort()  # by path: it is the first field, and unique
+    walker.files.sort(key=itemgetter(0))  # by path (unique); half the cost of comparing tuples
     skipped = sorted(problems + walker.skipped, key=lambda s: s.path)
     return ScanResult(files=walker.files, skipped=skipped)
+
+
+def _new_file(fields: tuple[str, str, int, int]) -> VaultFile:
+    """A VaultFile without the named tuple's Python-level ``__new__`` (a third of its cost)."""
+    return tuple.__new__(VaultFile, fields)  # type: ignore[type-var]
 
 
 @dataclass(frozen=True)
@@ -283,30 +289,41 @@ class _Walker:
         """Handle one folder's files; return its subfolders still to walk."""
         rules = self.rules
         prefix = folder.rel_prefix
+        base = folder.abs_path + os.sep
         touched = bool(prefix) and rules.folder_is_touched(prefix[:-1])
+        max_bytes = self.max_file_bytes
+        add = self.files.append
         subfolders = []
         try:
             with _list_folder(folder.abs_path) as entries:
-                # Regular files first: they are nearly every entry, and this is the hot loop.
+                # Regular files first: they are nearly every entry, and this is the hot loop
+                # (what _add_file does, inlined: a no-op index run is mostly this loop).
                 for entry in entries:
                     name = entry.name
                     if name.startswith(_OWN_FILES_PREFIX):
                         continue
                     if entry.is_file(follow_symlinks=False):
+                        if not name.lower().endswith(_INDEXED_ENDINGS):
+                            continue
                         rel_path = prefix + name
-                        if name.lower().endswith(_INDEXED_ENDINGS) and not rules.excludes_file(
-                            rel_path, name, touched
-                        ):
-                            self._add_file(rel_path, folder.abs_path + os.sep + name, entry)
+                        if rules.excludes_file(rel_path, name, touched):
+                            continue
+                        try:
+                            stat = entry.stat()
+                        except OSError:
+                            self._add_file(rel_path, base + name, None)  # reports why
+                            continue
+                        if stat.st_size > max_bytes:
+                            self._add_file(rel_path, base + name, None)
+                            continue
+                        add(_new_file((rel_path, base + name, stat.st_mtime_ns, stat.st_size)))
                     elif entry.is_dir(follow_symlinks=False):
                         rel_path = prefix + name
                         if name != _GIT_DIR_NAME and not rules.excludes_folder(rel_path):
-                            fs_path = folder.abs_path + os.sep + name
                             real = folder.real_path + os.sep + name
-                            subfolders.append(_Folder(fs_path, rel_path + "/", real))
+                            subfolders.append(_Folder(base + name, rel_path + "/", real))
                     elif entry.is_symlink():
-                        fs_path = folder.abs_path + os.sep + name
-                        self._note_link(fs_path, prefix + name, touched)
+                        self._note_link(base + name, prefix + name, touched)
         except FileNotFoundError:
             self._skip(prefix or "./", "vanished during the scan")
         except OSError as exc:
