@@ -336,3 +336,56 @@ def test_vault_api_status(vault: Path, tmp_path: Path) -> None:
     assert info.exists and info.files == 3 and info.chunks == info.vectors > 0
     assert info.vec_version and info.fts_tokenizer and info.model_hash
     assert handle.doctor().ok
+
+
+def test_unchanged_vault_is_recognised_by_its_stat_digest(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A no-op run compares one digest of the scan, not every row of the files table."""
+    config = _config(vault, tmp_path)
+    _run(config, embedder)
+
+    def must_not_run(*args: object) -> None:
+        raise AssertionError("the files table was compared although nothing changed")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(Indexer, "_update", must_not_run)
+        report = _run(config, embedder)
+    assert (report.unchanged, report.added, report.changed) == (3, 0, 0)
+
+    os.utime(vault / "gamma.md", ns=(1, 1))  # same text, another mtime: compared again
+    report = _run(config, embedder)
+    assert report.unchanged == 3 and report.chunks_embedded == 0
+    assert _rows(config.db, "SELECT mtime_ns FROM files WHERE path = 'gamma.md'") == [(1,)]
+
+
+def test_stat_digest_never_hides_a_change_written_by_an_interrupted_run(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    """An interrupted run leaves no digest: restoring a file's old mtime afterwards must not
+    make the next run skip the text that run wrote."""
+    config = _config(vault, tmp_path)
+    _run(config, embedder)
+    notes = [vault / "alpha.md", vault / "gamma.md"]
+    before = [(note.read_text(encoding="utf-8"), note.stat()) for note in notes]
+    for note, (text, _) in zip(notes, before, strict=True):
+        note.write_text(text.replace("e", "E"), encoding="utf-8")  # same sizes
+    indexer = Indexer(config, embedder)
+    indexer.progress = StopAfter(indexer, 1)
+    interrupted = indexer.run()
+    assert interrupted.interrupted and interrupted.changed == 1  # alpha.md written, not gamma
+    for note, (text, stat) in zip(notes, before, strict=True):  # the vault as first indexed
+        note.write_text(text, encoding="utf-8")
+        os.utime(note, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+    report = _run(config, embedder)
+    assert report.changed == 1
+    assert _chunks(config.db) == _chunks_of_fresh_index(vault, tmp_path, embedder)
+
+
+def _chunks_of_fresh_index(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder
+) -> list[tuple[object, ...]]:
+    fresh = _config(vault, tmp_path / "fresh")
+    fresh.db.parent.mkdir()
+    _run(fresh, embedder)
+    return _chunks(fresh.db)

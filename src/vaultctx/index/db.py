@@ -190,6 +190,8 @@ def _migrate(conn: apsw.Connection) -> None:
                 "INSERT INTO _migrations(name, applied_at) VALUES (?, julianday('now'))",
                 (migration.__name__,),
             )
+            # A migration may rewrite the files table behind the indexer's back.
+            conn.execute("DELETE FROM model_meta WHERE key = ?", (STAT_DIGEST_META,))
 
 
 def remove_database_files(path: Path) -> None:
@@ -261,6 +263,9 @@ def _has_schema(conn: apsw.Connection) -> bool:
     ).fetchone()
     return row is not None
 
+
+# Model meta key: digest of the files table's (path, mtime, size) rows; the indexer's no-op test.
+STAT_DIGEST_META = "files_stat_digest"
 
 VECTOR_STORAGE = "int8"  # see embed.base.quantize_int8; 4x smaller than float32
 

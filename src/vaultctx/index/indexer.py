@@ -8,15 +8,18 @@ whatever it did not record.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import logging
 import threading
 import time
+from array import array
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
+from operator import itemgetter
 from typing import Any, Protocol
 
 from filelock import FileLock, Timeout
@@ -24,6 +27,7 @@ from filelock import FileLock, Timeout
 from vaultctx.config import Config
 from vaultctx.embed.base import Embedder
 from vaultctx.index.db import (
+    STAT_DIGEST_META,
     VECTOR_STORAGE,
     IndexDatabase,
     IndexNeedsRebuildError,
@@ -305,19 +309,49 @@ class Indexer:
             )
         report.files_seen = len(scan.files)
         report.skipped.extend({"path": s.path, "reason": s.reason} for s in scan.skipped)
-        # A no-op run over 14k files must stay well under 200 ms: compare bare (mtime, size)
-        # tuples, and load whole rows only for the files that changed or vanished.
+        seen = _stat_digest(
+            map(itemgetter(0), scan.files),
+            map(itemgetter(2), scan.files),
+            map(itemgetter(3), scan.files),
+        )
+        if not report.full and db.meta(STAT_DIGEST_META) == seen:
+            report.unchanged = len(scan.files)  # the files table already holds exactly this
+        else:
+            self._update(db, report, scan.files, has_vectors)
+            if not report.interrupted and db.meta(STAT_DIGEST_META) is None:
+                with db.transaction():
+                    db.set_meta(STAT_DIGEST_META, _table_digest(db))
+        with db.transaction():
+            db.execute("DELETE FROM model_meta WHERE key = 'run_started'")
+            db.set_meta(
+                "last_run",
+                json.dumps(
+                    {
+                        "finished_at": time.time(),
+                        "interrupted": report.interrupted,
+                        "full": report.full,
+                    }
+                ),
+            )
+
+    def _update(
+        self, db: IndexDatabase, report: IndexReport, files: list[VaultFile], has_vectors: bool
+    ) -> None:
+        """Index what changed since the files table was written, and remove what is gone."""
+        settings = self.config.settings
+        # Compare bare (mtime, size) tuples, and load whole rows only for the files that
+        # changed or vanished.
         stat_of = {
             path: (mtime, size)
             for path, mtime, size in db.execute("SELECT path, mtime_ns, size FROM files")
         }
-        todo = [f for f in scan.files if report.full or stat_of.get(f.path) != (f.mtime_ns, f.size)]
-        scanned = {f.path for f in scan.files}
+        todo = [f for f in files if report.full or stat_of.get(f.path) != (f.mtime_ns, f.size)]
+        scanned = {f.path for f in files}
         gone_paths = [path for path in stat_of if path not in scanned]
         stored = _stored_rows(db, [f.path for f in todo] + gone_paths)
         gone = {path: stored[path] for path in gone_paths}
         gone_by_hash = {info.content_hash: path for path, info in gone.items()}
-        report.unchanged = len(scan.files) - len(todo)
+        report.unchanged = len(files) - len(todo)
         writer = _BatchWriter(
             db,
             self.embedder if has_vectors else None,
@@ -351,18 +385,6 @@ class Indexer:
                         db.set_meta(SCRUBBER_META, scrubber_fingerprint())
         finally:
             self.progress.finish()
-        with db.transaction():
-            db.execute("DELETE FROM model_meta WHERE key = 'run_started'")
-            db.set_meta(
-                "last_run",
-                json.dumps(
-                    {
-                        "finished_at": time.time(),
-                        "interrupted": report.interrupted,
-                        "full": report.full,
-                    }
-                ),
-            )
 
     def _prepare_files(
         self,
@@ -466,6 +488,7 @@ class Indexer:
             return
         ids = [info.id for info in gone.values()]
         with db.transaction():
+            _forget_table_digest(db)
             for file_id in ids:
                 _delete_file_rows(db, file_id, keep_file=False)
         report.removed += len(ids)
@@ -482,6 +505,33 @@ def _stored_rows(db: IndexDatabase, paths: list[str]) -> dict[str, _Stored]:
             (json.dumps(paths),),
         )
     }
+
+
+def _stat_digest(paths: Iterable[str], mtimes: Iterable[int], sizes: Iterable[int]) -> str:
+    """One value for a whole listing of (path, mtime, size), in path order.
+
+    A no-op run over 14k files must stay well under 200 ms, and fetching and comparing every
+    row of the files table took ~50 ms of it; this digest of the scan takes ~13. The indexer
+    stores the digest of the table after each complete run and deletes it before changing the
+    table, so an equal digest means the table holds exactly the files on disk.
+    """
+    digest = hashlib.blake2b(digest_size=16)
+    digest.update("\0".join(paths).encode("utf-8", "surrogatepass"))
+    digest.update(array("q", mtimes).tobytes())
+    digest.update(array("q", sizes).tobytes())
+    return digest.hexdigest()
+
+
+def _forget_table_digest(db: IndexDatabase) -> None:
+    """Called in every transaction that changes the files table, before it does."""
+    db.execute("DELETE FROM model_meta WHERE key = ?", (STAT_DIGEST_META,))
+
+
+def _table_digest(db: IndexDatabase) -> str:
+    rows = sorted(db.execute("SELECT path, mtime_ns, size FROM files"))
+    return _stat_digest(
+        map(itemgetter(0), rows), map(itemgetter(1), rows), map(itemgetter(2), rows)
+    )
 
 
 def _merge_phases(report: IndexReport, phases: dict[str, float]) -> None:
@@ -623,6 +673,7 @@ class _BatchWriter:
             with report.timed("embed"):
                 self._embed(report)
         with report.timed("write"), self.db.transaction():
+            _forget_table_digest(self.db)
             for mtime_ns, size, file_id in self.touches:
                 self.db.execute(
                     "UPDATE files SET mtime_ns = ?, size = ? WHERE id = ?",
