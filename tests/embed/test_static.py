@@ -208,3 +208,21 @@ def test_a_full_word_cache_is_emptied_without_changing_vectors(
             small.embed(texts[start : start + 7]), expected[start : start + 7]
         )
     assert small._loaded().words._cache_bytes < 4_000
+
+
+def test_a_tokenizer_that_looks_across_spaces_is_never_split_into_words(tmp_path: Path) -> None:
+    """Only BERT-style normalisation and pre-tokenisation keep words independent."""
+    import json
+
+    folder = tmp_path / "sequence-model"
+    shutil.copytree(BUNDLED_STATIC_DIR, folder)
+    spec = json.loads((folder / "tokenizer.json").read_text(encoding="utf-8"))
+    # A Sequence could hold anything, so it is tokenised whole (here: BERT's own, in a Sequence).
+    spec["pre_tokenizer"] = {"type": "Sequence", "pretokenizers": [{"type": "BertPreTokenizer"}]}
+    (folder / "tokenizer.json").write_text(json.dumps(spec), encoding="utf-8")
+    custom = StaticEmbedder(folder)
+    vectors = custom.embed([BREAD, KERNEL])
+    assert custom._loaded().words._by_word is False
+    bundled = StaticEmbedder()
+    np.testing.assert_array_equal(vectors, bundled.embed([BREAD, KERNEL]))
+    assert bundled._loaded().words._by_word is True
