@@ -106,10 +106,10 @@ def parse_and_chunk(prepared: PreparedFile, text: str, settings: Settings) -> No
     if prepared.excluded is None:
         prepared.chunks = _chunk(note, settings, prepared)
         with timed(prepared.phase_seconds, "scrub"):
-            prepared.columns = file_columns(note)
+            prepared.columns = _file_columns(note)
 
 
-def file_columns(note: Note) -> FileColumns:
+def _file_columns(note: Note) -> FileColumns:
     return FileColumns(
         title=scrub_secrets(note.title).text,
         type=note.type,
