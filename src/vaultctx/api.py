@@ -74,6 +74,7 @@ class IndexStatus:
     fts_analyzer: str | None = None  # text.lexical.analyzer_id() the keyword index was built with
     korean_share: float = 0.0  # share of Korean words, from a sample of chunks
     language_note: str | None = None  # set for a mostly Korean vault
+    scrubber_note: str | None = None  # set when chunks predate this version's scrubber
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -113,6 +114,20 @@ def _language_note(korean_share: float) -> str | None:
     return (
         f"mostly Korean ({korean_share:.0%} of words): the bundled vector models are English-only, "
         "so BM25 keywords carry Korean queries"
+    )
+
+
+def _scrubber_note(db: IndexDatabase) -> str | None:
+    """Chunks scrubbed by an older scrubber are still safe (every output is scrubbed again), but
+    each query pays for that second pass until a full reindex records this scrubber."""
+    from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
+
+    stored = db.meta(SCRUBBER_META)
+    if stored is None or stored == scrubber_fingerprint():
+        return None
+    return (
+        "some chunks were scrubbed by an older credential scrubber, so search output is "
+        "scrubbed again (slower queries); `vaultctx index --full` rescrubs them"
     )
 
 
@@ -486,6 +501,7 @@ class Vault:
                 fts_analyzer=db.meta(FTS_ANALYZER_META),
                 korean_share=round(korean_share, 3),
                 language_note=_language_note(korean_share),
+                scrubber_note=_scrubber_note(db),
                 problems=count("SELECT count(*) FROM files WHERE problems != '[]'"),
             )
         finally:

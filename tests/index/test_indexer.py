@@ -338,6 +338,23 @@ def test_vault_api_status(vault: Path, tmp_path: Path) -> None:
     assert handle.doctor().ok
 
 
+def test_status_says_when_chunks_predate_the_scrubber(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    config = _config(vault, tmp_path)
+    _run(config, embedder)
+    handle = Vault(config=config)
+    assert handle.status().scrubber_note is None
+    db = open_index(config.db)
+    with db.transaction():
+        db.set_meta("scrubber", "mixed")  # what an upgrade leaves until a full run
+    db.close()
+    note = handle.status().scrubber_note
+    assert note is not None and "vaultctx index --full" in note
+    _run(config, embedder, full=True)
+    assert handle.status().scrubber_note is None
+
+
 def test_unchanged_vault_is_recognised_by_its_stat_digest(
     vault: Path, tmp_path: Path, embedder: StaticEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -244,6 +244,8 @@ def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption =
     ]
     if info.language_note:
         rows.append(("language", info.language_note))
+    if info.scrubber_note:
+        rows.append(("scrubber", info.scrubber_note))
     for key, value in rows:
         table.add_row(f"[bold]{key}[/]", value)
     stdout.print(table)
