@@ -171,6 +171,8 @@ def test_delete_removes_chunks_fts_and_vectors(
     assert _fts_paths(config.db, "kubernetes") == set()
     chunks = _rows(config.db, "SELECT count(*) FROM chunks")[0][0]
     assert _rows(config.db, "SELECT count(*) FROM chunk_vecs")[0][0] == chunks
+    # The join above hides an orphaned FTS row; the contentless table still counts it.
+    assert _rows(config.db, "SELECT count(*) FROM chunks_fts")[0][0] == chunks
 
 
 def test_rename_moves_rows_without_embedding(

@@ -489,8 +489,10 @@ class Indexer:
         ids = [info.id for info in gone.values()]
         with db.transaction():
             _forget_table_digest(db)
+            fts = _FtsChanges()
             for file_id in ids:
-                _delete_file_rows(db, file_id, keep_file=False)
+                fts.deleted.extend(_delete_file_rows(db, file_id, keep_file=False))
+            fts.write(db)
         report.removed += len(ids)
 
 
@@ -539,18 +541,15 @@ def _merge_phases(report: IndexReport, phases: dict[str, float]) -> None:
         report.phase_seconds[phase] = report.phase_seconds.get(phase, 0.0) + seconds
 
 
-def _delete_file_rows(
-    db: IndexDatabase, file_id: int, *, keep_file: bool, fts: bool = True
-) -> list[int]:
-    """Delete a file's chunks, vectors, tags and links; returns the chunk ids. With
-    ``fts=False`` the caller deletes their FTS rows itself (see ``_FtsChanges``)."""
+def _delete_file_rows(db: IndexDatabase, file_id: int, *, keep_file: bool) -> list[int]:
+    """Delete a file's chunks, vectors, tags and links; returns the chunk ids, whose FTS rows
+    the caller deletes with the rest of its batch (see ``_FtsChanges``)."""
     # Point deletes by rowid: a vec0 DELETE with "rowid IN (subquery)" scans the whole table.
     chunk_ids = [
         (int(r[0]),) for r in db.execute("SELECT id FROM chunks WHERE file_id = ?", (file_id,))
     ]
     if chunk_ids:
-        tables = (VECTOR_TABLE, QUALITY_TABLE, *(("chunks_fts",) if fts else ()))
-        for table in tables:
+        for table in (VECTOR_TABLE, QUALITY_TABLE):
             if db.has_table(table):
                 db.executemany(f"DELETE FROM {table} WHERE rowid = ?", chunk_ids)
         db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
@@ -729,7 +728,7 @@ class _BatchWriter:
         note, vault_file = work.note, work.file
         file_id = self._upsert_file(work)
         if not work.is_new:
-            fts.deleted.extend(_delete_file_rows(self.db, file_id, keep_file=True, fts=False))
+            fts.deleted.extend(_delete_file_rows(self.db, file_id, keep_file=True))
         ids = list(range(next_id, next_id + len(work.chunks)))
         now = time.time()
         self.db.executemany(
