@@ -291,32 +291,20 @@ class _Walker:
         prefix = folder.rel_prefix
         base = folder.abs_path + os.sep
         touched = bool(prefix) and rules.folder_is_touched(prefix[:-1])
-        max_bytes = self.max_file_bytes
-        add = self.files.append
         subfolders = []
         try:
             with _list_folder(folder.abs_path) as entries:
-                # Regular files first: they are nearly every entry, and this is the hot loop
-                # (what _add_file does, inlined: a no-op index run is mostly this loop).
+                # Regular files first: they are nearly every entry, and this is the hot loop.
                 for entry in entries:
                     name = entry.name
                     if name.startswith(_OWN_FILES_PREFIX):
                         continue
                     if entry.is_file(follow_symlinks=False):
-                        if not name.lower().endswith(_INDEXED_ENDINGS):
-                            continue
                         rel_path = prefix + name
-                        if rules.excludes_file(rel_path, name, touched):
-                            continue
-                        try:
-                            stat = entry.stat()
-                        except OSError:
-                            self._add_file(rel_path, base + name, None)  # reports why
-                            continue
-                        if stat.st_size > max_bytes:
-                            self._add_file(rel_path, base + name, None)
-                            continue
-                        add(_new_file((rel_path, base + name, stat.st_mtime_ns, stat.st_size)))
+                        if name.lower().endswith(_INDEXED_ENDINGS) and not rules.excludes_file(
+                            rel_path, name, touched
+                        ):
+                            self._add_file(rel_path, base + name, entry)
                     elif entry.is_dir(follow_symlinks=False):
                         rel_path = prefix + name
                         if name != _GIT_DIR_NAME and not rules.excludes_folder(rel_path):
@@ -373,7 +361,7 @@ class _Walker:
                 "limit; raise max_file_bytes in vaultctx.toml to index it",
             )
             return
-        self.files.append(VaultFile(rel_path, fs_path, stat.st_mtime_ns, stat.st_size))
+        self.files.append(_new_file((rel_path, fs_path, stat.st_mtime_ns, stat.st_size)))
 
     def _skip(self, rel_path: str, reason: str) -> None:
         self.skipped.append(Skipped(rel_path, reason))
