@@ -19,10 +19,7 @@ database, and a block is derived data that can always be rebuilt.
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
-import tempfile
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -31,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import platformdirs
 
+from vaultctx.atomic_write import write_atomically
 from vaultctx.config import APP_NAME, CONFIG_FILE_NAME, Config, ConfigError, read_toml
 
 if TYPE_CHECKING:
@@ -201,14 +199,6 @@ def _read_cache(path: Path) -> dict[str, Any]:
 
 
 def _write_cache(path: Path, cache: dict[str, Any]) -> None:
-    """Atomic replace, so a concurrent reader sees the old cache or the new one, never half."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(cache, handle, ensure_ascii=False)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    """Atomic replace, so a concurrent reader sees the old cache or the new one, never half;
+    0600, as the cache holds excerpts of private notes."""
+    write_atomically(path, json.dumps(cache, ensure_ascii=False), mode=0o600)

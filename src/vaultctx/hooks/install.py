@@ -1,29 +1,31 @@
 """``vaultctx hooks install``: add the hooks to Claude Code's ``settings.json``, safely.
 
 The settings file holds the user's permissions, other hooks and preferences, so installing means
-merging: vaultctx's own entries (recognised by their command) are added or updated in place, and
-everything else is kept as it was. The previous file is copied to ``settings.json.bak`` first, and
-a file that does not parse is never touched.
+merging: vaultctx's own entries (recognised by their exact command, so a user's own hook that
+merely mentions vaultctx is never taken for ours) are added or updated in place, and everything else
+is kept as it was. The previous file is copied to ``settings.json.bak`` first (``.bak.1``… once that
+exists), a file that does not parse is never touched, and the write goes through ``atomic_write``,
+which follows no link planted in the project's ``.claude`` folder.
 """
 
 from __future__ import annotations
 
-import contextlib
 import copy
 import json
-import os
+import re
 import shlex
-import shutil
 import sys
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from vaultctx.atomic_write import UnsafeWriteError, checked_target, write_atomically
 
 HOOK_MODULE = "vaultctx.hooks"
 CONTEXT_TIMEOUT_SECONDS = 10
 COMPRESS_TIMEOUT_SECONDS = 10
 _CONTEXT_MATCHER = "Edit|MultiEdit|Write|Bash"
+_CLI_NAMES = ("vaultctx", "vaultctx.exe")
 
 
 class HookInstallError(Exception):
@@ -69,21 +71,31 @@ def hook_command(kind: str, vault: Path, db: Path | None) -> str:
 
 
 def is_vaultctx_command(command: object, kind: str | None = None) -> bool:
-    """True for a vaultctx hook command: ``… -m vaultctx.hooks KIND …`` as this installer writes
-    it, or ``vaultctx hook KIND …`` as the docs show (any interpreter path, any vault)."""
+    """True only for our own hook commands, which the installer may then rewrite.
+
+    That is ``PYTHON -m vaultctx.hooks KIND --vault …`` as ``hook_command`` writes it (any
+    interpreter, any vault), or ``vaultctx hook KIND …`` as the docs show, where the program's
+    file name is exactly ``vaultctx``. Anything else, ``/opt/myvaultctx hook context`` or a script
+    that calls us, is the user's own hook and is left alone.
+    """
     if not isinstance(command, str):
         return False
-    words = [word.strip("'\"") for word in command.split()]
-    for index, word in enumerate(words):
-        if word == HOOK_MODULE:
-            found = words[index + 1 : index + 2]
-        elif word.endswith("vaultctx") and words[index + 1 : index + 2] == ["hook"]:
-            found = words[index + 2 : index + 3]
-        else:
-            continue
-        if found and (kind is None or found[0] == kind):
-            return True
-    return False
+    try:
+        words = shlex.split(command)
+    except ValueError:  # unbalanced quotes: not something we wrote
+        return False
+    if words[1:3] == ["-m", HOOK_MODULE] and words[4:5] == ["--vault"] and len(words) > 5:
+        found = words[3]
+    elif len(words) > 2 and _file_name(words[0]) in _CLI_NAMES and words[1] == "hook":
+        found = words[2]
+    else:
+        return False
+    return kind is None or found == kind
+
+
+def _file_name(program: str) -> str:
+    """The last part of a path with either separator (hooks may have been written on Windows)."""
+    return re.split(r"[\\/]", program)[-1]
 
 
 def settings_path(project: Path | None, user: bool = False) -> Path:
@@ -105,17 +117,22 @@ def install_hooks(path: Path, commands: dict[str, str]) -> InstallReport:
     events = [entry.event for entry in ENTRIES]
     if original is not None and settings == before:
         return InstallReport(path, None, False, events)
-    backup = None
-    if original is not None:
-        backup = path.with_name(path.name + ".bak")
-        shutil.copy2(path, backup)
-    _write_atomically(path, text)
+    try:
+        backup = write_atomically(path, text, backup=True)
+    except UnsafeWriteError as exc:
+        raise HookInstallError(f"{exc}; nothing was changed") from exc
+    except OSError as exc:
+        raise HookInstallError(f"cannot write {path} ({exc}); nothing was changed") from exc
     return InstallReport(path, backup, True, events)
 
 
 def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
+    """The file's text and settings; a link we would not write through is refused unread."""
     try:
+        checked_target(path)
         original = path.read_text(encoding="utf-8")
+    except UnsafeWriteError as exc:
+        raise HookInstallError(f"{exc}; nothing was changed") from exc
     except FileNotFoundError:
         return None, {}
     except OSError as exc:
@@ -151,18 +168,3 @@ def _merge(path: Path, hooks: dict[str, Any], entry: HookEntry, command: str) ->
     ours: dict[str, Any] = {} if entry.matcher is None else {"matcher": entry.matcher}
     ours["hooks"] = [wanted]
     groups.append(ours)
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(text)
-        if path.exists():
-            shutil.copymode(path, temporary)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise

@@ -14,12 +14,11 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
-import os
-import tempfile
 import time
 from collections.abc import Sequence
 from pathlib import Path
 
+from vaultctx.atomic_write import write_atomically
 from vaultctx.hooks.context import Excerpt
 
 REMEMBER_SECONDS = 30 * 60
@@ -71,17 +70,9 @@ def remember(
     path = _file(db, session_id)
     with contextlib.suppress(OSError):
         fresh = not path.exists()
-        path.parent.mkdir(parents=True, exist_ok=True)
         seen = {k: t for k, t in _load(path).items() if moment - t < REMEMBER_SECONDS}
         seen.update({_key(e): moment for e in excerpts})
-        fd, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(seen, handle)
-            os.replace(temporary, path)
-        finally:
-            with contextlib.suppress(OSError):
-                os.unlink(temporary)
+        write_atomically(path, json.dumps(seen), mode=0o600)
         if fresh:
             _forget_old_sessions(path.parent, moment)
 

@@ -2,9 +2,14 @@
 
 Each client keeps its MCP servers in a file that also lists the user's other servers, so writing
 means merging: only the ``vaultctx`` entry is set, everything else is kept, the original is copied
-to ``<file>.bak`` first, and a file that does not parse is never touched. Codex's TOML is edited
-as text (one table appended or replaced) rather than re-serialised, so the user's comments and
-layout survive; the result is parsed again and must equal the original plus our table.
+to ``<file>.bak`` first (``.bak.1``, ``.bak.2``… once that exists), and a file that does not parse
+is never touched. Codex's TOML is edited as text (one table appended or replaced) rather than
+re-serialised, so the user's comments and layout survive; the result is parsed again and must
+equal the original plus our table.
+
+Every write goes through ``atomic_write``: a project folder may be someone else's repository, and
+a link planted at the file, its backup or a staging name must not redirect our JSON into, say,
+``~/.bashrc``.
 """
 
 from __future__ import annotations
@@ -19,6 +24,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from vaultctx.api import Vault
+from vaultctx.atomic_write import UnsafeWriteError, checked_target, write_atomically
 from vaultctx.config import default_db_path
 
 if sys.version_info >= (3, 11):
@@ -110,22 +116,27 @@ def merged(client: ClientName, existing: str | None, command: list[str]) -> str:
 
 
 def write_client_config(client: ClientName, path: Path, command: list[str]) -> WriteReport:
-    """Merge our entry into ``path``, keeping a ``.bak`` copy of the previous file."""
+    """Merge our entry into ``path``, keeping a numbered ``.bak`` copy of the previous file.
+
+    ``path`` may be a link to a regular file the user owns (it stays a link); any other link is
+    refused before the file is read, so a link to ``/dev/zero`` cannot hang us either.
+    """
     try:
+        checked_target(path)
         existing = path.read_text(encoding="utf-8") if path.exists() else None
+    except UnsafeWriteError as exc:
+        raise ClientConfigError(f"the file {exc.problem}; nothing was written") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise ClientConfigError(f"cannot read {path} ({exc}); nothing was written") from exc
     updated = merged(client, existing, command)
     if updated == existing:
         return WriteReport(path, None, changed=False)
-    backup = None
-    if existing is not None:
-        backup = path.with_name(path.name + ".bak")
-        shutil.copy2(path, backup)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    staging = path.with_name(path.name + ".vaultctx-tmp")
-    staging.write_text(updated, encoding="utf-8")
-    os.replace(staging, path)
+    try:
+        backup = write_atomically(path, updated, backup=True)
+    except UnsafeWriteError as exc:
+        raise ClientConfigError(f"the file {exc.problem}; it was not changed") from exc
+    except OSError as exc:
+        raise ClientConfigError(f"cannot write {path} ({exc}); the file was not changed") from exc
     return WriteReport(path, backup, changed=True)
 
 
