@@ -9,6 +9,7 @@ made safe for every OS and for Obsidian links, whatever the title holds.
 from __future__ import annotations
 
 import datetime as dt
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -146,19 +147,19 @@ def write_capture(
     source: str | None = None,
     today: dt.date | None = None,
 ) -> tuple[str, Path, str]:
-    """Create the note; returns (vault-relative path, file, title). Never replaces a file."""
+    """Create the note; returns (vault-relative path, file, title). Never replaces a file.
+
+    The inbox may be a symbolic link (a synced vault, a cloned repo): the note is written only
+    where the link leads inside the vault, and the path returned is that real location.
+    """
     if not text.strip():
         raise CaptureError("nothing to capture: the text is empty")
     if note_type not in NOTE_TYPES:
         raise CaptureError(f"unknown note type {note_type!r}; use one of: {', '.join(NOTE_TYPES)}")
-    chosen = " ".join((title or derive_title(text)).split())
+    chosen = secret_free_title(title or derive_title(text))
     stem = safe_file_stem(chosen) or f"Capture {dt.datetime.now():%Y-%m-%d %H%M%S}"
     chosen = chosen or stem
-    folder = vault_root / INBOX_FOLDER
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-    except OSError as exc:
-        raise CaptureError(f"cannot create {folder} ({exc.strerror})") from exc
+    folder, relative_folder = _inbox(vault_root)
     content = note_markdown(
         text,
         title=chosen,
@@ -172,25 +173,58 @@ def write_capture(
         name = f"{stem}.md" if attempt == 1 else f"{stem} {attempt}.md"
         file = folder / name
         try:
-            # "x": created here or not at all, so a note written meanwhile is never replaced.
-            with open(file, "x", encoding="utf-8", newline="\n") as handle:
-                handle.write(content)
+            _create_exclusively(file, content)
         except FileExistsError:
             continue
         except OSError as exc:
             raise CaptureError(f"cannot write {file} ({exc.strerror})") from exc
-        return f"{INBOX_FOLDER}/{name}", file, chosen
+        return f"{relative_folder}/{name}", file, chosen
     raise CaptureError(f"{MAX_NAME_ATTEMPTS} notes named {stem!r} already exist in {folder}")
 
 
+def secret_free_title(title: str) -> str:
+    """The title with credentials replaced by the scrubber's markers: it becomes the file name and
+    front matter, which sync tools, file listings and the index all see."""
+    from vaultctx.scrub import scrub_secrets
+
+    return scrub_secrets(" ".join(title.split())).text
+
+
+def _inbox(vault_root: Path) -> tuple[Path, str]:
+    """(inbox folder, its vault-relative path), with symlinks resolved."""
+    root = Path(os.path.realpath(vault_root))
+    wanted = root / INBOX_FOLDER
+    try:
+        wanted.mkdir(exist_ok=True)
+    except FileExistsError:
+        pass  # a dangling symlink or a file: judged below
+    except OSError as exc:
+        raise CaptureError(f"cannot create {wanted} ({exc.strerror})") from exc
+    folder = Path(os.path.realpath(wanted))
+    if root not in folder.parents:
+        raise CaptureError(
+            f"{wanted} leads outside the vault (to {folder}); capture writes only inside the "
+            f"vault: replace the link with a real {INBOX_FOLDER}/ folder"
+        )
+    if not folder.is_dir():
+        raise CaptureError(f"{wanted} is not a folder; move it away so captures can go there")
+    return folder, folder.relative_to(root).as_posix()
+
+
+def _create_exclusively(file: Path, content: str) -> None:
+    """Created here or not at all (a note written meanwhile is never replaced), and never through
+    a symbolic link planted at the name."""
+    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
+    fd = os.open(file, flags, 0o644)
+    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(content)
+
+
 def _is_ignored(vault: Vault, path: str) -> bool:
-    from vaultctx.vault.scanner import load_ignore_rules
+    from vaultctx.vault.scanner import is_served_path, load_ignore_rules
 
     rules, _ = load_ignore_rules(vault.path, vault.config.settings.ignore)
-    folder, name = path.rsplit("/", 1)
-    if rules.excludes_folder(folder):
-        return True
-    return rules.excludes_file(path, name, rules.folder_is_touched(folder))
+    return not is_served_path(path, rules)
 
 
 def capture(
@@ -206,9 +240,11 @@ def capture(
     """Write the note, then run the indexer's fast pass so the next search finds it.
 
     When another indexer (``vaultctx watch``, ``serve --http --watch``) holds the index, the note
-    is left to it: it sees the new file within seconds.
+    is left to it: it sees the new file within seconds. ``indexed`` is read back from the index,
+    never assumed.
     """
     from vaultctx.index.indexer import Indexer, IndexerBusyError
+    from vaultctx.index.lookups import file_is_indexed
 
     path, file, chosen = write_capture(
         vault.path,
@@ -219,8 +255,9 @@ def capture(
         tags=tags,
         source=source,
     )
+    folder = path.rsplit("/", 1)[0]
     if _is_ignored(vault, path):
-        notice = f"{INBOX_FOLDER}/ is excluded by the ignore rules: saved, but not searchable"
+        notice = f"{folder}/ is excluded by the ignore rules: saved, but not searchable"
         return CaptureResult(path, file, chosen, False, [notice])
     notices: list[str] = []
     try:
@@ -233,9 +270,10 @@ def capture(
         )
         return CaptureResult(path, file, chosen, False, notices)
     skipped = [s["reason"] for s in report.skipped if s["path"] == path]  # e.g. too big
-    if skipped:
-        notices.append(f"not indexed: {skipped[0]}")
-    return CaptureResult(path, file, chosen, not skipped, notices)
+    indexed = file_is_indexed(vault.db_path, path)
+    if not indexed:
+        notices.append(f"not indexed: {skipped[0] if skipped else 'the indexer did not take it'}")
+    return CaptureResult(path, file, chosen, indexed, notices)
 
 
 __all__ = [

@@ -64,6 +64,19 @@ def default_db_path(vault: Path) -> Path:
     return Path(platformdirs.user_data_dir(APP_NAME)) / f"{slug}-{digest}.db"
 
 
+def check_db_location(vault: Path, db: Path) -> None:
+    """Refuse an index inside the vault: sync tools would copy it, the scanner would meet it, and
+    a ``--db`` typo (``--db plan.md``) could name one of the user's notes."""
+    root = Path(os.path.realpath(vault))
+    target = Path(os.path.realpath(db))
+    if target == root or root in target.parents:
+        raise ConfigError(
+            f"the index {db} would be inside the vault {vault}; vaultctx keeps its index outside "
+            "your notes: leave out --db (the default is your per-user data folder) or choose a "
+            "path outside the vault"
+        )
+
+
 def read_toml(path: Path) -> dict[str, Any]:
     """A TOML file as a dict, or a ConfigError naming the file and the problem."""
     try:
@@ -128,4 +141,5 @@ def load_config(
 
     db_value = db if db is not None else environ.get("DB_PATH")
     db_path = Path(db_value).expanduser().resolve() if db_value else default_db_path(vault_path)
+    check_db_location(vault_path, db_path)
     return Config(vault=vault_path, db=db_path, settings=settings)

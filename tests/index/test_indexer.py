@@ -210,17 +210,6 @@ def test_model_change_forces_full_reindex(
     ]
 
 
-def test_unknown_schema_is_rebuilt(vault: Path, tmp_path: Path, embedder: StaticEmbedder) -> None:
-    config = _config(vault, tmp_path)
-    _run(config, embedder)
-    conn = apsw.Connection(str(config.db))
-    conn.execute("INSERT INTO _migrations(name, applied_at) VALUES ('m999_future', 0)")
-    conn.close()
-    report = _run(config, embedder)
-    assert report.full and report.added == 3
-    assert any("another vaultctx version" in w for w in report.warnings)
-
-
 def test_analysis_change_reanalyses_every_chunk(
     vault: Path, tmp_path: Path, embedder: StaticEmbedder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -248,14 +237,6 @@ def test_index_from_older_version_is_refused_to_readers_and_upgraded(
     report = _run(config, embedder)
     assert report.added == 3
     assert _fts_paths(config.db, "kubernetes") == {"gamma.md"}
-
-
-def test_corrupt_file_is_rebuilt(vault: Path, tmp_path: Path, embedder: StaticEmbedder) -> None:
-    config = _config(vault, tmp_path)
-    config.db.write_bytes(b"this is not a database" * 100)
-    report = _run(config, embedder)
-    assert report.full and report.added == 3
-    assert report.warnings
 
 
 def test_second_indexer_is_refused(vault: Path, tmp_path: Path, embedder: StaticEmbedder) -> None:

@@ -299,10 +299,11 @@ def test_symlink_loops_terminate_and_files_are_listed_once(tmp_path: Path) -> No
 
 
 @needs_symlinks
-def test_symlink_to_an_in_vault_folder_not_otherwise_scanned_is_followed(tmp_path: Path) -> None:
+def test_symlink_to_an_ignored_in_vault_folder_is_not_followed(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, {"archive/old.md": "x", "notes/n.md": "x"}, "archive/\n")
     (vault / "notes" / "old").symlink_to(vault / "archive", target_is_directory=True)
-    assert paths(vault) == ["notes/n.md", "notes/old/old.md"]
+    assert paths(vault) == ["notes/n.md"]
+    assert "not indexed" in skipped(vault)["notes/old/"]
 
 
 @needs_symlinks
@@ -458,10 +459,10 @@ def test_permission_denied_with_chmod(tmp_path: Path) -> None:
 def test_permission_denied(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     vault_file = _scanned(tmp_path, "locked.md", b"x")
 
-    def refuse(self: Path) -> bytes:
-        raise PermissionError(13, "Permission denied", str(self))
+    def refuse(fs_path: str) -> bytes:
+        raise PermissionError(13, "Permission denied", fs_path)
 
-    monkeypatch.setattr(Path, "read_bytes", refuse)
+    monkeypatch.setattr(scanner, "_read_bytes_no_follow", refuse)
     with pytest.raises(UnreadableFileError, match="permission denied"):
         read_vault_file(vault_file)
 

@@ -21,10 +21,20 @@ from typing import Any
 import apsw
 
 from vaultctx.index.migrations import MIGRATIONS
+from vaultctx.index.ownership import (
+    APPLICATION_ID,
+    ForeignFileError,
+    IndexFileKind,
+    classify_index_file,
+    create_private_file,
+    restrict_to_owner,
+)
 
 log = logging.getLogger(__name__)
 
 BUSY_TIMEOUT_MS = 5000
+# Recorded in ``PRAGMA user_version``: a newer vaultctx's index is refused, never rebuilt.
+SCHEMA_VERSION = len(MIGRATIONS)
 MMAP_BYTES = 256 * 1024 * 1024
 
 
@@ -45,7 +55,15 @@ class IndexUnwritableError(IndexDatabaseError):
 
 
 class IndexNeedsRebuildError(IndexDatabaseError):
-    """The file is corrupt or was written by an unknown schema; the vault can rebuild it."""
+    """Our own index file is corrupt; the vault can rebuild it."""
+
+
+class NotAnIndexError(IndexDatabaseError):
+    """The path holds a file vaultctx did not create; it is never written, migrated or deleted."""
+
+
+class IndexFromNewerVersionError(IndexDatabaseError):
+    """A newer vaultctx wrote this index; rebuilding it would throw away what that one knows."""
 
 
 @dataclass(frozen=True)
@@ -167,20 +185,40 @@ def _apply_pragmas(conn: apsw.Connection, readonly: bool) -> None:
     conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
     conn.execute(f"PRAGMA mmap_size = {MMAP_BYTES}")
     if not readonly:
+        _stamp(conn)
         conn.execute("PRAGMA journal_mode = WAL")
+        # Deleted rows (a note's old text, a secret the scrubber now catches) are zeroed where
+        # that costs no extra I/O, so they do not linger in free pages.
+        conn.execute("PRAGMA secure_delete = FAST")
         conn.execute("PRAGMA synchronous = NORMAL")
     conn.execute("PRAGMA foreign_keys = ON")
 
 
-def _migrate(conn: apsw.Connection) -> None:
+def _stamp(conn: apsw.Connection) -> None:
+    """Mark the file as ours before anything else is written to it (in rollback-journal mode for a
+    new file, so the mark is in the main file's header at once, not only in the WAL)."""
+    if int(_first(conn, "PRAGMA application_id") or 0) != APPLICATION_ID:
+        conn.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+
+
+def _check_not_newer(conn: apsw.Connection, path: Path) -> None:
+    version = int(_first(conn, "PRAGMA user_version") or 0)
+    applied: set[str] = set()
+    if _first(conn, "SELECT 1 FROM sqlite_master WHERE name = '_migrations'"):
+        applied = {str(r[0]) for r in conn.execute("SELECT name FROM _migrations")}
+    unknown = applied - {m.__name__ for m in MIGRATIONS}
+    if version > SCHEMA_VERSION or unknown:
+        schema = sorted(unknown)[-1] if unknown else f"version {version}"
+        raise IndexFromNewerVersionError(
+            f"the index at {path} was written by a newer vaultctx (schema {schema}); "
+            "upgrade vaultctx (pip install -U vaultctx), or index into another file with --db"
+        )
+
+
+def _migrate(conn: apsw.Connection, path: Path) -> None:
+    _check_not_newer(conn, path)
     conn.execute("CREATE TABLE IF NOT EXISTS _migrations (name TEXT PRIMARY KEY, applied_at REAL)")
     applied = {str(r[0]) for r in conn.execute("SELECT name FROM _migrations")}
-    known = {m.__name__ for m in MIGRATIONS}
-    unknown = applied - known
-    if unknown:
-        raise IndexNeedsRebuildError(
-            f"index written by another vaultctx version (schema {sorted(unknown)[-1]})"
-        )
     for migration in MIGRATIONS:
         if migration.__name__ in applied:
             continue
@@ -192,10 +230,16 @@ def _migrate(conn: apsw.Connection) -> None:
             )
             # A migration may rewrite the files table behind the indexer's back.
             conn.execute("DELETE FROM model_meta WHERE key = ?", (STAT_DIGEST_META,))
+    if int(_first(conn, "PRAGMA user_version") or 0) != SCHEMA_VERSION:
+        conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
 def remove_database_files(path: Path) -> None:
-    """Delete the index and its WAL/SHM side files; the vault can always rebuild them."""
+    """Delete the index and its WAL/SHM side files; the vault can always rebuild them.
+
+    Checked once more here, at the only place vaultctx deletes a database: a file that is not
+    provably ours raises ``NotAnIndexError`` and stays."""
+    check_index_file(path)
     for suffix in ("", "-wal", "-shm", "-journal"):
         with contextlib.suppress(FileNotFoundError):
             Path(f"{path}{suffix}").unlink()
@@ -212,29 +256,45 @@ def ensure_index_folder(path: Path) -> None:
         ) from exc
 
 
+def check_index_file(path: Path) -> IndexFileKind:
+    """What is at ``path``; ``NotAnIndexError`` unless it is absent, empty or our index."""
+    try:
+        return classify_index_file(path)
+    except ForeignFileError as exc:
+        raise NotAnIndexError(str(exc)) from exc
+
+
 def open_index(path: Path, *, readonly: bool = False) -> IndexDatabase:
-    """Open (and for writers create and migrate) the index at ``path``."""
+    """Open (and for writers create and migrate) the index at ``path``; a file that is not
+    provably a vaultctx index raises ``NotAnIndexError`` before SQLite touches it."""
+    kind = check_index_file(path)
     if readonly:
-        if not path.is_file():
+        if kind is not IndexFileKind.OURS:
             raise IndexMissingError(
                 f"no index at {path}; run `vaultctx index --vault <your vault>` first"
             )
         flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
     else:
         ensure_index_folder(path)
+        if kind is IndexFileKind.ABSENT:
+            _create_private(path)
+        else:
+            restrict_to_owner(path)
         flags = apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
     try:
         conn = apsw.Connection(str(path), flags=flags)
         _load_vec(conn)
         _apply_pragmas(conn, readonly)
         if not readonly:
-            _migrate(conn)
+            _migrate(conn, path)
         elif not _has_schema(conn):
             conn.close()
             raise IndexMissingError(
                 f"{path} holds no vaultctx index; run `vaultctx index --vault <your vault>`"
             )
-        elif _pending_migrations(conn):
+        else:
+            _check_not_newer_or_close(conn, path)
+        if readonly and _pending_migrations(conn):
             conn.close()
             raise IndexOutdatedError(
                 f"the index at {path} was built by an older vaultctx; "
@@ -250,6 +310,24 @@ def open_index(path: Path, *, readonly: bool = False) -> IndexDatabase:
             "choose a writable location with --db or DB_PATH"
         ) from exc
     return IndexDatabase(conn, path, readonly)
+
+
+def _create_private(path: Path) -> None:
+    try:
+        create_private_file(path)
+    except OSError as exc:
+        raise IndexUnwritableError(
+            f"cannot create the index {path} ({exc.strerror}); "
+            "choose a writable location with --db or DB_PATH"
+        ) from exc
+
+
+def _check_not_newer_or_close(conn: apsw.Connection, path: Path) -> None:
+    try:
+        _check_not_newer(conn, path)
+    except IndexFromNewerVersionError:
+        conn.close()
+        raise
 
 
 def _pending_migrations(conn: apsw.Connection) -> bool:

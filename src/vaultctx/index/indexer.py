@@ -24,7 +24,7 @@ from typing import Any, Protocol
 
 from filelock import FileLock, Timeout
 
-from vaultctx.config import Config
+from vaultctx.config import Config, check_db_location
 from vaultctx.embed.base import Embedder
 from vaultctx.index.db import (
     STAT_DIGEST_META,
@@ -32,6 +32,7 @@ from vaultctx.index.db import (
     IndexDatabase,
     IndexNeedsRebuildError,
     IndexUnwritableError,
+    check_index_file,
     ensure_index_folder,
     ensure_vector_table,
     open_index,
@@ -50,6 +51,7 @@ from vaultctx.index.prepare import (
 )
 from vaultctx.index.quality_pass import QUALITY_TABLE, quality_coverage, run_quality_pass
 from vaultctx.index.text_codec import unpack_text
+from vaultctx.scrub import scrub_secrets
 from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
 from vaultctx.text.lexical import FTS_ANALYZER_META, analyzer_id
 from vaultctx.vault.note import Note
@@ -191,6 +193,8 @@ class Indexer:
         """Pass 1 (text, BM25, static vectors), then pass 2 (quality vectors) unless ``fast``."""
         started = time.perf_counter()
         report = IndexReport(full=full, full_reason="--full" if full else None)
+        check_db_location(self.config.vault, self.config.db)
+        check_index_file(self.config.db)  # before the lock file appears beside someone's file
         ensure_index_folder(self.config.db)
         lock = FileLock(f"{self.config.db}.lock")
         try:
@@ -346,7 +350,8 @@ class Indexer:
             for path, mtime, size in db.execute("SELECT path, mtime_ns, size FROM files")
         }
         todo = [f for f in files if report.full or stat_of.get(f.path) != (f.mtime_ns, f.size)]
-        scanned = {f.path for f in files}
+        todo, named_secrets = _without_secret_names(todo, report)
+        scanned = {f.path for f in files} - named_secrets
         gone_paths = [path for path in stat_of if path not in scanned]
         stored = _stored_rows(db, [f.path for f in todo] + gone_paths)
         gone = {path: stored[path] for path in gone_paths}
@@ -494,6 +499,24 @@ class Indexer:
                 fts.deleted.extend(_delete_file_rows(db, file_id, keep_file=False))
             fts.write(db)
         report.removed += len(ids)
+
+
+def _without_secret_names(
+    todo: list[VaultFile], report: IndexReport
+) -> tuple[list[VaultFile], set[str]]:
+    """``todo`` minus the files whose path holds a credential (``deploy ghp_….md``), which are
+    reported (scrubbed) and left out: the path is the note's identity in the index and in every
+    result, so it cannot be redacted there. Only new and changed files are checked (~3 µs each)."""
+    named = {f.path for f in todo if scrub_secrets(f.path).text != f.path}
+    for path in sorted(named):
+        report.skipped.append(
+            {
+                "path": scrub_secrets(path).text,
+                "reason": "its file name holds what looks like a credential; rename the file "
+                "to index it",
+            }
+        )
+    return ([f for f in todo if f.path not in named] if named else todo), named
 
 
 def _stored_rows(db: IndexDatabase, paths: list[str]) -> dict[str, _Stored]:

@@ -52,7 +52,8 @@ class WatchEvent:
 
 
 class VaultChangeFilter:
-    """Which file-system events can change the index: indexable, not ignored, not our own files.
+    """Which file-system events can change the index: indexable, not ignored, not our own files
+    (the index itself is never inside the vault: ``config.check_db_location``).
 
     A deleted path cannot be checked for being a folder any more, and a moved folder is reported
     as the folder alone, so deletions and folder events pass unless an ignore rule excludes them;
@@ -62,12 +63,9 @@ class VaultChangeFilter:
     def __init__(self, config: Config) -> None:
         self.root = str(config.vault)
         self.settings = config.settings
-        self._own_prefix = str(config.db)
         self._rules = load_ignore_rules(config.vault, config.settings.ignore)[0]
 
     def __call__(self, change: watchfiles.Change, path: str) -> bool:
-        if path.startswith(self._own_prefix):  # the index, its WAL, lock, caches: never a trigger
-            return False
         relative = os.path.relpath(path, self.root).replace(os.sep, "/")
         if relative.startswith("../") or relative == "..":
             return False

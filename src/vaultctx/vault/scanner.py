@@ -13,6 +13,7 @@ which its file-oriented API answers only when directory-only patterns lose their
 from __future__ import annotations
 
 import codecs
+import errno
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -39,6 +40,7 @@ _GIT_DIR_NAME = ".git"
 _OWN_FILES_PREFIX = ".vaultctx"
 
 _SCANDIR_TAKES_FD = os.scandir in os.supports_fd
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)  # absent on Windows, where links need privileges
 _BINARY_SNIFF_BYTES = 8192
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 _ANY_PARENT_PREFIX = "^(?:.+/)?"  # how pathspec starts the regex of a pattern without a slash
@@ -198,6 +200,20 @@ def is_indexed_name(name: str) -> bool:
     return name.lower().endswith(_INDEXED_ENDINGS)
 
 
+def is_served_path(relative: str, rules: IgnoreRules) -> bool:
+    """Whether the vault-relative file ``relative`` is one vaultctx indexes and serves: not in git's
+    or vaultctx's own files, in no excluded folder, not excluded itself, of a note type. The one
+    rule for the scanner's links, the readers and capture."""
+    parts = relative.split("/")
+    if any(part == _GIT_DIR_NAME or part.startswith(_OWN_FILES_PREFIX) for part in parts):
+        return False
+    folders = ["/".join(parts[:depth]) for depth in range(1, len(parts))]
+    if any(rules.excludes_folder(folder) for folder in folders):
+        return False
+    touched = any(rules.folder_is_touched(folder) for folder in folders)
+    return is_indexed_name(parts[-1]) and not rules.excludes_file(relative, parts[-1], touched)
+
+
 def scan_vault(
     root: Path, *, max_file_bytes: int = 5_000_000, extra_ignores: Sequence[str] = ()
 ) -> ScanResult:
@@ -258,25 +274,33 @@ class _Walker:
 
     def run(self) -> None:
         self._walk(_Folder(self.root, "", self.root_real))
-        while self._folder_links:
-            self._folder_links.sort(key=lambda link: link.rel_path)
-            link = self._folder_links.pop(0)
+        # A folder link is never followed: its in-vault target was either walked already (under
+        # its own path, which the ignore rules judged) or pruned by those rules.
+        for link in sorted(self._folder_links, key=lambda link: link.rel_path):
+            target = self._describe(link.target)
             if link.target in self._seen_folders:
                 self._skip(
                     link.rel_path + "/",
-                    f"symlink to {self._describe(link.target)}/, which "
-                    "is already scanned; not followed twice",
+                    f"symlink to {target}/, which is already scanned; not followed twice",
                 )
             else:
-                self._walk(_Folder(link.abs_path, link.rel_path + "/", link.target))
+                self._skip(link.rel_path + "/", f"symlink to {target}/, which is not indexed")
         # A linked file is a duplicate when its target is indexed under its own path.
         indexed_paths = {f.path for f in self.files} if self._file_links else set()
         for link in sorted(self._file_links, key=lambda link: link.rel_path):
             target = self._describe(link.target)
             if target in indexed_paths:
                 self._skip(link.rel_path, f"symlink to {target}, which is already indexed")
+            elif not self._indexable_target(target):
+                self._skip(link.rel_path, f"symlink to {target}, which is not indexed")
             else:
-                self._add_file(link.rel_path, link.abs_path, None)
+                self._add_file(link.rel_path, link.target, None)
+
+    def _indexable_target(self, real_rel: str) -> bool:
+        """Whether the file at the vault-relative ``real_rel`` (a link's resolved target) would be
+        indexed under its own path: the ignore rules and defaults judge what a link points at, so
+        a link cannot bring ``.obsidian/`` or an ignored folder into the index."""
+        return is_served_path(real_rel, self.rules)
 
     def _walk(self, top: _Folder) -> None:
         pending = [top]
@@ -397,6 +421,14 @@ def _link_text(link: str) -> str:
         return "a missing target"
 
 
+def _read_bytes_no_follow(fs_path: str) -> bytes:
+    """The scan resolved links already (``fs_path`` of a linked file is its target), so a symlink
+    found here was swapped in since, possibly pointing out of the vault: it is not followed."""
+    fd = os.open(fs_path, os.O_RDONLY | _NO_FOLLOW)
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read()
+
+
 def read_vault_file(vault_file: VaultFile) -> str:
     """The file's text: UTF-8, BOM removed, CRLF turned into LF.
 
@@ -405,12 +437,15 @@ def read_vault_file(vault_file: VaultFile) -> str:
     """
     path = vault_file.path
     try:
-        data = vault_file.abs_path.read_bytes()
+        data = _read_bytes_no_follow(vault_file.fs_path)
     except FileNotFoundError:
         raise UnreadableFileError(path, "vanished since the scan") from None
     except PermissionError:
         raise UnreadableFileError(path, "permission denied; check the file's permissions") from None
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            reason = "became a symbolic link since the scan; index again"
+            raise UnreadableFileError(path, reason) from None
         raise UnreadableFileError(path, f"cannot be read: {exc.strerror}") from None
     if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
         raise UnreadableFileError(

@@ -1,0 +1,19 @@
+"""Small questions about what the index holds, asked by features above the indexer."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vaultctx.index.db import IndexDatabaseError, open_index
+
+
+def file_is_indexed(db_path: Path, path: str) -> bool:
+    """Whether the vault-relative ``path`` has a row in the index (False without an index)."""
+    try:
+        db = open_index(db_path, readonly=True)
+    except IndexDatabaseError:
+        return False
+    try:
+        return db.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None
+    finally:
+        db.close()
