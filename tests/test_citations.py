@@ -351,6 +351,7 @@ def test_no_citations_is_ok(indexed: IndexedVault) -> None:
 
 
 def test_without_an_index_the_error_names_the_indexer(tmp_path: Path) -> None:
-    handle = Vault(tmp_path, db=tmp_path / "none.db")
+    (tmp_path / "vault").mkdir()
+    handle = Vault(tmp_path / "vault", db=tmp_path / "none.db")
     with pytest.raises(IndexMissingError, match="vaultctx index"):
         handle.verify_citations("[[Alpha]]")

@@ -130,8 +130,8 @@ def run_entry_point(
         ),
         (["{root}", "--vault", "{root}", "--db", "{db}"], "cannot read {root} (Is a directory)"),
         (
-            ["-", "--vault", "{root}", "--db", "{root}/none.db"],
-            "no index at {root}/none.db; run `vaultctx index",
+            ["-", "--vault", "{root}", "--db", "{root}-none.db"],
+            "no index at {root}-none.db; run `vaultctx index",
         ),
         (["-", "--vault", "{root}/nowhere", "--db", "{db}"], "vault folder not found"),
     ],

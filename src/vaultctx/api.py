@@ -8,12 +8,13 @@ because hooks run on every prompt and must start fast.
 from __future__ import annotations
 
 import json
+import shlex
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vaultctx.config import Config, load_config
+from vaultctx.config import Config, default_db_path, load_config
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -274,10 +275,25 @@ class Vault:
                         "chunk_vecs", lambda q: engine.embed([q])[0], weight=STATIC_VECTOR_WEIGHT
                     )
 
+    def index_command(self, *, full: bool = False) -> str:
+        """The command that (re)builds this very index, for advice a user copies: with ``--db``
+        whenever the index is not the vault's default, or following it would build another."""
+        words = ["vaultctx", "index", *(["--full"] if full else []), "--vault"]
+        words.append(shlex.quote(str(self.path)))
+        if self.db_path != default_db_path(self.path):
+            words += ["--db", shlex.quote(str(self.db_path))]
+        return " ".join(words)
+
     def close(self) -> None:
         if self._reader is not None:
             self._reader.close()
         self._reader = self._retriever = None
+
+    def __enter__(self) -> Vault:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
 
     def search(
         self,
@@ -509,16 +525,25 @@ class Vault:
 
     def doctor(self) -> DoctorReport:
         """Run SQLite's and FTS5's integrity checks and compare the index with the vault."""
-        from vaultctx.index.db import IndexDatabaseError, open_index
+        from vaultctx.index.db import (
+            IndexDatabaseError,
+            IndexFromNewerVersionError,
+            NotAnIndexError,
+            open_index,
+        )
 
         checks: list[dict[str, str]] = []
 
         def add(name: str, status: str, detail: str, advice: str = "") -> None:
             checks.append({"check": name, "status": status, "detail": detail, "advice": advice})
 
-        rebuild = f"run `vaultctx index --full --vault {self.config.vault}`"
+        rebuild = f"run `{self.index_command(full=True)}`"
+        update = f"run `{self.index_command()}`"
         try:
             db = open_index(self.config.db, readonly=True)
+        except (NotAnIndexError, IndexFromNewerVersionError) as exc:
+            add("database", "fail", str(exc))  # the message names the fix; never "rebuild"
+            return DoctorReport(checks)
         except IndexDatabaseError as exc:
             add("database", "fail", str(exc), rebuild)
             return DoctorReport(checks)
@@ -543,7 +568,7 @@ class Vault:
                     "vectors",
                     status,
                     f"{vectors} vectors for {chunks} chunks",
-                    "" if status == "ok" else "run `vaultctx index` to embed the missing chunks",
+                    "" if status == "ok" else f"{update} to embed the missing chunks",
                 )
             elif not db.capabilities.vectors:
                 add(
@@ -554,13 +579,13 @@ class Vault:
                 )
             last = db.meta_json("last_run")
             if last is None:
-                add("last run", "warn", "no completed index run recorded", "run `vaultctx index`")
+                add("last run", "warn", "no completed index run recorded", update)
             elif last.get("interrupted"):
                 add(
                     "last run",
                     "warn",
                     "the last run was interrupted",
-                    "run `vaultctx index` to finish it",
+                    f"{update} to finish it",
                 )
             else:
                 ago = time.time() - float(last["finished_at"])

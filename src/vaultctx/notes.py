@@ -20,6 +20,7 @@ from typing import Any
 
 from vaultctx.config import Config
 from vaultctx.index.db import IndexDatabase, IndexDatabaseError, open_index
+from vaultctx.index.lookups import indexed_paths_among
 from vaultctx.scrub import scrub_secrets
 from vaultctx.search.budget import estimate_tokens, fit_to_budget
 from vaultctx.search.filters import InvalidFilterError as InvalidFilterError
@@ -28,10 +29,12 @@ from vaultctx.vault.errors import UnreadableFileError
 from vaultctx.vault.markdown_blocks import Heading, outline
 from vaultctx.vault.note import parse_note
 from vaultctx.vault.paths import (
+    MAX_PATH_CHARS,
     VaultAccessError,
     VaultPath,
     is_vault_folder,
     normalize_vault_path,
+    resolve_indexed_file,
     resolve_vault_file,
 )
 from vaultctx.vault.scanner import (
@@ -121,8 +124,14 @@ def read_note(
     if max_tokens < 1:
         raise ValueError("max_tokens must be at least 1")
     rules, _ = load_ignore_rules(config.vault, config.settings.ignore)
-    path, section = _split_citation(path, section)
-    located = _locate(config, path, rules)
+    literal = _indexed_spelling(config.db, path)
+    if literal is not None:
+        indexed, heading = literal
+        located = resolve_indexed_file(config.vault, indexed, rules)
+        section = section if section else heading
+    else:
+        path, section = _split_citation(path, section)
+        located = _locate(config, path, rules)
     text = _read_text(config, located)
     note = parse_note(located.relative, text)
     headings = outline(note.body).headings if located.relative.lower().endswith(".md") else []
@@ -155,6 +164,29 @@ def read_note(
     )
 
 
+def _indexed_spelling(db_path: Path, path: str) -> tuple[str, str | None] | None:
+    """(indexed path, heading) when ``path``, or its part before a ``#``, is exactly a path the
+    index holds: list results show names such as ``C# notes.md`` or ``back\\slash.md`` as they
+    are, and reading them back must work. None without an index or a match."""
+    if not isinstance(path, str) or "\x00" in path or len(path) > MAX_PATH_CHARS:
+        return None
+    candidates = {path: None} | {
+        path[:index]: path[index + 1 :] or None for index, char in enumerate(path) if char == "#"
+    }
+    try:
+        db = open_index(db_path, readonly=True)
+    except IndexDatabaseError:
+        return None
+    try:
+        found = set(indexed_paths_among(db, list(candidates)))
+    finally:
+        db.close()
+    for candidate, heading in candidates.items():  # the whole path first, then shorter prefixes
+        if candidate in found:
+            return candidate, heading
+    return None
+
+
 def _split_citation(path: str, section: str | None) -> tuple[str, str | None]:
     """``Note.md#Heading`` → (``Note.md``, ``Heading``); an explicit ``section`` wins.
 
@@ -177,7 +209,7 @@ def _locate(config: Config, path: str, rules: IgnoreRules) -> VaultPath:
     if not is_indexed_name(posixpath.basename(relative)):
         relative += ".md"
     located = resolve_vault_file(config.vault, relative, rules)
-    if located.absolute.is_file():
+    if _is_file(located):
         return located
     candidates = _similar_indexed_paths(config.db, located.relative)
     if len(candidates) == 1 and _same_name(candidates[0], located.relative):
@@ -190,6 +222,13 @@ def _locate(config: Config, path: str, rules: IgnoreRules) -> VaultPath:
         else "find the note with a search, or list notes to see their paths"
     )
     raise NoteNotFoundError(f"no note at {located.relative}", suggestion)
+
+
+def _is_file(located: VaultPath) -> bool:
+    try:
+        return located.absolute.is_file()
+    except OSError:  # e.g. a name too long for this file system
+        return False
 
 
 def _same_name(indexed: str, wanted: str) -> bool:

@@ -74,7 +74,8 @@ def test_bad_arguments_give_one_line_errors(args: list[str], message: str) -> No
 
 
 def test_status_without_index_names_the_command(tmp_path: Path) -> None:
-    done = vaultctx("status", "--vault", str(tmp_path), "--db", str(tmp_path / "none.db"))
+    (tmp_path / "vault").mkdir()
+    done = vaultctx("status", "--vault", str(tmp_path / "vault"), "--db", str(tmp_path / "none.db"))
     assert done.returncode == 2
     assert "vaultctx index" in done.stderr and "Traceback" not in done.stderr
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
-from vaultctx.index.db import IndexDatabaseError, open_index
+from vaultctx.index.db import IndexDatabase, IndexDatabaseError, open_index
 
 
 def file_is_indexed(db_path: Path, path: str) -> bool:
@@ -17,3 +18,10 @@ def file_is_indexed(db_path: Path, path: str) -> bool:
         return db.execute("SELECT 1 FROM files WHERE path = ?", (path,)).fetchone() is not None
     finally:
         db.close()
+
+
+def indexed_paths_among(db: IndexDatabase, paths: Sequence[str]) -> list[str]:
+    """Those of ``paths`` that the index holds, spelled exactly."""
+    marks = ", ".join("?" * len(paths))
+    rows = db.execute(f"SELECT path FROM files WHERE path IN ({marks})", list(paths))
+    return [str(row[0]) for row in rows]

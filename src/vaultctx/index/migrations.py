@@ -151,9 +151,17 @@ def m004_compact_chunks(conn: Any) -> None:
     )
 
 
+def m005_rescrub_metadata(conn: Any) -> None:
+    """Tags, aliases, type, status, problems and link fields are scrubbed before storage now; an
+    older index holds them raw. Every file is read again on the next run (its vectors are reused
+    by text hash, so nothing is re-embedded whose text did not change)."""
+    conn.execute("UPDATE files SET mtime_ns = 0, content_hash = ''")
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_create_tables,
     m002_fts,
     m003_quality_pass,
     m004_compact_chunks,
+    m005_rescrub_metadata,
 )

@@ -365,7 +365,14 @@ def _budgeted(results: list[SearchResult], max_tokens: int, *, scrub: bool) -> l
     the texts into the token budget."""
     if scrub:
         results = [
-            replace(r, text=scrub_secrets(r.text).text, title=scrub_secrets(r.title).text)
+            replace(
+                r,
+                text=scrub_secrets(r.text).text,
+                title=scrub_secrets(r.title).text,
+                file_path=scrub_secrets(r.file_path).text,
+                section=scrub_secrets(r.section).text,
+                citation=scrub_secrets(r.citation).text,
+            )
             for r in results
         ]
     texts = fit_to_budget([r.text for r in results], max_tokens)

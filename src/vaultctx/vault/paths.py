@@ -29,6 +29,7 @@ PATH_SUGGESTION = (
     "as shown in search or list results"
 )
 MAX_PATH_CHARS = 1024
+MAX_NAME_BYTES = 255  # every common file system's limit for one file or folder name
 # Enough to undo any realistic stack of percent-encodings (`%252e` is `.` encoded twice).
 _MAX_DECODING_ROUNDS = 4
 
@@ -90,7 +91,26 @@ def normalize_vault_path(raw: str) -> str:
     parts = [part for part in raw.replace("\\", "/").split("/") if part not in ("", ".")]
     if not parts:
         raise UnsafePathError(raw, "names the vault folder itself, not a note")
+    _check_name_lengths(raw, parts)
     return "/".join(parts)
+
+
+def _check_name_lengths(raw: str, parts: list[str]) -> None:
+    if any(len(part.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES for part in parts):
+        raise UnsafePathError(raw, f"has a file or folder name longer than {MAX_NAME_BYTES} bytes")
+
+
+def resolve_indexed_file(vault: Path, indexed: str, rules: IgnoreRules) -> VaultPath:
+    """The file at ``indexed``, a path exactly as the index stores it (read from the index, not
+    from a caller), taken literally: a note may be named ``C# notes.md``, ``back\\slash.md`` or
+    hold a tab, which the spelling rules of ``normalize_vault_path`` would refuse or reinterpret.
+    Confinement is the same: no parent steps, and the resolved file must be inside the vault and
+    served."""
+    parts = indexed.split("/")
+    if "\x00" in indexed or indexed.startswith("/") or any(p in ("", ".", "..") for p in parts):
+        raise UnsafePathError(indexed, "is not a path the index could hold")
+    _check_name_lengths(indexed, parts)
+    return _confined(vault, indexed, indexed, rules)
 
 
 def _check_spelling(raw: str, candidate: str) -> None:
@@ -116,7 +136,10 @@ def resolve_vault_file(vault: Path, raw: str, rules: IgnoreRules) -> VaultPath:
     Both the path as given and its symlink-resolved target must stay inside the vault and pass the
     index's exclusion rules, so an in-vault link into ``.obsidian/`` is refused as well.
     """
-    relative = normalize_vault_path(raw)
+    return _confined(vault, raw, normalize_vault_path(raw), rules)
+
+
+def _confined(vault: Path, raw: str, relative: str, rules: IgnoreRules) -> VaultPath:
     root = Path(os.path.realpath(vault))
     target = Path(os.path.realpath(root.joinpath(*relative.split("/"))))
     if target != root and root not in target.parents:
@@ -132,7 +155,10 @@ def is_vault_folder(vault: Path, relative: str) -> bool:
     """Whether the normalized ``relative`` is a folder inside the vault, symlinks resolved."""
     root = Path(os.path.realpath(vault))
     target = Path(os.path.realpath(root.joinpath(*relative.split("/"))))
-    return root in target.parents and target.is_dir()
+    try:
+        return root in target.parents and target.is_dir()
+    except OSError:  # a name too long for this file system, a path through a file, …
+        return False
 
 
 def _check_served(raw: str, relative: str, rules: IgnoreRules) -> None:

@@ -1,0 +1,172 @@
+"""No credential reaches the index or leaves through any API: not in the body, nor in tags,
+aliases, titles, headings, link targets, file paths or names vaultctx makes up
+(docs/security.md, "Secrets")."""
+
+from __future__ import annotations
+
+import json
+import stat
+from pathlib import Path
+
+import apsw
+import pytest
+from mcp_types import TextContent
+
+from mcp import Client
+from vaultctx.api import Vault
+from vaultctx.config import Config
+from vaultctx.embed.static import StaticEmbedder
+from vaultctx.index.indexer import Indexer
+from vaultctx.mcp.server import build_server
+
+# A GitHub token shape the scrubber knows; random-looking, so no placeholder rule spares it.
+TOKEN = "ghp_" + "x9K2mQ7vL4pR8sT1wY6zB3nD5fH0jC2aE7gU"
+SLACK = "xoxb-" + "2048137561-4096283745-Xq7RmT2vLp9KwZ4sNb8YdC3F"
+
+
+@pytest.fixture(scope="module")
+def embedder() -> StaticEmbedder:
+    return StaticEmbedder()
+
+
+def _raw_database(db: Path) -> bytes:
+    """Everything on disk for the index, as `strings` would see it."""
+    return b"".join(
+        Path(f"{db}{suffix}").read_bytes()
+        for suffix in ("", "-wal")
+        if Path(f"{db}{suffix}").exists()
+    )
+
+
+def _metadata_note(vault: Path) -> None:
+    (vault / "deploy.md").write_text(
+        "---\n"
+        f"title: Deploy with {TOKEN}\n"
+        f"tags: [ops, {TOKEN}]\n"
+        f"aliases: [{SLACK}]\n"
+        f"status: {TOKEN}\n"
+        f"type: {SLACK}\n"
+        "---\n"
+        "# Deploy\n\n"
+        f"See [the runbook](https://ci.example.com/run?token={TOKEN}) and [[Runbook#{SLACK}]].\n"
+    )
+
+
+def test_front_matter_and_links_are_scrubbed_before_storage(
+    tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    _metadata_note(vault)
+    db = tmp_path / "index.db"
+    Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
+    raw = _raw_database(db)
+    assert TOKEN.encode() not in raw and TOKEN[4:].encode() not in raw
+    assert SLACK.encode() not in raw
+    conn = apsw.Connection(str(db))
+    tags = [str(r[0]) for r in conn.execute("SELECT tag FROM file_tags")]
+    headings = [str(r[0]) for r in conn.execute("SELECT heading FROM links")]
+    conn.close()
+    assert "ops" in tags and any("REDACTED" in tag for tag in tags)
+    assert headings == ["[REDACTED:slack-bot-token]"]
+
+
+def test_an_index_with_raw_metadata_is_rescrubbed_by_the_migration(
+    tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "deploy.md").write_text("# Deploy\n\nplain note\n")
+    db = tmp_path / "index.db"
+    Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
+    conn = apsw.Connection(str(db))  # as an index written before metadata was scrubbed
+    conn.execute("UPDATE files SET tags = ?", (json.dumps([TOKEN]),))
+    conn.execute("INSERT INTO file_tags(file_id, tag) SELECT id, ? FROM files", (TOKEN,))
+    conn.execute("DELETE FROM _migrations WHERE name = 'm005_rescrub_metadata'")
+    conn.execute("PRAGMA user_version = 4")
+    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    conn.close()
+    Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
+    conn = apsw.Connection(str(db))
+    assert [str(r[0]) for r in conn.execute("SELECT tags FROM files")] == ["[]"]
+    assert list(conn.execute("SELECT tag FROM file_tags")) == []
+    conn.close()
+
+
+def test_a_file_named_with_a_token_is_not_indexed_and_not_echoed(
+    tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / f"deploy {TOKEN}.md").write_text("# Deploy\n\nthe lighthouse release\n")
+    (vault / "other.md").write_text("# Other\n\nthe lighthouse keeper\n")
+    db = tmp_path / "index.db"
+    report = Indexer(Config(vault=vault, db=db), embedder).run(fast=True).as_dict()
+    assert TOKEN not in json.dumps(report)
+    assert any("credential" in s["reason"] for s in report["skipped"])
+    assert TOKEN.encode() not in _raw_database(db)
+    assert TOKEN[4:].encode() not in _raw_database(db)
+
+
+def test_the_index_and_its_side_files_are_private(tmp_path: Path, embedder: StaticEmbedder) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n\ntext\n")
+    db = tmp_path / "index.db"
+    Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
+    reader = apsw.Connection(str(db))
+    reader.execute("SELECT count(*) FROM files").fetchall()  # a WAL reader opens -shm
+    for suffix in ("", "-wal", "-shm"):
+        side = Path(f"{db}{suffix}")
+        if side.exists():
+            assert stat.S_IMODE(side.stat().st_mode) == 0o600, suffix
+    reader.close()
+
+
+def test_capture_never_names_a_file_after_a_secret(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    with Vault(vault, db=tmp_path / "index.db") as handle:
+        result = handle.capture(f"{TOKEN} is the new deploy key\n\nrotate it monthly")
+        assert TOKEN not in result.path and TOKEN not in result.title
+        assert TOKEN[4:] not in str(result.file)
+        assert result.indexed
+        assert TOKEN.encode() not in _raw_database(handle.db_path)
+        [note] = list((vault / "00-inbox").iterdir())
+        assert TOKEN not in note.name
+        assert TOKEN in note.read_text()  # the user's own text in the vault is theirs, unchanged
+
+
+pytestmark = pytest.mark.anyio
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+async def test_the_mcp_layer_scrubs_what_an_older_index_holds(
+    tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    """An index written by an older vaultctx may hold a token in a path; the server's own last
+    scrub keeps it from the client even when the search layer believes the index is clean."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "deploy.md").write_text("# Deploy\n\nthe lighthouse release checklist\n")
+    db = tmp_path / "index.db"
+    Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
+    conn = apsw.Connection(str(db))
+    conn.execute("UPDATE files SET path = ?, title = ?", (f"deploy {TOKEN}.md", TOKEN))
+    conn.close()
+    async with Client(build_server(Vault(vault, db=db)), mode="legacy") as client:
+        for tool, arguments in (
+            ("obsidian_search", {"query": "lighthouse release"}),
+            ("obsidian_list_notes", {}),
+            ("obsidian_get_context", {"topic": "lighthouse release"}),
+        ):
+            result = await client.call_tool(tool, arguments)
+            shown = "".join(b.text for b in result.content if isinstance(b, TextContent))
+            everything = shown + json.dumps(result.structured_content)
+            assert "lighthouse" in everything or tool == "obsidian_list_notes"
+            assert "deploy" in everything
+            assert TOKEN not in everything and TOKEN[4:] not in everything, tool
