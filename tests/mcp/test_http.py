@@ -24,7 +24,8 @@ from tests.mcp.conftest import (
     wait_until_listening,
 )
 
-TOKEN = "correct-horse-battery-staple"
+# 43 URL-safe characters (32 random bytes): the least a server bound beyond loopback accepts.
+TOKEN = "Vq7tMZ2cR1xkPb9sLhW4dN8yFe3Gj0uAo6TiKw5nYrE"
 INITIALIZE = {
     "jsonrpc": "2.0",
     "id": 1,
@@ -40,10 +41,11 @@ MCP_HEADERS = {"accept": "application/json, text/event-stream"}
 
 @pytest.fixture(scope="module")
 def servers(indexed_vault: IndexedVault) -> Iterator[dict[str, HttpServer]]:
-    """Both servers start at once: each spends seconds importing the SDK."""
+    """Both servers start at once: each spends seconds importing the SDK. The local one opts out
+    of the token, so the Host and Origin checks are seen on their own."""
     token_env = {**subprocess_env(), "VAULTCTX_TOKEN": TOKEN}
     started = {
-        "local": start_http_server(indexed_vault.serve_args()),
+        "local": start_http_server([*indexed_vault.serve_args(), "--no-token"]),
         # Binds every interface but is called on 127.0.0.1 below, as the token is what matters.
         "token": start_http_server([*indexed_vault.serve_args(), "--host", "0.0.0.0"], token_env),
     }
@@ -133,7 +135,7 @@ def leaves(error: BaseException) -> list[BaseException]:
 
 
 def test_binding_beyond_loopback_needs_a_token(indexed_vault: IndexedVault) -> None:
-    exposed = ["--http", "--host", "0.0.0.0", "--port", str(free_port())]
+    exposed = ["--http", "--host", "0.0.0.0", "--port", str(free_port()), "--no-token"]
     done = subprocess.run(
         [sys.executable, "-m", "vaultctx", *indexed_vault.serve_args(), *exposed],
         capture_output=True,

@@ -13,6 +13,7 @@ import typer
 
 from vaultctx.cli.common import DbOption, UserFacingError, VaultOption, open_vault, stdout
 from vaultctx.mcp import client_config, http_policy
+from vaultctx.mcp.token import TokenFileError, load_or_create_token, token_problem
 
 
 def serve(
@@ -22,7 +23,8 @@ def serve(
         bool, typer.Option("--http", help="Streamable HTTP for several clients (default: stdio).")
     ] = False,
     host: Annotated[
-        str, typer.Option(help="Address to listen on; beyond loopback a --token is required.")
+        str,
+        typer.Option(help="Address to listen on; beyond loopback the token must be 32+ bytes."),
     ] = http_policy.DEFAULT_HTTP_HOST,
     port: Annotated[
         int, typer.Option(min=1, max=65535, help="TCP port for --http.")
@@ -31,10 +33,19 @@ def serve(
         str | None,
         typer.Option(
             envvar=http_policy.TOKEN_ENV,
-            help="Bearer token every HTTP request must carry (prefer the environment variable).",
+            help="Bearer token every HTTP request must carry (prefer the environment variable); "
+            "default: the one generated in your config folder.",
             show_default=False,
         ),
     ] = None,
+    no_token: Annotated[
+        bool,
+        typer.Option(
+            "--no-token",
+            help="With --http on loopback: accept requests without a token (any local process "
+            "may then read your notes).",
+        ),
+    ] = False,
     allow_host: Annotated[
         list[str] | None,
         typer.Option(help="Extra Host header name clients use (repeatable), e.g. my-desktop."),
@@ -53,18 +64,44 @@ def serve(
         run_stdio(handle)
         return
     try:
-        http_policy.check_bind(host, token)
-    except http_policy.InsecureBindError as exc:
+        required, where = _http_token(host, token or None, no_token)
+    except (http_policy.InsecureBindError, TokenFileError) as exc:
         raise UserFacingError(str(exc)) from exc
     from vaultctx.mcp.server import run_http
 
     shown_host = f"[{host}]" if ":" in host else host
-    print(
-        f"vaultctx MCP server at http://{shown_host}:{port}/mcp"
-        + (" (bearer token required)" if token else ""),
-        file=sys.stderr,
+    print(f"vaultctx MCP server at http://{shown_host}:{port}/mcp{where}", file=sys.stderr)
+    run_http(
+        handle, host=host, port=port, token=required, extra_hosts=allow_host or (), watch=watch
     )
-    run_http(handle, host=host, port=port, token=token, extra_hosts=allow_host or (), watch=watch)
+
+
+def _http_token(host: str, given: str | None, no_token: bool) -> tuple[str | None, str]:
+    """The token every request must carry (None only with ``--no-token`` on loopback), and how
+    the start-up line describes it. The token itself is never printed: stderr ends up in logs."""
+    if no_token:
+        if given:
+            raise UserFacingError(
+                f"--no-token contradicts the token given with --token or {http_policy.TOKEN_ENV}; "
+                "drop one of them"
+            )
+        http_policy.check_bind(host, None)
+        print(
+            "warning: --no-token: requests need no bearer token, so every process on this "
+            "machine, whichever user runs it, can read your notes through this server",
+            file=sys.stderr,
+        )
+        return None, " (no bearer token)"
+    if given:
+        problem = token_problem(given)
+        if problem:
+            raise UserFacingError(f"the bearer token cannot be sent in a header: {problem}")
+        http_policy.check_bind(host, given)
+        return given, " (bearer token required)"
+    stored = load_or_create_token()
+    http_policy.check_bind(host, stored.token)
+    made = "generated and saved in" if stored.created else "from"
+    return stored.token, f" (bearer token required, {made} {stored.path})"
 
 
 WriteOption = Annotated[

@@ -5,7 +5,9 @@ the search stack itself. The MCP SDK does not protect custom routes (no bearer c
 DNS-rebinding check), so this endpoint checks for itself, and more strictly than ``/mcp``: only
 processes on this machine may call it (loopback peer and a loopback ``Host``), never a browser
 (any ``Origin`` is refused, and a JSON content type forces a CORS preflight nobody answers), and
-with the server's bearer token when it has one.
+with the server's bearer token (every server has one unless started with ``--no-token``). The
+body is read as it arrives and refused with 413 the moment it passes ``MAX_BODY_BYTES``, so no
+client can make the server hold more than that.
 """
 
 from __future__ import annotations
@@ -19,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
 from starlette.applications import Starlette
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
 from vaultctx.hooks.context import Excerpt, relevant_excerpts
@@ -36,6 +38,10 @@ if TYPE_CHECKING:
 MAX_BODY_BYTES = 64 * 1024
 
 VaultCall = Callable[[Callable[["Vault"], "list[Excerpt]"]], "list[Excerpt]"]
+
+
+class BodyTooLargeError(ValueError):
+    """The request body is (or says it will be) over ``MAX_BODY_BYTES``."""
 
 
 def refusal(
@@ -57,6 +63,20 @@ def refusal(
         if not hmac.compare_digest(sent.encode(), f"Bearer {token}".encode()):
             return 401, "missing or wrong bearer token"
     return None
+
+
+async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
+    """The body, read chunk by chunk; BodyTooLargeError as soon as more than ``limit`` bytes
+    are announced or have arrived, without waiting for (or keeping) the rest."""
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise BodyTooLargeError(f"request body over {limit} bytes")
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise BodyTooLargeError(f"request body over {limit} bytes")
+    return bytes(body)
 
 
 def parse_request(body: bytes) -> str:
@@ -88,9 +108,14 @@ def add_hook_endpoint(server: MCPServer[Any], call: VaultCall, token: str | None
         if refused is not None:
             return JSONResponse({"error": refused[1]}, status_code=refused[0])
         try:
-            text = parse_request(await request.body())
+            text = parse_request(await read_body(request))
+        except BodyTooLargeError as exc:
+            # What is left of the body is discarded by uvicorn as it arrives, never kept.
+            return JSONResponse({"error": str(exc)}, status_code=413)
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
+        except ClientDisconnect:  # gone, or cut off by the request time limit: nobody to answer
+            return Response(status_code=400)
         try:
             excerpts = await anyio.to_thread.run_sync(call, partial(hook_excerpts, text=text))
         except (IndexDatabaseError, VaultError) as exc:

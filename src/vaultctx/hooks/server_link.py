@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import stat
 import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
@@ -24,6 +25,7 @@ HOOK_CONTEXT_PATH = "/vaultctx/hook/context"
 SERVER_URL_ENV = "VAULTCTX_SERVER_URL"
 TOKEN_ENV = "VAULTCTX_TOKEN"
 _WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+_MAX_STATE_BYTES = 64 * 1024  # a real record is ~150 bytes
 
 
 class ServerUnavailableError(Exception):
@@ -53,7 +55,11 @@ def local_url(host: str, port: int) -> str:
 
 
 def write_server_state(db: Path, host: str, port: int, token: str | None) -> Path:
-    """Record this server for hooks; readable by the user only, as it may hold the token."""
+    """Record this server for hooks; readable by the user only, as it may hold the token.
+
+    Written under a fresh ``mkstemp`` name (created with ``O_EXCL``, mode 0600) and renamed into
+    place: a rename replaces a link planted at the name instead of writing through it.
+    """
     path = state_path(db)
     state = {"url": local_url(host, port), "pid": os.getpid(), "token": token}
     fd, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
@@ -88,8 +94,18 @@ def find_server(db: Path, environ: dict[str, str] | None = None) -> ServerInfo |
 
 
 def _read_state_file(path: Path) -> ServerInfo | None:
+    """The record at ``path``, if it is a regular file of this user that names a server.
+
+    The hook sends the user's prompt to the URL it names, so a link or a file someone else put
+    there is ignored rather than believed.
+    """
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        with os.fdopen(os.open(path, flags), "rb") as handle:
+            info = os.fstat(handle.fileno())
+            if not stat.S_ISREG(info.st_mode) or not _owned_by_me(info):
+                return None
+            data = json.loads(handle.read(_MAX_STATE_BYTES))
     except (OSError, ValueError):
         return None
     if not isinstance(data, dict) or not isinstance(data.get("url"), str):
@@ -101,6 +117,11 @@ def _read_state_file(path: Path) -> ServerInfo | None:
         token if isinstance(token, str) and token else None,
         pid if isinstance(pid, int) else None,
     )
+
+
+def _owned_by_me(info: os.stat_result) -> bool:
+    getuid = getattr(os, "getuid", None)  # absent on Windows, where the profile is private
+    return getuid is None or info.st_uid == getuid()
 
 
 def post_json(server: ServerInfo, path: str, body: dict[str, Any], timeout: float) -> Any:

@@ -9,6 +9,8 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Sequence
 
+from vaultctx.mcp.token import TOKEN_BYTES, strength_problem
+
 DEFAULT_HTTP_HOST = "127.0.0.1"
 DEFAULT_HTTP_PORT = 8765
 TOKEN_ENV = "VAULTCTX_TOKEN"
@@ -18,7 +20,7 @@ _WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
 
 class InsecureBindError(ValueError):
-    """Serving beyond this machine without a bearer token would expose every note."""
+    """Serving beyond this machine without a strong bearer token would expose every note."""
 
 
 def is_loopback(host: str) -> bool:
@@ -32,11 +34,26 @@ def is_loopback(host: str) -> bool:
 
 
 def check_bind(host: str, token: str | None) -> None:
-    """Refuse to listen beyond loopback unless every request must carry the bearer token."""
-    if not is_loopback(host) and not token:
+    """Refuse to listen beyond loopback unless every request must carry a strong bearer token.
+
+    On loopback a weaker token of the user's own choosing is their call (only this machine can try
+    guesses); from the network a guessable token is as good as none.
+    """
+    if is_loopback(host):
+        return
+    if not token:
         raise InsecureBindError(
-            f"--host {host} makes your notes reachable from other machines; set a bearer token "
-            f"with --token or {TOKEN_ENV} (clients send `Authorization: Bearer <token>`)"
+            f"--host {host} makes your notes reachable from other machines, so it needs a bearer "
+            f"token: leave out --no-token to use the generated one, or set one with --token or "
+            f"{TOKEN_ENV} (clients send `Authorization: Bearer <token>`)"
+        )
+    problem = strength_problem(token)
+    if problem:
+        raise InsecureBindError(
+            f"--host {host} needs a bearer token of at least {TOKEN_BYTES} random bytes, and this "
+            f'one has {problem}. Generate one with `openssl rand -hex 32` or `python -c "import '
+            f'secrets; print(secrets.token_urlsafe(32))"`, or leave out --token and {TOKEN_ENV} '
+            "to use the generated token"
         )
 
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 import hmac
 import json
 import logging
-import shlex
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -33,10 +32,14 @@ from pydantic import AnyHttpUrl, BaseModel, Field
 
 from vaultctx import __version__
 from vaultctx.api import Vault
-from vaultctx.config import default_db_path
 from vaultctx.hooks import server_link
 from vaultctx.hooks.endpoint import add_hook_endpoint, run_while_serving
-from vaultctx.index.db import IndexDatabaseError, IndexMissingError
+from vaultctx.index.db import (
+    IndexDatabaseError,
+    IndexFromNewerVersionError,
+    IndexMissingError,
+    NotAnIndexError,
+)
 from vaultctx.mcp import http_policy, outputs
 from vaultctx.scrub import scrub_secrets
 from vaultctx.search.graph import DEFAULT_DEPTH as DEFAULT_GRAPH_DEPTH
@@ -407,25 +410,18 @@ def error_output(exc: Exception, vault: Vault) -> outputs.ErrorOutput:
     if isinstance(exc, IndexMissingError):
         return outputs.ErrorOutput(
             error=f"the vault has no index yet ({vault.db_path} is missing)",
-            suggestion=f"ask the user to run `{index_command(vault)}`, then try again",
+            suggestion=f"ask the user to run `{vault.index_command()}`, then try again",
+        )
+    if isinstance(exc, (NotAnIndexError, IndexFromNewerVersionError)):
+        return outputs.ErrorOutput(
+            error=str(exc), suggestion="ask the user to fix the index location or version"
         )
     if isinstance(exc, IndexDatabaseError):
         return outputs.ErrorOutput(
             error=str(exc),
-            suggestion=f"ask the user to rebuild it with `{index_command(vault, full=True)}`",
+            suggestion=f"ask the user to rebuild it with `{vault.index_command(full=True)}`",
         )
     return outputs.ErrorOutput(error=str(exc), suggestion="check the vault folder and try again")
-
-
-def index_command(vault: Vault, *, full: bool = False) -> str:
-    words = ["vaultctx", "index", *(["--full"] if full else []), "--vault", _quoted(vault.path)]
-    if vault.db_path != default_db_path(vault.path):
-        words += ["--db", _quoted(vault.db_path)]
-    return " ".join(words)
-
-
-def _quoted(path: object) -> str:
-    return shlex.quote(str(path))
 
 
 def _scrub_tree(value: Any) -> Any:
@@ -482,11 +478,15 @@ def run_http(
     """Serve Streamable HTTP at ``http://host:port/mcp`` for several clients.
 
     uvicorn is started here rather than by the SDK so that its access log goes through the root
-    logger (stderr) instead of uvicorn's own stdout handler, as in stdio mode. While it runs, a
-    state file beside the index lets hooks find it (``hooks.server_link``); ``watch`` also keeps
-    the index current, with its own ``Vault`` so indexing never waits on the tools' lock.
+    logger (stderr) instead of uvicorn's own stdout handler, as in stdio mode, and so that idle
+    and trickling connections are cut (``http_timeouts``). While it runs, a state file beside the
+    index lets hooks find it (``hooks.server_link``); ``watch`` also keeps the index current, with
+    its own ``Vault`` so indexing never waits on the tools' lock. ``token`` None serves without
+    authentication: the CLI allows that only on loopback and only when asked (``--no-token``).
     """
     import uvicorn
+
+    from vaultctx.mcp.http_timeouts import IDLE_TIMEOUT_SECONDS, TimedH11Protocol
 
     http_policy.check_bind(host, token)
     server = build_server(vault, token=token, log_level="INFO")
@@ -509,4 +509,12 @@ def run_http(
             watcher.stop(wait_seconds=10)
 
     run_while_serving(app, start, stop)
-    uvicorn.run(app, host=host, port=port, log_config=None, log_level="info")
+    uvicorn.run(
+        app,
+        host=host,
+        port=port,
+        log_config=None,
+        log_level="info",
+        http=TimedH11Protocol,
+        timeout_keep_alive=IDLE_TIMEOUT_SECONDS,
+    )
