@@ -166,6 +166,25 @@ def test_mask_code_keeps_length_and_line_breaks(text: str) -> None:
     assert all(m == c or m == " " for m, c in zip(masked, text, strict=True))
 
 
+@pytest.mark.parametrize(
+    ("text", "masked"),
+    [
+        ("a `x` b", "a     b"),
+        ("`a``b``c`", " " * 9),  # the leftmost run with a partner wins, across other runs
+        ("``a`b``c`", "       c`"),
+        ("`a ``b", "`a ``b"),  # no run of the same length: literal backticks
+        ("`a\nb`", "`a\nb`"),  # a code span ends with its line here
+    ],
+)
+def test_inline_code_pairs_a_run_with_the_next_run_of_its_length(text: str, masked: str) -> None:
+    assert mask_code(text) == masked
+
+
+def test_a_link_text_ends_at_an_unmatched_bracket() -> None:
+    # CommonMark: "[a" is text and "[b](c.md)" the link; a link text never holds a lone "[".
+    assert [(link.target, link.alias) for link in extract_links("[a[b](c.md)")] == [("c.md", "b")]
+
+
 # --- resolution -----------------------------------------------------------------------------------
 
 VAULT = [

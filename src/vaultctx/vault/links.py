@@ -36,16 +36,20 @@ class Link:
 # and callouts (`> ```python`). Matched against "\n" + text: a leading literal lets the engine
 # jump from line to line, ten times faster than `^` in MULTILINE mode.
 _FENCE_LINE = re.compile(r"\n[ \t>]*(`{3,}|~{3,})([^\n]*)")
-# A run of N backticks up to the next run of exactly N on the same line. The leading literal "`"
-# lets the engine skip to candidates (17x faster than starting with the lookbehind).
-_INLINE_CODE = re.compile(r"`(?<!``)(`*)(?!`)(.+?)(?<!`)`\1(?!`)")
+# Inline code is a run of N backticks up to the next run of exactly N on the same line. A regex
+# for that (backreference, lazy body) rescans the rest of the line from every run that finds no
+# partner: a line of runs of distinct lengths cost minutes at 5 MB. Runs are paired in one pass.
+_BACKTICK_RUN = re.compile(r"`+")
 
 # Both start with a literal `[` so the regex engine can jump between candidates; a preceding `!`
-# (embed) or `\` (escaped, not a link) is looked at after the match.
+# (embed) or `\` (escaped, not a link) is looked at after the match. No part of a match that can
+# be long may hold a `[`, so each attempt stops at the next candidate: with `[^\]\n]*` as the
+# text, a line of 100,000 `[` took a minute (every `[` scanned to the line's end). Obsidian does
+# not allow `[` or `]` in file names, and CommonMark ends a link's text at an unmatched `[`.
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _MARKDOWN_LINK = re.compile(
-    r"\[([^\]\n]*)\]\(\s*"
-    r"(?:<([^>\n]*)>|((?:[^()\s]|\([^()\s]*\))+))"  # <with spaces> or a bare URL with (parens)
+    r"\[([^\[\]\n]*)\]\(\s*"
+    r"(?:<([^>\[\n]*)>|((?:[^()\[\s]|\([^()\[\s]*\))+))"  # <with spaces> or a bare URL, (parens)
     r"""(?:\s+(?:"[^"\n]*"|'[^'\n]*'))?\s*\)"""  # optional "title"
 )
 _URL_SCHEME = re.compile(r"^(?:[a-zA-Z][a-zA-Z0-9+.-]*:|//)")
@@ -92,7 +96,44 @@ def mask_code(text: str) -> str:
 
 
 def _mask_inline_code(text: str) -> str:
-    return _INLINE_CODE.sub(_blank, text) if "`" in text else text
+    if "`" not in text:
+        return text
+    pieces = []
+    position = 0
+    for start, end in _inline_code_spans(text):
+        pieces.append(text[position:start])
+        pieces.append(" " * (end - start))
+        position = end
+    pieces.append(text[position:])
+    return "".join(pieces)
+
+
+def _inline_code_spans(text: str) -> list[tuple[int, int]]:
+    """(start, end) of each code span: from a backtick run to the next run of the same length on
+    its line, leftmost first; a run with no partner is literal text (CommonMark, within a line).
+
+    Linear: one backward pass gives each run its partner, one forward pass pairs them."""
+    runs = [match.span() for match in _BACKTICK_RUN.finditer(text)]
+    partner: list[int | None] = [None] * len(runs)
+    latest: dict[int, int] = {}  # run length → index of the nearest such run after, same line
+    next_start = len(text)
+    for index in range(len(runs) - 1, -1, -1):
+        start, end = runs[index]
+        if text.find("\n", end, next_start) >= 0:
+            latest.clear()
+        partner[index] = latest.get(end - start)
+        latest[end - start] = index
+        next_start = start
+    spans = []
+    index = 0
+    while index < len(runs):
+        closing = partner[index]
+        if closing is None:
+            index += 1
+        else:
+            spans.append((runs[index][0], runs[closing][1]))
+            index = closing + 1
+    return spans
 
 
 def _blank(match: re.Match[str]) -> str:

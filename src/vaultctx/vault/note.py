@@ -19,14 +19,14 @@ from typing import Any
 
 import yaml
 
+from vaultctx.vault.bounded_yaml import FrontMatterTooCostlyError, load_bounded_yaml
 from vaultctx.vault.links import Link, extract_links_from_masked, mask_code
-
-# libyaml's loader is ~10x faster and accepts the same safe subset of YAML.
-_YAML_LOADER: Any = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
 
 _FRONT_MATTER_FENCE = "---"
 _FRONT_MATTER_CLOSE = re.compile(r"^---[ \t]*$", re.MULTILINE)
-_H1 = re.compile(r"^ {0,3}# +(.+?)(?: +#+)? *$", re.MULTILINE)
+# The closing `#`s are cut off in Python: `(.+?)(?: +#+)? *$` backtracked over runs of spaces,
+# and a 100 KB heading line of them took three minutes.
+_H1 = re.compile(r"^ {0,3}# +([^\n]+)", re.MULTILINE)
 # A tag follows whitespace or the line start and runs until punctuation or space; letters of any
 # script and emoji are fine. The character class is the one Dataview uses to mirror Obsidian.
 # `(?<!\S#)` after the literal `#` (not a lookbehind before it) lets the engine jump between `#`s.
@@ -34,6 +34,9 @@ _INLINE_TAG = re.compile(
     r"#(?<!\S#)([^\u2000-\u206F\u2E00-\u2E7F'!\"#$%&()*+,.:;<=>?@^`{|}~\[\]\\\s]+)"
 )
 _TAG_SEPARATORS = re.compile(r"[,\s]+")
+
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
+_DECIMAL_BITS = 14_000  # below sys.int_info.default_max_str_digits (4,300) decimal digits
 
 _EXCLUDING_KEYS = {"excalidraw-plugin": "excalidraw drawing", "kanban-plugin": "kanban board"}
 
@@ -62,7 +65,11 @@ def parse_note(path: str, text: str) -> Note:
     suffix = posixpath.splitext(path)[1].lower()
     name = posixpath.basename(path)
     if suffix in (".html", ".htm"):
-        title, visible_text = html_to_text(text)
+        try:
+            title, visible_text = html_to_text(text)
+        except AssertionError as exc:  # how Python's parser rejects a malformed `<![`
+            problem = f"HTML could not be parsed ({exc}); indexed as text"
+            return Note(path=path, title=name, body=text, problems=[problem])
         return Note(path=path, title=title or name, body=visible_text)
     if suffix != ".md":
         return Note(path=path, title=name, body=text)
@@ -117,9 +124,11 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], int, list[str]]:
         return {}, 0, ["front matter opens with '---' but is never closed; add a '---' line"]
     body_offset = close.end() + 1 if close.end() < len(text) else close.end()
     try:
-        loaded = yaml.load(text[yaml_start : close.start()], Loader=_YAML_LOADER)
+        loaded = load_bounded_yaml(text[yaml_start : close.start()])
     except yaml.YAMLError as exc:
         return {}, 0, [f"front matter is not valid YAML ({_yaml_error(exc)}); indexed as text"]
+    except FrontMatterTooCostlyError as exc:
+        return {}, 0, [f"front matter {exc}; indexed as text"]
     if loaded is None:
         return {}, body_offset, []
     if not isinstance(loaded, dict):
@@ -146,7 +155,16 @@ def _title(front_matter: dict[str, Any], masked_body: str, body: str) -> str | N
         return None
     # Read the same line unmasked: `code` in a title is part of the title.
     unmasked = _H1.match(body, heading.start())
-    return unmasked.group(1).strip() if unmasked else None
+    return _without_closing_hashes(unmasked.group(1)).strip() if unmasked else None
+
+
+def _without_closing_hashes(heading: str) -> str:
+    """`Title ##  ` → `Title`: an optional closing run of `#`s after a space, then spaces."""
+    text = heading.rstrip(" ")
+    before_hashes = text.rstrip("#")
+    if before_hashes != text and before_hashes.endswith(" "):
+        return before_hashes.rstrip(" ")
+    return text
 
 
 def _stem(path: str) -> str:
@@ -205,15 +223,31 @@ def _jsonable(value: Any) -> Any:
         return base64.b64encode(value).decode("ascii")
     if isinstance(value, float) and not math.isfinite(value):
         return str(value)  # JSON has no NaN/Infinity; SQLite's json functions reject them
+    if isinstance(value, int) and not _INT64_MIN <= value <= _INT64_MAX:
+        # SQLite's json functions would round it to a float. YAML builds hex, binary and
+        # base-60 ints of any size, and Python refuses to write one of over 4,300 digits.
+        return str(value) if value.bit_length() <= _DECIMAL_BITS else hex(value)
     return value
 
 
 def html_to_text(html: str) -> tuple[str | None, str]:
     """(<title>, visible text) of an HTML page, one line per block element."""
     parser = _VisibleTextParser()
-    parser.feed(html)
+    parser.feed(_escape_unclosed_tail(html))
     parser.close()
     return parser.title, parser.text()
+
+
+def _escape_unclosed_tail(html: str) -> str:
+    """``html`` with each ``<`` that no ``>`` follows written as ``&lt;``.
+
+    Such a ``<`` opens nothing, so ``HTMLParser`` shows it as text anyway, but only when closing,
+    after scanning from it to the end of the page for its ``>``: 8 KB of ``<a `` took half a
+    second, 300 KB many minutes (CVE-2025-6069; fixed in Python's mid-2025 patch releases, not
+    in the 3.11.7 this was measured on).
+    """
+    tail_start = html.rfind(">") + 1
+    return html[:tail_start] + html[tail_start:].replace("<", "&lt;")
 
 
 class _VisibleTextParser(HTMLParser):
