@@ -276,3 +276,31 @@ def test_watch_indexes_past_a_billion_laughs_note_and_stops_on_the_first_ctrl_c(
             process.wait()
     assert process.returncode == 0, stderr
     assert "Traceback" not in stderr
+
+
+def test_a_parser_failure_nobody_foresaw_costs_one_note(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The safety net under the fixes above: an unexpected exception while parsing one note is
+    reported for that note (in worker processes too, which call the same function)."""
+    from vaultctx.config import Config
+    from vaultctx.embed.static import StaticEmbedder
+    from vaultctx.index import prepare
+    from vaultctx.index.indexer import Indexer
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "cursed.md").write_text("# Cursed\n\nbreaks the parser\n")
+    (vault / AFTER_NOTE).write_text("# After\n\nthe lighthouse keeper\n")
+    real_parse = prepare.parse_note
+
+    def parse(path: str, text: str) -> Any:
+        if path == "cursed.md":
+            raise RecursionError("maximum recursion depth exceeded")
+        return real_parse(path, text)
+
+    monkeypatch.setattr(prepare, "parse_note", parse)
+    report = Indexer(Config(vault=vault, db=tmp_path / "index.db"), StaticEmbedder()).run(fast=True)
+    reasons = {s["path"]: s["reason"] for s in report.skipped}
+    assert "RecursionError" in reasons["cursed.md"]
+    assert report.added == 1

@@ -467,6 +467,9 @@ class Indexer:
                     return
             parse_and_chunk(prepared, text, self.config.settings)
             _merge_phases(report, prepared.phase_seconds)
+            if prepared.unreadable is not None:
+                report.skipped.append({"path": vault_file.path, "reason": prepared.unreadable})
+                return
         note = prepared.note
         assert note is not None
         if prepared.excluded is not None:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import time
 from collections import Counter
 from collections.abc import Iterator
@@ -25,6 +26,8 @@ from vaultctx.vault.chunker import chunk_text, heading_context
 from vaultctx.vault.errors import UnreadableFileError
 from vaultctx.vault.note import Note, front_matter_json, parse_note
 from vaultctx.vault.scanner import VaultFile, read_vault_file
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -98,7 +101,23 @@ def read_file(vault_file: VaultFile) -> tuple[PreparedFile, str | None]:
 
 
 def parse_and_chunk(prepared: PreparedFile, text: str, settings: Settings) -> None:
-    """Parse, then chunk and scrub unless the note is excluded (Excalidraw, Kanban)."""
+    """Parse, then chunk and scrub unless the note is excluded (Excalidraw, Kanban).
+
+    A note that breaks the parser in a way nobody foresaw is reported as unreadable (its earlier
+    version stays indexed) instead of failing the run, and with it every later run of a watcher:
+    one hostile note must never stop a vault from being indexed."""
+    try:
+        _parse_and_chunk(prepared, text, settings)
+    except Exception as exc:  # any parser failure, reported for this note only
+        log.warning("%s could not be parsed: %r", prepared.file.path, exc)
+        prepared.note, prepared.columns, prepared.chunks = None, None, []
+        prepared.unreadable = (
+            f"could not be parsed ({type(exc).__name__}); it is left as it was indexed before. "
+            "Please report this note's shape as a vaultctx bug"
+        )
+
+
+def _parse_and_chunk(prepared: PreparedFile, text: str, settings: Settings) -> None:
     with timed(prepared.phase_seconds, "parse"):
         note = parse_note(prepared.file.path, text)
     with timed(prepared.phase_seconds, "scrub"):
