@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
 from typer.testing import CliRunner
@@ -13,6 +14,7 @@ from vaultctx.api import Vault
 from vaultctx.cli.main import app
 from vaultctx.config import ConfigError
 from vaultctx.context_blocks import (
+    BlockResult,
     BlockSpec,
     UnknownBlockError,
     cache_path,
@@ -104,17 +106,21 @@ def test_malformed_blocks_are_errors(tmp_path: Path, toml: str, message: str) ->
         load_block_specs([path])
 
 
+def block(vault: Vault, name: str, **options: Any) -> BlockResult:
+    return get_block(vault.config, vault.context, name, **options)
+
+
 def contributors(vault: Vault, name: str) -> dict[str, list[int]]:
     files: dict[str, list[int]] = json.loads(cache_path(vault.db_path).read_text())[name]["files"]
     return files
 
 
 def test_built_then_served_from_the_cache(vault: Vault) -> None:
-    first = get_block(vault, "deploys", files=files(vault), now=1000.0)
+    first = block(vault, "deploys", files=files(vault), now=1000.0)
     assert not first.cached
     assert first.sources[0].startswith("runbook.md") and "rollback job" in first.markdown
     assert first.expires_at == 1000.0 + 2 * 3600
-    second = get_block(vault, "deploys", files=files(vault), now=2000.0)
+    second = block(vault, "deploys", files=files(vault), now=2000.0)
     assert second.cached and second.markdown == first.markdown and second.built_at == 1000.0
     runbook = (vault.path / "runbook.md").stat()
     assert contributors(vault, "deploys")["runbook.md"] == [runbook.st_mtime_ns, runbook.st_size]
@@ -122,66 +128,66 @@ def test_built_then_served_from_the_cache(vault: Vault) -> None:
 
 
 def test_expired_blocks_are_rebuilt(vault: Vault) -> None:
-    get_block(vault, "deploys", files=files(vault), now=1000.0)
-    later = get_block(vault, "deploys", files=files(vault), now=1000.0 + 2 * 3600)
+    block(vault, "deploys", files=files(vault), now=1000.0)
+    later = block(vault, "deploys", files=files(vault), now=1000.0 + 2 * 3600)
     assert not later.cached and later.built_at == 1000.0 + 2 * 3600
 
 
 def test_an_edited_source_invalidates_the_block(vault: Vault) -> None:
-    get_block(vault, "deploys", files=files(vault), now=1000.0)
+    block(vault, "deploys", files=files(vault), now=1000.0)
     note = vault.path / "runbook.md"
     note.write_text(note.read_text() + "Also: freeze the queue first.\n")
     vault.index(fast=True)
     vault.close()
-    rebuilt = get_block(vault, "deploys", files=files(vault), now=1001.0)
+    rebuilt = block(vault, "deploys", files=files(vault), now=1001.0)
     assert not rebuilt.cached and "freeze the queue" in rebuilt.markdown
 
 
 def test_a_touched_source_invalidates_the_block(vault: Vault) -> None:
-    get_block(vault, "deploys", files=files(vault), now=1000.0)
+    block(vault, "deploys", files=files(vault), now=1000.0)
     stat = (vault.path / "runbook.md").stat()
     os.utime(vault.path / "runbook.md", ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))
-    assert not get_block(vault, "deploys", files=files(vault), now=1001.0).cached
+    assert not block(vault, "deploys", files=files(vault), now=1001.0).cached
 
 
 def test_a_deleted_source_invalidates_the_block(vault: Vault) -> None:
-    get_block(vault, "deploys", files=files(vault), now=1000.0)
+    block(vault, "deploys", files=files(vault), now=1000.0)
     (vault.path / "runbook.md").unlink()
     vault.index(fast=True)
     vault.close()
-    rebuilt = get_block(vault, "deploys", files=files(vault), now=1001.0)
+    rebuilt = block(vault, "deploys", files=files(vault), now=1001.0)
     assert not rebuilt.cached and not any(s.startswith("runbook.md") for s in rebuilt.sources)
 
 
 def test_an_edit_elsewhere_keeps_the_cache(vault: Vault) -> None:
-    get_block(vault, "deploys", files=files(vault), now=1000.0)
+    block(vault, "deploys", files=files(vault), now=1000.0)
     used = contributors(vault, "deploys")
     unused = next(f"{t}.md" for t in FILLER_TOPICS if f"{t}.md" not in used)
     (vault.path / unused).write_text("# Rewritten\n\nSomething else entirely.\n")
-    assert get_block(vault, "deploys", files=files(vault), now=1001.0).cached
+    assert block(vault, "deploys", files=files(vault), now=1001.0).cached
 
 
 def test_a_changed_declaration_rebuilds(vault: Vault) -> None:
-    get_block(vault, "deploys", files=files(vault), now=1000.0)
+    block(vault, "deploys", files=files(vault), now=1000.0)
     toml = vault.path / "vaultctx.toml"
     toml.write_text(BLOCKS.replace("max_tokens = 400", "max_tokens = 300"))
-    assert not get_block(vault, "deploys", files=files(vault), now=1001.0).cached
+    assert not block(vault, "deploys", files=files(vault), now=1001.0).cached
 
 
 def test_refresh_forces_a_rebuild(vault: Vault) -> None:
-    get_block(vault, "deploys", files=files(vault), now=1000.0)
-    assert not get_block(vault, "deploys", refresh=True, files=files(vault), now=1001.0).cached
+    block(vault, "deploys", files=files(vault), now=1000.0)
+    assert not block(vault, "deploys", refresh=True, files=files(vault), now=1001.0).cached
 
 
 def test_a_damaged_cache_is_rebuilt(vault: Vault) -> None:
     cache_path(vault.db_path).write_text("{not json")
-    assert not get_block(vault, "deploys", files=files(vault)).cached
-    assert get_block(vault, "deploys", files=files(vault)).cached
+    assert not block(vault, "deploys", files=files(vault)).cached
+    assert block(vault, "deploys", files=files(vault)).cached
 
 
 def test_unknown_block_lists_the_defined_ones(vault: Vault) -> None:
     with pytest.raises(UnknownBlockError, match=r"'nope' \(defined: deploys, gardening\)"):
-        get_block(vault, "nope", files=files(vault))
+        block(vault, "nope", files=files(vault))
 
 
 def test_cli_context_block(vault: Vault) -> None:

@@ -14,7 +14,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vaultctx.config import Config, default_db_path, load_config
+from vaultctx.config import Config, ConfigError, default_db_path, load_config
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -170,6 +170,15 @@ STATIC_VECTOR_WEIGHT = 0.25
 QUALITY_VECTOR_WEIGHT = 0.67
 
 
+def _create_engine(name: str, setting: str) -> Embedder:
+    from vaultctx.embed.registry import UnknownEngineError, create_embedder
+
+    try:
+        return create_embedder(name)
+    except UnknownEngineError as exc:
+        raise ConfigError(f"{setting} in vaultctx.toml: {exc}") from exc
+
+
 class Vault:
     """A vault of notes and its index: ``Vault("~/notes").index()``, then ``.status()``."""
 
@@ -196,11 +205,10 @@ class Vault:
         return self.config.db
 
     def embedder(self) -> Embedder:
-        """The bundled static engine, loaded once per ``Vault``."""
+        """The pass-1 engine (``engine`` in vaultctx.toml; the bundled static model by default),
+        loaded once per ``Vault``."""
         if self._embedder is None:
-            from vaultctx.embed.static import StaticEmbedder
-
-            self._embedder = StaticEmbedder()
+            self._embedder = _create_engine(self.config.settings.engine, "engine")
         return self._embedder
 
     def indexer(self, *, progress: ProgressSink | None = None) -> Indexer:
@@ -220,12 +228,12 @@ class Vault:
         return self.indexer(progress=progress).run(full=full, fast=fast)
 
     def quality_embedder(self) -> Embedder | None:
-        """The bundled transformer engine for pass 2; None when onnxruntime is unavailable."""
-        if self._quality_embedder is None:
+        """The pass-2 engine (``quality_engine``; the bundled transformer by default); None when
+        it is switched off (``quality_engine = ""``) or its runtime is not installed."""
+        name = self.config.settings.quality_engine
+        if self._quality_embedder is None and name:
             try:
-                from vaultctx.embed.onnx import OnnxEmbedder
-
-                self._quality_embedder = OnnxEmbedder()
+                self._quality_embedder = _create_engine(name, "quality_engine")
             except ImportError:
                 return None
         return self._quality_embedder
@@ -390,7 +398,7 @@ class Vault:
         """A named context block from ``vaultctx.toml``, cached until its TTL or sources change."""
         from vaultctx.context_blocks import get_block
 
-        return get_block(self, name, refresh=refresh)
+        return get_block(self.config, self.context, name, refresh=refresh)
 
     def capture(
         self,
@@ -406,7 +414,8 @@ class Vault:
         from vaultctx.capture import capture
 
         return capture(
-            self,
+            self.config,
+            self.embedder(),
             text,
             title=title,
             note_type=note_type,
@@ -425,7 +434,13 @@ class Vault:
         """Keeps the index current as files change: ``run()`` blocks until ``stop()``."""
         from vaultctx.index.watch import VaultWatcher
 
-        return VaultWatcher(self, idle_seconds=idle_seconds, quality=quality, on_event=on_event)
+        return VaultWatcher(
+            self.config,
+            self.indexer,
+            idle_seconds=idle_seconds,
+            quality=quality and self.quality_embedder() is not None,
+            on_event=on_event,
+        )
 
     def read_note(
         self, path: str, *, section: str | None = None, max_tokens: int = 8000

@@ -19,7 +19,8 @@ from typing import TYPE_CHECKING, Any
 import yaml
 
 if TYPE_CHECKING:
-    from vaultctx.api import Vault
+    from vaultctx.config import Config
+    from vaultctx.embed.base import Embedder
 
 INBOX_FOLDER = "00-inbox"
 NOTE_TYPES = ("note", "signal", "project", "moc", "daily")
@@ -220,15 +221,16 @@ def _create_exclusively(file: Path, content: str) -> None:
         handle.write(content)
 
 
-def _is_ignored(vault: Vault, path: str) -> bool:
+def _is_ignored(config: Config, path: str) -> bool:
     from vaultctx.vault.scanner import is_served_path, load_ignore_rules
 
-    rules, _ = load_ignore_rules(vault.path, vault.config.settings.ignore)
+    rules, _ = load_ignore_rules(config.vault, config.settings.ignore)
     return not is_served_path(path, rules)
 
 
 def capture(
-    vault: Vault,
+    config: Config,
+    embedder: Embedder,
     text: str,
     *,
     title: str | None = None,
@@ -247,7 +249,7 @@ def capture(
     from vaultctx.index.lookups import file_is_indexed
 
     path, file, chosen = write_capture(
-        vault.path,
+        config.vault,
         text,
         title=title,
         note_type=note_type,
@@ -256,13 +258,13 @@ def capture(
         source=source,
     )
     folder = path.rsplit("/", 1)[0]
-    if _is_ignored(vault, path):
+    if _is_ignored(config, path):
         notice = f"{folder}/ is excluded by the ignore rules: saved, but not searchable"
         return CaptureResult(path, file, chosen, False, [notice])
     notices: list[str] = []
     try:
         # The static engine only: the fast pass never needs the transformer model loaded.
-        report = Indexer(vault.config, vault.embedder()).run(fast=True)
+        report = Indexer(config, embedder).run(fast=True)
     except IndexerBusyError:
         notices.append(
             "another vaultctx process is updating the index and will pick the note up "
@@ -270,7 +272,7 @@ def capture(
         )
         return CaptureResult(path, file, chosen, False, notices)
     skipped = [s["reason"] for s in report.skipped if s["path"] == path]  # e.g. too big
-    indexed = file_is_indexed(vault.db_path, path)
+    indexed = file_is_indexed(config.db, path)
     if not indexed:
         notices.append(f"not indexed: {skipped[0] if skipped else 'the indexer did not take it'}")
     return CaptureResult(path, file, chosen, indexed, notices)

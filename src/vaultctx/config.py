@@ -45,6 +45,9 @@ class Settings:
     ignore: tuple[str, ...] = ()
     # Processes preparing files in large index runs; 0 = one per CPU core (see index/parallel.py).
     index_workers: int = 0
+    # Embedding engines by registered name (embed/registry.py): pass 1, and pass 2 ("" = none).
+    engine: str = "static"
+    quality_engine: str = "onnx"
 
 
 @dataclass(frozen=True)

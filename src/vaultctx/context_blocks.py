@@ -21,18 +21,15 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import platformdirs
 
 from vaultctx.atomic_write import write_atomically
 from vaultctx.config import APP_NAME, CONFIG_FILE_NAME, Config, ConfigError, read_toml
-
-if TYPE_CHECKING:
-    from vaultctx.api import Vault
 
 DEFAULT_MAX_TOKENS = 1500
 DEFAULT_TTL_HOURS = 24.0
@@ -107,12 +104,34 @@ def _spec(path: Path, name: str, table: Any) -> BlockSpec:
     return BlockSpec(name, query.strip(), max_tokens, float(ttl))
 
 
+class _Hit(Protocol):
+    @property
+    def file_path(self) -> str: ...
+
+
+class _Context(Protocol):
+    """What a block is built from: ``Vault.context``'s answer (markdown, sources, hits)."""
+
+    @property
+    def markdown(self) -> str: ...
+    @property
+    def sources(self) -> list[str]: ...
+    @property
+    def results(self) -> Sequence[_Hit]: ...
+
+
+# ``Vault.context(query, max_tokens=…)``: passed in, so this feature stands on the API rather than
+# inside it (the API module imports this one, never the other way round).
+ContextFunction = Callable[..., _Context]
+
+
 def cache_path(db: Path) -> Path:
     return Path(f"{db}{CACHE_SUFFIX}")
 
 
 def get_block(
-    vault: Vault,
+    config: Config,
+    context: ContextFunction,
     name: str,
     *,
     refresh: bool = False,
@@ -120,20 +139,20 @@ def get_block(
     now: float | None = None,
 ) -> BlockResult:
     """The block ``name``: from the cache when still valid, else rebuilt and cached."""
-    specs = load_block_specs(files if files is not None else config_files(vault.config))
+    specs = load_block_specs(files if files is not None else config_files(config))
     spec = specs.get(name)
     if spec is None:
         defined = ", ".join(sorted(specs)) or "none"
         raise UnknownBlockError(
             f"no context block named {name!r} (defined: {defined}); declare it in "
-            f"{vault.path / CONFIG_FILE_NAME} as [blocks.{name}] with a query"
+            f"{config.vault / CONFIG_FILE_NAME} as [blocks.{name}] with a query"
         )
     moment = time.time() if now is None else now
-    cache = _read_cache(cache_path(vault.db_path))
+    cache = _read_cache(cache_path(config.db))
     entry = cache.get(name)
-    if not refresh and isinstance(entry, dict) and _still_valid(entry, spec, vault.path, moment):
+    if not refresh and isinstance(entry, dict) and _still_valid(entry, spec, config.vault, moment):
         return _result(name, entry, cached=True)
-    block = vault.context(spec.query, max_tokens=spec.max_tokens)
+    block = context(spec.query, max_tokens=spec.max_tokens)
     entry = {
         "query": spec.query,
         "max_tokens": spec.max_tokens,
@@ -142,12 +161,12 @@ def get_block(
         "sources": block.sources,
         "built_at": moment,
         "files": {
-            path: _fingerprint(vault.path, path)
+            path: _fingerprint(config.vault, path)
             for path in dict.fromkeys(r.file_path for r in block.results)
         },
     }
     cache[name] = entry
-    _write_cache(cache_path(vault.db_path), cache)
+    _write_cache(cache_path(config.db), cache)
     return _result(name, entry, cached=False)
 
 

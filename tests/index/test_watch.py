@@ -18,7 +18,7 @@ import watchfiles
 from tests.mcp.conftest import subprocess_env
 from vaultctx.api import Vault
 from vaultctx.index.db import open_index
-from vaultctx.index.watch import VaultChangeFilter, VaultWatcher, WatchEvent
+from vaultctx.index.watch import VaultChangeFilter, WatchEvent
 from vaultctx.search.retriever import Retriever
 
 SEARCHABLE_WITHIN = 2.0
@@ -59,7 +59,7 @@ class Running:
 
     def __init__(self, vault: Vault) -> None:
         self.events: list[WatchEvent] = []
-        self.watcher = VaultWatcher(vault, quality=False, on_event=self.events.append)
+        self.watcher = vault.watcher(quality=False, on_event=self.events.append)
         self.thread = threading.Thread(target=self.watcher.run, daemon=True)
 
 
@@ -174,7 +174,7 @@ def test_a_busy_index_is_retried(vault: Vault) -> None:
     events: list[WatchEvent] = []
     lock = FileLock(f"{vault.db_path}.lock")
     lock.acquire()
-    watcher = VaultWatcher(vault, quality=False, on_event=events.append)
+    watcher = vault.watcher(quality=False, on_event=events.append)
     thread = threading.Thread(target=watcher.run, daemon=True)
     thread.start()
     try:
@@ -215,7 +215,7 @@ def test_change_filter(
 
 def test_pass_2_runs_once_the_vault_is_quiet(vault: Vault) -> None:
     events: list[WatchEvent] = []
-    watcher = VaultWatcher(vault, idle_seconds=0.2, on_event=events.append)
+    watcher = vault.watcher(idle_seconds=0.2, on_event=events.append)
     thread = threading.Thread(target=watcher.run, daemon=True)
     thread.start()
     try:

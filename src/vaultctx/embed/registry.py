@@ -1,6 +1,9 @@
-"""Where the bundled engines live, and one place to create an engine by its short name.
+"""One place to create an embedding engine by its short name; ``Vault`` picks engines here.
 
-Kept free of heavy imports: the CLI imports this to list or pick engines before any model loads.
+The bundled engines are registered below; another engine (a remote API, say) registers a factory
+with ``register_engine`` and is then chosen by name in ``vaultctx.toml`` (``engine``,
+``quality_engine``) without any change to ``Vault``. Kept free of heavy imports: an engine's
+module is imported only when the engine is created.
 """
 
 from __future__ import annotations
@@ -9,31 +12,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 from vaultctx.embed.base import Embedder
+from vaultctx.embed.model_files import MODELS_DIR, ModelNotFoundError, require_model_files
 
-MODELS_DIR = Path(__file__).resolve().parent / "models"
-
-
-class ModelNotFoundError(FileNotFoundError):
-    """A model folder is missing or incomplete; the message names the folder and what to do."""
-
-    def __init__(self, folder: Path, missing: list[str]) -> None:
-        self.folder = folder
-        self.missing = missing
-        what = "folder does not exist" if not folder.is_dir() else f"missing {', '.join(missing)}"
-        super().__init__(
-            f"embedding model not found at {folder} ({what}). Point to a complete local model "
-            "folder, or reinstall vaultctx to restore the bundled models "
-            "(developers: run scripts/build_models.py)."
-        )
+EngineFactory = Callable[[Path | None], Embedder]
 
 
-def require_model_files(folder: Path, required: tuple[str, ...]) -> Path:
-    """Fail before any library sees the path: Hugging Face loaders treat a missing folder as a
-    hub id and would try the network."""
-    missing = [name for name in required if not (folder / name).is_file()]
-    if missing:
-        raise ModelNotFoundError(folder, missing)
-    return folder
+class UnknownEngineError(ValueError):
+    """No engine is registered under that name; the message lists the ones that are."""
 
 
 def _static(model_dir: Path | None) -> Embedder:
@@ -48,7 +33,16 @@ def _onnx(model_dir: Path | None) -> Embedder:
     return OnnxEmbedder(model_dir)
 
 
-ENGINES: dict[str, Callable[[Path | None], Embedder]] = {"static": _static, "onnx": _onnx}
+ENGINES: dict[str, EngineFactory] = {"static": _static, "onnx": _onnx}
+
+
+def register_engine(name: str, factory: EngineFactory) -> None:
+    """Make ``factory`` available as the engine ``name`` (replacing one of that name)."""
+    ENGINES[name] = factory
+
+
+def engine_names() -> list[str]:
+    return sorted(ENGINES)
 
 
 def create_embedder(engine: str, model_dir: Path | str | None = None) -> Embedder:
@@ -56,6 +50,20 @@ def create_embedder(engine: str, model_dir: Path | str | None = None) -> Embedde
     try:
         factory = ENGINES[engine]
     except KeyError:
-        known = ", ".join(sorted(ENGINES))
-        raise ValueError(f"unknown embedding engine {engine!r}; choose one of: {known}") from None
+        known = ", ".join(engine_names())
+        raise UnknownEngineError(
+            f"unknown embedding engine {engine!r}; choose one of: {known}"
+        ) from None
     return factory(Path(model_dir) if model_dir is not None else None)
+
+
+__all__ = [
+    "ENGINES",
+    "MODELS_DIR",
+    "ModelNotFoundError",
+    "UnknownEngineError",
+    "create_embedder",
+    "engine_names",
+    "register_engine",
+    "require_model_files",
+]

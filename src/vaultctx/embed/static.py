@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from vaultctx.embed.base import Vectors, model_hash
-from vaultctx.embed.registry import MODELS_DIR, require_model_files
+from vaultctx.embed.model_files import MODELS_DIR, require_model_files
 
 if TYPE_CHECKING:
     from tokenizers import Tokenizer

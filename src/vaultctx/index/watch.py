@@ -28,7 +28,6 @@ from vaultctx.config import Config
 from vaultctx.vault.scanner import IGNORE_FILE_NAME, is_indexed_name, load_ignore_rules
 
 if TYPE_CHECKING:
-    from vaultctx.api import Vault
     from vaultctx.index.indexer import Indexer, IndexReport
 
 log = logging.getLogger(__name__)
@@ -94,7 +93,8 @@ class VaultWatcher:
 
     def __init__(
         self,
-        vault: Vault,
+        config: Config,
+        new_indexer: Callable[[], Indexer],
         *,
         idle_seconds: float | None = None,
         quality: bool = True,
@@ -102,7 +102,8 @@ class VaultWatcher:
         debounce_ms: int = DEBOUNCE_MS,
         step_ms: int = STEP_MS,
     ) -> None:
-        self.vault = vault
+        self.config = config
+        self.new_indexer = new_indexer
         self.idle_seconds = IDLE_SECONDS if idle_seconds is None else idle_seconds
         self.quality = quality
         self.on_event = on_event or _log_event
@@ -140,7 +141,7 @@ class VaultWatcher:
     def run(self) -> None:
         listener = threading.Thread(target=self._listen, name="vaultctx-watch", daemon=True)
         listener.start()
-        quality_due = self.quality and self.vault.quality_embedder() is not None
+        quality_due = self.quality
         self._changed.set()  # catch up with whatever changed while nobody was watching
         try:
             while not self._stop.is_set():
@@ -154,7 +155,7 @@ class VaultWatcher:
                     if self._index(fast=True, changes=changes) is None:
                         self._retry_later()
                         continue
-                    quality_due = self.quality and self.vault.quality_embedder() is not None
+                    quality_due = self.quality
                     if not self.ready.is_set() and self._listening.wait(10):
                         self.ready.set()
                 elif quality_due:
@@ -172,7 +173,7 @@ class VaultWatcher:
     def _index(self, *, fast: bool, changes: int) -> IndexReport | None:
         from vaultctx.index.indexer import IndexerBusyError
 
-        indexer = self.vault.indexer()
+        indexer = self.new_indexer()
         with self._lock:
             if self._stop.is_set():
                 return None
@@ -196,10 +197,10 @@ class VaultWatcher:
         return report
 
     def _listen(self) -> None:
-        change_filter = VaultChangeFilter(self.vault.config)
+        change_filter = VaultChangeFilter(self.config)
         try:
             for changes in watchfiles.watch(
-                self.vault.path,
+                self.config.vault,
                 watch_filter=change_filter,
                 debounce=self.debounce_ms,
                 step=self.step_ms,

@@ -1,0 +1,121 @@
+"""The import graph of src/vaultctx: no cycles, lazy or not, and dependencies flow downward.
+
+Every ``import`` counts, including those inside functions and under ``TYPE_CHECKING``: a lazy
+import that points back up is still a design cycle (a feature calling back into the facade),
+which is what docs/architecture.md's layering rules out.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import pkgutil
+from pathlib import Path
+
+import vaultctx
+
+SRC = Path(vaultctx.__file__).resolve().parent
+# Layers from the bottom up; a module may import its own layer and the ones below it only.
+LOWER_LAYERS = ("vaultctx.vault", "vaultctx.text", "vaultctx.scrub", "vaultctx.embed")
+UPPER = ("vaultctx.api", "vaultctx.cli", "vaultctx.mcp", "vaultctx.hooks")
+
+
+def _module_names() -> dict[str, Path]:
+    names = {}
+    for file in SRC.rglob("*.py"):
+        parts = file.relative_to(SRC.parent).with_suffix("").parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        names[name] = file
+    return names
+
+
+def _imports(name: str, file: Path, modules: set[str]) -> set[str]:
+    package = name if file.name == "__init__.py" else name.rsplit(".", 1)[0]
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - node.level + 1]
+                target = ".".join([*base, *([node.module] if node.module else [])])
+            else:
+                target = node.module or ""
+            found.add(target)
+            found.update(f"{target}.{alias.name}" for alias in node.names)
+    return {target for target in found if target in modules and target != name}
+
+
+def import_graph() -> dict[str, set[str]]:
+    modules = _module_names()
+    return {name: _imports(name, file, set(modules)) for name, file in modules.items()}
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components with more than one module (Tarjan, iteratively)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+    for start in sorted(graph):
+        if start in index:
+            continue
+        work = [(start, iter(sorted(graph[start])))]
+        index[start] = low[start] = len(index)
+        stack.append(start)
+        on_stack.add(start)
+        while work:
+            node, children = work[-1]
+            child = next(children, None)
+            if child is not None:
+                if child not in index:
+                    index[child] = low[child] = len(index)
+                    stack.append(child)
+                    on_stack.add(child)
+                    work.append((child, iter(sorted(graph[child]))))
+                elif child in on_stack:
+                    low[node] = min(low[node], index[child])
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[node])
+            if low[node] == index[node]:
+                component = []
+                while True:
+                    member = stack.pop()
+                    on_stack.discard(member)
+                    component.append(member)
+                    if member == node:
+                        break
+                if len(component) > 1:
+                    found.append(sorted(component))
+    return found
+
+
+def test_every_module_imports() -> None:
+    for module in pkgutil.walk_packages(vaultctx.__path__, "vaultctx."):
+        if module.name.endswith("__main__"):
+            continue
+        importlib.import_module(module.name)
+
+
+def test_the_import_graph_has_no_cycles() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_finds_a_cycle() -> None:
+    graph = {"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}
+    assert cycles(graph) == [["a", "b", "c"]]
+
+
+def test_lower_layers_never_import_upper_ones() -> None:
+    graph = import_graph()
+    upward = [
+        (module, target)
+        for module, targets in graph.items()
+        if module.startswith(LOWER_LAYERS) or module.startswith("vaultctx.index")
+        for target in targets
+        if target.startswith(UPPER)
+    ]
+    assert upward == []
