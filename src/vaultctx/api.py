@@ -7,7 +7,6 @@ because hooks run on every prompt and must start fast.
 
 from __future__ import annotations
 
-import json
 import shlex
 import time
 from dataclasses import asdict, dataclass, field
@@ -94,19 +93,10 @@ class DoctorReport:
 
 def _korean_share(db: IndexDatabase, samples: int = 200) -> float:
     """Share of Korean words in chunks spread evenly over the index: a sample keeps status fast."""
-    from vaultctx.index.text_codec import unpack_text
+    from vaultctx.index.inspect import sample_chunk_texts
     from vaultctx.text.cjk import hangul_word_share
 
-    bounds = db.execute("SELECT min(id), max(id) FROM chunks").fetchone()
-    if bounds is None or bounds[0] is None:
-        return 0.0
-    low, high = int(bounds[0]), int(bounds[1])
-    bodies = [
-        unpack_text(row[0])
-        for start in range(low, high + 1, max(1, (high - low) // samples))
-        for row in db.execute("SELECT body FROM chunks WHERE id >= ? ORDER BY id LIMIT 1", (start,))
-    ]
-    return hangul_word_share(bodies)
+    return hangul_word_share(sample_chunk_texts(db, samples))
 
 
 def _language_note(korean_share: float) -> str | None:
@@ -259,7 +249,12 @@ class Vault:
 
     def _add_vector_sources(self, retriever: Retriever) -> None:
         """Each engine once per retriever: used only if the index's vectors are its own."""
-        from vaultctx.index.quality_pass import QUALITY_TABLE
+        from vaultctx.index.schema import (
+            META_MODEL_HASH,
+            META_QUALITY_MODEL_HASH,
+            QUALITY_TABLE,
+            VECTOR_TABLE,
+        )
         from vaultctx.search.retriever import VectorSource
 
         reader = retriever.db
@@ -268,7 +263,7 @@ class Vault:
         if "quality" not in self._engines_checked:
             self._engines_checked.add("quality")
             better = self.quality_embedder() if reader.has_table(QUALITY_TABLE) else None
-            if better is not None and reader.meta("quality_model_hash") == better.model_hash:
+            if better is not None and reader.meta(META_QUALITY_MODEL_HASH) == better.model_hash:
                 retriever.quality = VectorSource(
                     QUALITY_TABLE, lambda q: better.embed([q])[0], weight=QUALITY_VECTOR_WEIGHT
                 )
@@ -276,11 +271,11 @@ class Vault:
             return
         if retriever.quality is None or not retriever.quality_complete():
             self._engines_checked.add("static")
-            if reader.has_table("chunk_vecs"):
+            if reader.has_table(VECTOR_TABLE):
                 engine = self.embedder()
-                if reader.meta("model_hash") == engine.model_hash:
+                if reader.meta(META_MODEL_HASH) == engine.model_hash:
                     retriever.static = VectorSource(
-                        "chunk_vecs", lambda q: engine.embed([q])[0], weight=STATIC_VECTOR_WEIGHT
+                        VECTOR_TABLE, lambda q: engine.embed([q])[0], weight=STATIC_VECTOR_WEIGHT
                     )
 
     def index_command(self, *, full: bool = False) -> str:
@@ -487,6 +482,13 @@ class Vault:
 
     def status(self) -> IndexStatus:
         from vaultctx.index.db import IndexMissingError, open_index
+        from vaultctx.index.inspect import counts, fts_tokenizer
+        from vaultctx.index.schema import (
+            META_LAST_RUN,
+            META_MODEL_HASH,
+            META_MODEL_NAME,
+            META_QUALITY_MODEL_NAME,
+        )
         from vaultctx.text.lexical import FTS_ANALYZER_META
 
         base: dict[str, Any] = {"vault": str(self.config.vault), "db": str(self.config.db)}
@@ -495,45 +497,28 @@ class Vault:
         except IndexMissingError:
             return IndexStatus(**base, exists=False)
         try:
-
-            def count(sql: str) -> int:
-                return int(db.scalar(sql))
-
-            fts_sql = db.execute(
-                "SELECT sql FROM sqlite_master WHERE name = 'chunks_fts'"
-            ).fetchone()
-            tokenizer = None
-            if fts_sql is not None and "tokenize=" in str(fts_sql[0]):
-                tokenizer = str(fts_sql[0]).split("tokenize=", 1)[1].split("'")[1]
-            vectors = (
-                count("SELECT count(*) FROM chunk_vecs")
-                if (db.capabilities.vectors and db.has_table("chunk_vecs"))
-                else 0
-            )
+            numbers = counts(db)
             korean_share = _korean_share(db)
-            quality = 0
-            if db.capabilities.vectors and db.has_table("chunk_vecs_quality"):
-                quality = count("SELECT count(*) FROM chunks WHERE quality_embedded_at IS NOT NULL")
             return IndexStatus(
                 **base,
                 exists=True,
-                quality_vectors=quality,
-                quality_model_name=db.meta("quality_model_name"),
-                files=count("SELECT count(*) FROM files"),
-                chunks=count("SELECT count(*) FROM chunks"),
-                vectors=vectors,
-                model_name=db.meta("model_name"),
-                model_hash=db.meta("model_hash"),
-                last_run=db.meta_json("last_run"),
+                quality_vectors=numbers.quality_vectors,
+                quality_model_name=db.meta(META_QUALITY_MODEL_NAME),
+                files=numbers.files,
+                chunks=numbers.chunks,
+                vectors=numbers.vectors,
+                model_name=db.meta(META_MODEL_NAME),
+                model_hash=db.meta(META_MODEL_HASH),
+                last_run=db.meta_json(META_LAST_RUN),
                 db_bytes=_database_bytes(self.config.db),
                 sqlite_version=db.capabilities.sqlite_version,
                 vec_version=db.capabilities.vec_version,
-                fts_tokenizer=tokenizer,
+                fts_tokenizer=fts_tokenizer(db),
                 fts_analyzer=db.meta(FTS_ANALYZER_META),
                 korean_share=round(korean_share, 3),
                 language_note=_language_note(korean_share),
                 scrubber_note=_scrubber_note(db),
-                problems=count("SELECT count(*) FROM files WHERE problems != '[]'"),
+                problems=numbers.notes_with_problems,
             )
         finally:
             db.close()
@@ -546,6 +531,8 @@ class Vault:
             NotAnIndexError,
             open_index,
         )
+        from vaultctx.index.inspect import counts, has_vector_table, notes_with_problems
+        from vaultctx.index.schema import META_LAST_RUN
 
         checks: list[dict[str, str]] = []
 
@@ -575,14 +562,13 @@ class Vault:
             else:
                 # SQLite >= 3.44 runs FTS5's own integrity check inside integrity_check.
                 add("sqlite integrity", "ok", "integrity_check ok (tables, indexes, FTS5)")
-            chunks = int(db.scalar("SELECT count(*) FROM chunks"))
-            if db.capabilities.vectors and db.has_table("chunk_vecs"):
-                vectors = int(db.scalar("SELECT count(*) FROM chunk_vecs"))
-                status = "ok" if vectors == chunks else "warn"
+            numbers = counts(db)
+            if has_vector_table(db):
+                status = "ok" if numbers.vectors == numbers.chunks else "warn"
                 add(
                     "vectors",
                     status,
-                    f"{vectors} vectors for {chunks} chunks",
+                    f"{numbers.vectors} vectors for {numbers.chunks} chunks",
                     "" if status == "ok" else f"{update} to embed the missing chunks",
                 )
             elif not db.capabilities.vectors:
@@ -592,7 +578,7 @@ class Vault:
                     "sqlite-vec could not be loaded: search uses BM25 only",
                     "reinstall vaultctx so the sqlite-vec wheel for this platform is present",
                 )
-            last = db.meta_json("last_run")
+            last = db.meta_json(META_LAST_RUN)
             if last is None:
                 add("last run", "warn", "no completed index run recorded", update)
             elif last.get("interrupted"):
@@ -605,12 +591,7 @@ class Vault:
             else:
                 ago = time.time() - float(last["finished_at"])
                 add("last run", "ok", f"finished {ago / 60:.0f} min ago")
-            broken = [
-                (str(path), json.loads(str(problems_json)))
-                for path, problems_json in db.execute(
-                    "SELECT path, problems FROM files WHERE problems != '[]' ORDER BY path LIMIT 20"
-                )
-            ]
+            broken = notes_with_problems(db, 20)
             for path, note_problems in broken:
                 add(
                     "note",

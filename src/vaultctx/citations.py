@@ -27,6 +27,7 @@ from urllib.parse import unquote
 
 from vaultctx.config import Config
 from vaultctx.index.db import open_index
+from vaultctx.index.inspect import note_aliases, note_paths
 from vaultctx.vault.errors import UnreadableFileError
 from vaultctx.vault.links import LinkResolver, extract_links, mask_code
 from vaultctx.vault.markdown_blocks import Heading, outline
@@ -565,13 +566,8 @@ class _VaultNotes:
     def load(cls, config: Config, targets: Iterable[str]) -> _VaultNotes:
         db = open_index(config.db, readonly=True)
         try:
-            paths = [str(row[0]) for row in db.execute("SELECT path FROM files ORDER BY path")]
-            alias_rows = [
-                (str(path), str(aliases))
-                for path, aliases in db.execute(
-                    "SELECT path, aliases FROM files WHERE aliases != '[]' ORDER BY path"
-                )
-            ]
+            paths = note_paths(db)
+            alias_rows = note_aliases(db)
         finally:
             db.close()
         return cls(config, paths, alias_rows, targets)

@@ -49,7 +49,16 @@ from vaultctx.index.prepare import (
     read_file,
     timed,
 )
-from vaultctx.index.quality_pass import QUALITY_TABLE, quality_coverage, run_quality_pass
+from vaultctx.index.quality_pass import quality_coverage, run_quality_pass
+from vaultctx.index.schema import (
+    META_INDEX_SIGNATURE,
+    META_LAST_RUN,
+    META_MODEL_HASH,
+    META_MODEL_NAME,
+    META_RUN_STARTED,
+    QUALITY_TABLE,
+    VECTOR_TABLE,
+)
 from vaultctx.index.text_codec import unpack_text
 from vaultctx.scrub import scrub_secrets
 from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
@@ -58,8 +67,6 @@ from vaultctx.vault.note import Note
 from vaultctx.vault.scanner import VaultFile, scan_vault
 
 log = logging.getLogger(__name__)
-
-VECTOR_TABLE = "chunk_vecs"
 
 
 class IndexerBusyError(RuntimeError):
@@ -248,10 +255,10 @@ class Indexer:
             db = open_index(self.config.db)
             # quick_check reads the whole file (seconds at 50k notes), so it runs only when the
             # previous run did not finish: the only time damage is plausible.
-            problems = db.integrity_problems(quick=True) if db.meta("run_started") else []
+            problems = db.integrity_problems(quick=True) if db.meta(META_RUN_STARTED) else []
             if not problems:
                 with db.transaction():
-                    db.set_meta("run_started", str(time.time()))
+                    db.set_meta(META_RUN_STARTED, str(time.time()))
                 return db
             db.close()
             reason = f"integrity check failed ({problems[0]})"
@@ -263,7 +270,7 @@ class Indexer:
         report.full, report.full_reason = True, reason
         db = open_index(self.config.db)
         with db.transaction():
-            db.set_meta("run_started", str(time.time()))
+            db.set_meta(META_RUN_STARTED, str(time.time()))
         return db
 
     def _check_model(self, db: IndexDatabase, report: IndexReport) -> bool:
@@ -284,7 +291,7 @@ class Indexer:
             },
             sort_keys=True,
         )
-        previous = db.meta("index_signature")
+        previous = db.meta(META_INDEX_SIGNATURE)
         if previous is not None and previous != signature and not report.full:
             old = json.loads(previous)
             new = json.loads(signature)
@@ -294,10 +301,10 @@ class Indexer:
             log.warning(message)
             report.full, report.full_reason = True, message
         with db.transaction():
-            db.set_meta("index_signature", signature)
+            db.set_meta(META_INDEX_SIGNATURE, signature)
             if has_vectors and self.embedder is not None:
-                db.set_meta("model_name", self.embedder.name)
-                db.set_meta("model_hash", self.embedder.model_hash)
+                db.set_meta(META_MODEL_NAME, self.embedder.name)
+                db.set_meta(META_MODEL_HASH, self.embedder.model_hash)
         return has_vectors
 
     def _run(self, db: IndexDatabase, report: IndexReport) -> None:
@@ -326,9 +333,9 @@ class Indexer:
                 with db.transaction():
                     db.set_meta(STAT_DIGEST_META, _table_digest(db))
         with db.transaction():
-            db.execute("DELETE FROM model_meta WHERE key = 'run_started'")
+            db.execute("DELETE FROM model_meta WHERE key = ?", (META_RUN_STARTED,))
             db.set_meta(
-                "last_run",
+                META_LAST_RUN,
                 json.dumps(
                     {
                         "finished_at": time.time(),

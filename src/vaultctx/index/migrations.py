@@ -158,10 +158,19 @@ def m005_rescrub_metadata(conn: Any) -> None:
     conn.execute("UPDATE files SET mtime_ns = 0, content_hash = ''")
 
 
+def m006_record_fts_tokenizer(conn: Any) -> None:
+    """The FTS tokenizer as metadata, which status reads instead of parsing the table's DDL."""
+    conn.execute(
+        "INSERT OR REPLACE INTO model_meta(key, value) VALUES ('fts_tokenizer', ?)",
+        ("porter unicode61 remove_diacritics 2",),
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_create_tables,
     m002_fts,
     m003_quality_pass,
     m004_compact_chunks,
     m005_rescrub_metadata,
+    m006_record_fts_tokenizer,
 )

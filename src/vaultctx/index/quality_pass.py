@@ -19,9 +19,8 @@ from dataclasses import dataclass
 
 from vaultctx.embed.base import Embedder, embedding_input, quantize_int8
 from vaultctx.index.db import VECTOR_STORAGE, IndexDatabase, ensure_vector_table
+from vaultctx.index.schema import META_QUALITY_MODEL_HASH, META_QUALITY_MODEL_NAME, QUALITY_TABLE
 from vaultctx.index.text_codec import unpack_text
-
-QUALITY_TABLE = "chunk_vecs_quality"
 
 
 @dataclass
@@ -41,7 +40,7 @@ def quality_coverage(db: IndexDatabase) -> tuple[int, int]:
 
 
 def _reset_if_model_changed(db: IndexDatabase, embedder: Embedder) -> str | None:
-    previous = db.meta("quality_model_hash")
+    previous = db.meta(META_QUALITY_MODEL_HASH)
     layout_ok = db.meta(f"{QUALITY_TABLE}.layout") == f"{VECTOR_STORAGE}[{embedder.dimension}]"
     if previous == embedder.model_hash and layout_ok:
         return None
@@ -50,8 +49,8 @@ def _reset_if_model_changed(db: IndexDatabase, embedder: Embedder) -> str | None
             db.execute(f"DROP TABLE {QUALITY_TABLE}")
         db.execute("UPDATE chunks SET quality_embedded_at = NULL")
         ensure_vector_table(db, QUALITY_TABLE, embedder.dimension)
-        db.set_meta("quality_model_hash", embedder.model_hash)
-        db.set_meta("quality_model_name", embedder.name)
+        db.set_meta(META_QUALITY_MODEL_HASH, embedder.model_hash)
+        db.set_meta(META_QUALITY_MODEL_NAME, embedder.name)
     return None if previous is None else "quality model changed: all quality vectors redone"
 
 
