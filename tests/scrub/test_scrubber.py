@@ -36,7 +36,7 @@ from tests.scrub.labelled_fixtures import (
     score,
 )
 from vaultctx.scrub import ScrubResult, compiled_rules, scrub_secrets
-from vaultctx.scrub.patterns import literal_heads, translate_go_regex
+from vaultctx.scrub.patterns import _VENDOR_VALIDATORS, literal_heads, translate_go_regex
 from vaultctx.scrub.scrubber import _matches_at
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -246,6 +246,28 @@ def test_private_key_cut_in_two_by_chunking_is_replaced_in_both_halves() -> None
     assert not re.search(r"[A-Za-z0-9+/]{20}", head_result.text + tail_result.text)
 
 
+# (prefix, a length GitLab issues, a length past its maximum for that prefix)
+GITLAB_LENGTHS = [
+    *((prefix, 20, 51) for prefix in ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "GR1348941")),
+    ("glimt-", 25, 29),
+    ("glptt-", 40, 44),
+    ("gloas-", 64, 70),
+]
+
+
+@pytest.mark.parametrize(("prefix", "length", "too_long"), GITLAB_LENGTHS)
+def test_gitlab_tokens_are_judged_by_their_whole_length(
+    prefix: str, length: int, too_long: int
+) -> None:
+    """A GitLab prefix followed by a run longer than GitLab issues is not a GitLab token, even
+    though its head has the length of one (gitleaks' GitLab rules fix a length, not an end)."""
+    alphabet = HEX if prefix == "glptt-" else ALNUM + "_"
+    token = prefix + fake(alphabet, length, len(prefix))
+    assert token not in scrub_secrets(f"see {token} here").text
+    longer = prefix + fake(alphabet, too_long, len(prefix))
+    assert scrub_secrets(f"see {longer} here").total == 0
+
+
 PLACEHOLDERS = [
     "password: changeme",
     'password = "xxxxxxxxxx"',
@@ -450,6 +472,12 @@ def test_rules_compile_once_and_report_what_was_skipped() -> None:
     assert compiled.gitleaks_compiled >= 200
     assert all(reason for reason in compiled.gitleaks_skipped.values())
     assert compiled.compile_seconds > 0
+
+
+def test_vendor_validators_name_rules_that_exist() -> None:
+    """A misspelt rule name would silently leave that rule unchecked."""
+    names = {rule.name for rule in compiled_rules().rules}
+    assert set(_VENDOR_VALIDATORS) <= names
 
 
 def test_importing_compiles_nothing() -> None:

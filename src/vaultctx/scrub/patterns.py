@@ -581,7 +581,24 @@ def _is_jwt(secret: str, match: re.Match[str], text: str) -> bool:
     return _decodes_to_json_object(secret.split(".", 1)[0])
 
 
-_VENDOR_VALIDATORS: dict[str, tuple[Validator, ...]] = {"jwt": (_is_jwt,)}
+def _gitlab_length(secret: str, match: re.Match[str], text: str) -> bool:
+    """gitleaks' GitLab rules fix one length per prefix but no end, so they also fire on the head
+    of a longer run (``glimt-`` and 29 characters). GitLab issues each prefix at a documented
+    length or range (``_GITLAB_TOKEN``, detect-secrets' shapes): a longer run is not its token."""
+    return _regex(_GITLAB_TOKEN).match(text, match.start()) is not None
+
+
+_VENDOR_VALIDATORS: dict[str, tuple[Validator, ...]] = {
+    "jwt": (_is_jwt,),
+    **{
+        f"gitlab-{name}": (_gitlab_length,)
+        for name in (
+            *("pat", "deploy-token", "feed-token", "scim-token", "runner-authentication-token"),
+            *("rrt", "cicd-job-token", "incoming-mail-token", "ptt", "oauth-app-secret"),
+            "kubernetes-agent-token",
+        )
+    },
+}
 
 
 # --- our generic rules ---------------------------------------------------------------------
