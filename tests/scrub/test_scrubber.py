@@ -268,6 +268,49 @@ def test_gitlab_tokens_are_judged_by_their_whole_length(
     assert scrub_secrets(f"see {longer} here").total == 0
 
 
+ARTIFACTORY_CONTEXTS = [
+    "X-JFrog-Art-Api: {secret}",
+    "<password>{secret}</password>",
+    'artifactory_password="{secret}"',
+    "jfrog rt ping --access-token={secret}",
+    "{secret}",
+]
+
+
+@pytest.mark.parametrize("template", ARTIFACTORY_CONTEXTS)
+@pytest.mark.parametrize(
+    "make_secret",
+    [
+        lambda: "AKC" + fake(ALNUM, 30, 1),  # API key; gitleaks only knows AKCp + 69 characters
+        lambda: "AKCp" + fake(ALNUM, 69, 2),
+        lambda: "AP" + fake("0123456789ABCDEF", 1, 3) + fake(ALNUM, 24, 3),  # encrypted password
+    ],
+)
+def test_artifactory_credentials_are_replaced(
+    template: str, make_secret: Callable[[], str]
+) -> None:
+    secret = make_secret()
+    before, after = template.split("{secret}")
+    result = scrub_secrets(template.format(secret=secret))
+    assert result.text.startswith(before) and result.text.endswith(after)
+    assert secret not in result.text and result.total == 1
+
+
+ARTIFACTORY_LOOK_ALIKES = [
+    "The APDUResponseHandler class parses smart-card replies.",  # an identifier, no digit
+    "AKC" + "x" * 10,  # a filler, like ghp_xxxx…
+    "AP6" + "x" * 10,
+    "AP6" + fake(ALNUM, 6, 4),  # too short
+    "mixin" + "AKC" + fake(ALNUM, 20, 5),  # inside a word
+    "data:image/png;base64," + fake(ALNUM + "+/", 30, 6) + "/AP3" + fake(ALNUM, 20, 6),
+]
+
+
+@pytest.mark.parametrize("text", ARTIFACTORY_LOOK_ALIKES)
+def test_artifactory_look_alikes_are_left_alone(text: str) -> None:
+    assert scrub_secrets(text).total == 0
+
+
 PLACEHOLDERS = [
     "password: changeme",
     'password = "xxxxxxxxxx"',

@@ -854,6 +854,19 @@ _GITLAB_PREFIXES = (
     *("glptt-", "glagent-", "gloas-"),
 )
 
+# JFrog Artifactory credentials in detect-secrets' shapes (ArtifactoryDetector): API keys start
+# with AKC (gitleaks only knows AKCp and exactly 69 more characters), encrypted passwords with AP
+# and a hex digit (``AKC[a-zA-Z0-9]{10,}``, ``AP[\dABCDEF][a-zA-Z0-9]{8,}``). Both shapes are
+# short and plain, so the whole run must stand alone: not inside a word or a base64 blob (an
+# inline image), where such a run turns up by chance. The hex digit is spelt out so the rule
+# runs only where "ap0"…"apf" occurs, not at every "ap" of "app" or "map".
+_ARTIFACTORY_CREDENTIAL = (
+    r"(?<![A-Za-z0-9_+/-])"
+    r"(AKC[A-Za-z0-9]{10,}|AP(?:0|1|2|3|4|5|6|7|8|9|A|B|C|D|E|F)[A-Za-z0-9]{8,})"
+    r"(?![A-Za-z0-9_+/-])"
+)
+_ARTIFACTORY_KEYWORDS = ("akc", *(f"ap{digit}" for digit in "0123456789abcdef"))
+
 
 def generic_rules(shared_allowlists: tuple[Allowlist, ...] = ()) -> list[Rule]:
     """vaultctx's own rules, for secrets gitleaks only finds with a file path or a vendor name.
@@ -918,6 +931,14 @@ def generic_rules(shared_allowlists: tuple[Allowlist, ...] = ()) -> list[Rule]:
             (),
         ),
         _structural_rule("gitlab-token", _GITLAB_TOKEN, _GITLAB_PREFIXES, entropy=3.0),
+        # A letters-only run is an identifier (APDUResponse), a repeated character a filler
+        # (AKCxxxxxxxxxx), as gitleaks' entropy limits treat ghp_xxxx…
+        _structural_rule(
+            "artifactory-credential",
+            _ARTIFACTORY_CREDENTIAL,
+            _ARTIFACTORY_KEYWORDS,
+            _random_looking(min_entropy=3.0),
+        ),
         # Square's OAuth application secret: gitleaks has the rule but its default config
         # no longer ships it.
         _structural_rule(
