@@ -335,6 +335,16 @@ PUBLIC_IPV4 = re.compile(
 )
 
 
+def _only_versions_or_masks(text: str) -> bool:
+    """Every public-IP match is a version (``Version: 5.0.0.1``, ``Version=4.0.0.0``) or a mask
+    or wildcard (``255.255.255.0``, ``0.0.0.0``), not a host."""
+    for found in PUBLIC_IPV4.finditer(text):
+        before = text[max(0, found.start() - 30) : found.start()].lower()
+        if "version" not in before and not found.group(1).startswith(("255.", "0.")):
+            return False
+    return True
+
+
 def corpus_alterations(show: int) -> None:
     """Per corpus: files altered, files altered per rule, and the altered lines."""
     for label, root in (
@@ -349,15 +359,17 @@ def corpus_alterations(show: int) -> None:
         addresses = collections.Counter(
             found for text in texts for found in set(PUBLIC_IPV4.findall(text))
         )
-        with_address = sum(bool(PUBLIC_IPV4.search(text)) for text in texts)
+        with_address = [text for text in texts if PUBLIC_IPV4.search(text)]
+        no_host = sum(map(_only_versions_or_masks, with_address))
         print(
             f"{label}: files altered {len(changed)} of {len(notes)} "
             f"({len(changed) / len(notes):.2%}); "
             f"files per rule: {dict(files_by_rule.most_common())}"
         )
         print(
-            f"  a public-IP rule would alter {with_address} files ({len(addresses)} distinct "
-            f"addresses; most common: {', '.join(a for a, _ in addresses.most_common(8))})"
+            f"  a public-IP rule would alter {len(with_address)} files, {no_host} of them only "
+            f"for version numbers or masks ({len(addresses)} distinct matches; most common: "
+            f"{', '.join(a for a, _ in addresses.most_common(8))})"
         )
         for note, result in changed[:show]:
             for marker in MARKER.finditer(result.text):

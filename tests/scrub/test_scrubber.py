@@ -329,6 +329,7 @@ PLACEHOLDERS = [
     "https://user:${DB_PASS}@example.com",
     "-Password 'P@ssw0rd'",
     "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "aws_access_key_id = ASIA" + "Q" * 16,  # a filler in a valid shape, like the ghp_ one
     "password: ENC[AES256_GCM,data:O+5l4g==,iv:c/dS4B=,type:str]",
     "MinPasswordAge : 1.00:00:00",
     "trigger: glptt-" + "x" * 40,
@@ -353,6 +354,8 @@ ORDINARY_TEXT = [
     "| key | value |\n|---|---|\n| retries | 3 |\n| timeout | 30s |",
     "비밀번호는 절대 노트에 적지 마세요. 토큰은 환경 변수로 관리합니다.",
     "> [!note] The secret to good notes is linking them.",
+    # Public addresses are not credentials, and notes name servers by them (see the scrubber).
+    "Resolver 1.1.1.1, NAS at 203.0.113.7:5000, mask 255.255.255.0, module 5.0.0.1.",
 ]
 
 

@@ -9,7 +9,8 @@ Our own generic rules cover what gitleaks leaves to path-based or context-heavy 
 ``Bearer`` tokens, PEM blocks cut in half by chunking, passwords in URLs and ``key = value``
 assignments. They carry plausibility checks so documentation placeholders survive. A few vendor
 formats follow detect-secrets (Yelp, Apache-2.0) where gitleaks' default config is narrower or
-silent: GitLab's documented token lengths, Square OAuth secrets, SoftLayer keys in SOAP URLs.
+silent: GitLab's documented token lengths (which also bound gitleaks' GitLab rules), Artifactory
+API keys and encrypted passwords, Square OAuth secrets, SoftLayer keys in SOAP URLs.
 """
 
 from __future__ import annotations
