@@ -36,7 +36,7 @@ from tests.scrub.labelled_fixtures import (
     score,
 )
 from vaultctx.scrub import ScrubResult, compiled_rules, scrub_secrets
-from vaultctx.scrub.patterns import literal_heads, translate_go_regex
+from vaultctx.scrub.patterns import _VENDOR_VALIDATORS, literal_heads, translate_go_regex
 from vaultctx.scrub.scrubber import _matches_at
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -246,6 +246,71 @@ def test_private_key_cut_in_two_by_chunking_is_replaced_in_both_halves() -> None
     assert not re.search(r"[A-Za-z0-9+/]{20}", head_result.text + tail_result.text)
 
 
+# (prefix, a length GitLab issues, a length past its maximum for that prefix)
+GITLAB_LENGTHS = [
+    *((prefix, 20, 51) for prefix in ("glpat-", "gldt-", "glft-", "glsoat-", "glrt-", "GR1348941")),
+    ("glimt-", 25, 29),
+    ("glptt-", 40, 44),
+    ("gloas-", 64, 70),
+]
+
+
+@pytest.mark.parametrize(("prefix", "length", "too_long"), GITLAB_LENGTHS)
+def test_gitlab_tokens_are_judged_by_their_whole_length(
+    prefix: str, length: int, too_long: int
+) -> None:
+    """A GitLab prefix followed by a run longer than GitLab issues is not a GitLab token, even
+    though its head has the length of one (gitleaks' GitLab rules fix a length, not an end)."""
+    alphabet = HEX if prefix == "glptt-" else ALNUM + "_"
+    token = prefix + fake(alphabet, length, len(prefix))
+    assert token not in scrub_secrets(f"see {token} here").text
+    longer = prefix + fake(alphabet, too_long, len(prefix))
+    assert scrub_secrets(f"see {longer} here").total == 0
+
+
+ARTIFACTORY_CONTEXTS = [
+    "X-JFrog-Art-Api: {secret}",
+    "<password>{secret}</password>",
+    'artifactory_password="{secret}"',
+    "jfrog rt ping --access-token={secret}",
+    "{secret}",
+]
+
+
+@pytest.mark.parametrize("template", ARTIFACTORY_CONTEXTS)
+@pytest.mark.parametrize(
+    "make_secret",
+    [
+        lambda: "AKC" + fake(ALNUM, 30, 1),  # API key; gitleaks only knows AKCp + 69 characters
+        lambda: "AKCp" + fake(ALNUM, 69, 2),
+        lambda: "AP" + fake("0123456789ABCDEF", 1, 3) + fake(ALNUM, 24, 3),  # encrypted password
+    ],
+)
+def test_artifactory_credentials_are_replaced(
+    template: str, make_secret: Callable[[], str]
+) -> None:
+    secret = make_secret()
+    before, after = template.split("{secret}")
+    result = scrub_secrets(template.format(secret=secret))
+    assert result.text.startswith(before) and result.text.endswith(after)
+    assert secret not in result.text and result.total == 1
+
+
+ARTIFACTORY_LOOK_ALIKES = [
+    "The APDUResponseHandler class parses smart-card replies.",  # an identifier, no digit
+    "AKC" + "x" * 10,  # a filler, like ghp_xxxx…
+    "AP6" + "x" * 10,
+    "AP6" + fake(ALNUM, 6, 4),  # too short
+    "mixin" + "AKC" + fake(ALNUM, 20, 5),  # inside a word
+    "data:image/png;base64," + fake(ALNUM + "+/", 30, 6) + "/AP3" + fake(ALNUM, 20, 6),
+]
+
+
+@pytest.mark.parametrize("text", ARTIFACTORY_LOOK_ALIKES)
+def test_artifactory_look_alikes_are_left_alone(text: str) -> None:
+    assert scrub_secrets(text).total == 0
+
+
 PLACEHOLDERS = [
     "password: changeme",
     'password = "xxxxxxxxxx"',
@@ -264,6 +329,7 @@ PLACEHOLDERS = [
     "https://user:${DB_PASS}@example.com",
     "-Password 'P@ssw0rd'",
     "ghp_xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx",
+    "aws_access_key_id = ASIA" + "Q" * 16,  # a filler in a valid shape, like the ghp_ one
     "password: ENC[AES256_GCM,data:O+5l4g==,iv:c/dS4B=,type:str]",
     "MinPasswordAge : 1.00:00:00",
     "trigger: glptt-" + "x" * 40,
@@ -288,6 +354,8 @@ ORDINARY_TEXT = [
     "| key | value |\n|---|---|\n| retries | 3 |\n| timeout | 30s |",
     "비밀번호는 절대 노트에 적지 마세요. 토큰은 환경 변수로 관리합니다.",
     "> [!note] The secret to good notes is linking them.",
+    # Public addresses are not credentials, and notes name servers by them (see the scrubber).
+    "Resolver 1.1.1.1, NAS at 203.0.113.7:5000, mask 255.255.255.0, module 5.0.0.1.",
 ]
 
 
@@ -450,6 +518,12 @@ def test_rules_compile_once_and_report_what_was_skipped() -> None:
     assert compiled.gitleaks_compiled >= 200
     assert all(reason for reason in compiled.gitleaks_skipped.values())
     assert compiled.compile_seconds > 0
+
+
+def test_vendor_validators_name_rules_that_exist() -> None:
+    """A misspelt rule name would silently leave that rule unchecked."""
+    names = {rule.name for rule in compiled_rules().rules}
+    assert set(_VENDOR_VALIDATORS) <= names
 
 
 def test_importing_compiles_nothing() -> None:

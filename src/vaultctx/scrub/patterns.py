@@ -9,7 +9,8 @@ Our own generic rules cover what gitleaks leaves to path-based or context-heavy 
 ``Bearer`` tokens, PEM blocks cut in half by chunking, passwords in URLs and ``key = value``
 assignments. They carry plausibility checks so documentation placeholders survive. A few vendor
 formats follow detect-secrets (Yelp, Apache-2.0) where gitleaks' default config is narrower or
-silent: GitLab's documented token lengths, Square OAuth secrets, SoftLayer keys in SOAP URLs.
+silent: GitLab's documented token lengths (which also bound gitleaks' GitLab rules), Artifactory
+API keys and encrypted passwords, Square OAuth secrets, SoftLayer keys in SOAP URLs.
 """
 
 from __future__ import annotations
@@ -581,7 +582,24 @@ def _is_jwt(secret: str, match: re.Match[str], text: str) -> bool:
     return _decodes_to_json_object(secret.split(".", 1)[0])
 
 
-_VENDOR_VALIDATORS: dict[str, tuple[Validator, ...]] = {"jwt": (_is_jwt,)}
+def _gitlab_length(secret: str, match: re.Match[str], text: str) -> bool:
+    """gitleaks' GitLab rules fix one length per prefix but no end, so they also fire on the head
+    of a longer run (``glimt-`` and 29 characters). GitLab issues each prefix at a documented
+    length or range (``_GITLAB_TOKEN``, detect-secrets' shapes): a longer run is not its token."""
+    return _regex(_GITLAB_TOKEN).match(text, match.start()) is not None
+
+
+_VENDOR_VALIDATORS: dict[str, tuple[Validator, ...]] = {
+    "jwt": (_is_jwt,),
+    **{
+        f"gitlab-{name}": (_gitlab_length,)
+        for name in (
+            *("pat", "deploy-token", "feed-token", "scim-token", "runner-authentication-token"),
+            *("rrt", "cicd-job-token", "incoming-mail-token", "ptt", "oauth-app-secret"),
+            "kubernetes-agent-token",
+        )
+    },
+}
 
 
 # --- our generic rules ---------------------------------------------------------------------
@@ -837,6 +855,19 @@ _GITLAB_PREFIXES = (
     *("glptt-", "glagent-", "gloas-"),
 )
 
+# JFrog Artifactory credentials in detect-secrets' shapes (ArtifactoryDetector): API keys start
+# with AKC (gitleaks only knows AKCp and exactly 69 more characters), encrypted passwords with AP
+# and a hex digit (``AKC[a-zA-Z0-9]{10,}``, ``AP[\dABCDEF][a-zA-Z0-9]{8,}``). Both shapes are
+# short and plain, so the whole run must stand alone: not inside a word or a base64 blob (an
+# inline image), where such a run turns up by chance. The hex digit is spelt out so the rule
+# runs only where "ap0"…"apf" occurs, not at every "ap" of "app" or "map".
+_ARTIFACTORY_CREDENTIAL = (
+    r"(?<![A-Za-z0-9_+/-])"
+    r"(AKC[A-Za-z0-9]{10,}|AP(?:0|1|2|3|4|5|6|7|8|9|A|B|C|D|E|F)[A-Za-z0-9]{8,})"
+    r"(?![A-Za-z0-9_+/-])"
+)
+_ARTIFACTORY_KEYWORDS = ("akc", *(f"ap{digit}" for digit in "0123456789abcdef"))
+
 
 def generic_rules(shared_allowlists: tuple[Allowlist, ...] = ()) -> list[Rule]:
     """vaultctx's own rules, for secrets gitleaks only finds with a file path or a vendor name.
@@ -901,6 +932,14 @@ def generic_rules(shared_allowlists: tuple[Allowlist, ...] = ()) -> list[Rule]:
             (),
         ),
         _structural_rule("gitlab-token", _GITLAB_TOKEN, _GITLAB_PREFIXES, entropy=3.0),
+        # A letters-only run is an identifier (APDUResponse), a repeated character a filler
+        # (AKCxxxxxxxxxx), as gitleaks' entropy limits treat ghp_xxxx…
+        _structural_rule(
+            "artifactory-credential",
+            _ARTIFACTORY_CREDENTIAL,
+            _ARTIFACTORY_KEYWORDS,
+            _random_looking(min_entropy=3.0),
+        ),
         # Square's OAuth application secret: gitleaks has the rule but its default config
         # no longer ships it.
         _structural_rule(
