@@ -13,6 +13,7 @@ import typer
 
 from vaultctx.cli.common import DbOption, UserFacingError, VaultOption, open_vault, stdout
 from vaultctx.mcp import client_config, http_policy
+from vaultctx.mcp.listeners import ListenError, bind_listeners
 from vaultctx.mcp.token import TokenFileError, load_or_create_token, token_problem
 
 
@@ -65,14 +66,21 @@ def serve(
         return
     try:
         required, where = _http_token(host, token or None, no_token)
-    except (http_policy.InsecureBindError, TokenFileError) as exc:
+        sockets = bind_listeners(host, port)  # a busy port is refused before anything starts
+    except (http_policy.InsecureBindError, TokenFileError, ListenError) as exc:
         raise UserFacingError(str(exc)) from exc
     from vaultctx.mcp.server import run_http
 
     shown_host = f"[{host}]" if ":" in host else host
     print(f"vaultctx MCP server at http://{shown_host}:{port}/mcp{where}", file=sys.stderr)
     run_http(
-        handle, host=host, port=port, token=required, extra_hosts=allow_host or (), watch=watch
+        handle,
+        host=host,
+        port=port,
+        token=required,
+        extra_hosts=allow_host or (),
+        watch=watch,
+        sockets=sockets,
     )
 
 
