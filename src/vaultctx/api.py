@@ -402,7 +402,8 @@ class Vault:
         tags: Sequence[str] = (),
         source: str | None = None,
     ) -> CaptureResult:
-        """A new draft note in ``00-inbox/``, never overwriting one, searchable at once."""
+        """A new draft note in the inbox folder (``inbox_folder``, else the vault's own
+        ``00-inbox/`` or ``Inbox/``), never overwriting one, searchable at once."""
         from vaultctx.capture import capture
 
         return capture(
