@@ -76,6 +76,7 @@ class IndexStatus:
     korean_share: float = 0.0  # share of Korean words, from a sample of chunks
     language_note: str | None = None  # set for a mostly Korean vault
     scrubber_note: str | None = None  # set when chunks predate this version's scrubber
+    writable: bool = True  # False: searchable, but `vaultctx index` cannot update it there
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -472,7 +473,7 @@ class Vault:
         return verify_citations(text, self.config, source=source)
 
     def status(self) -> IndexStatus:
-        from vaultctx.index.db import IndexMissingError, open_index
+        from vaultctx.index.db import IndexMissingError, index_is_writable, open_index
         from vaultctx.text.lexical import FTS_ANALYZER_META
 
         base: dict[str, Any] = {"vault": str(self.config.vault), "db": str(self.config.db)}
@@ -520,6 +521,7 @@ class Vault:
                 language_note=_language_note(korean_share),
                 scrubber_note=_scrubber_note(db),
                 problems=count("SELECT count(*) FROM files WHERE problems != '[]'"),
+                writable=index_is_writable(self.config.db),
             )
         finally:
             db.close()
@@ -530,6 +532,7 @@ class Vault:
             IndexDatabaseError,
             IndexFromNewerVersionError,
             NotAnIndexError,
+            index_is_writable,
             open_index,
         )
 
@@ -550,6 +553,15 @@ class Vault:
             return DoctorReport(checks)
         try:
             add("database", "ok", f"{self.config.db} ({_database_bytes(self.config.db)} bytes)")
+            if not index_is_writable(self.config.db):
+                add(
+                    "access",
+                    "warn",
+                    "the index is read-only here: it is readable and search works, but "
+                    "`vaultctx index` cannot update it",
+                    f"to update it, make {self.config.db.parent} writable, or index into a "
+                    "writable location with --db",
+                )
             problems = db.integrity_problems()
             if problems:
                 add(

@@ -246,6 +246,8 @@ def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption =
         rows.append(("language", info.language_note))
     if info.scrubber_note:
         rows.append(("scrubber", info.scrubber_note))
+    if not info.writable:
+        rows.append(("access", "read-only: search works; `vaultctx index` cannot update it here"))
     for key, value in rows:
         table.add_row(f"[bold]{key}[/]", value)
     stdout.print(table)
