@@ -188,7 +188,8 @@ class Indexer:
         self._stop = threading.Event()
 
     def request_stop(self) -> None:
-        """Finish the current file, commit, and return (the CLI's SIGINT handler calls this)."""
+        """Commit the files prepared so far and return, within a second (the CLI's SIGINT
+        handler calls this); files still being prepared are left for the next run."""
         self._stop.set()
 
     def run(self, *, full: bool = False, fast: bool = False) -> IndexReport:

@@ -7,8 +7,10 @@ transaction, results consumed in scan order — and only changes where the work 
 number of files is in flight, so memory stays flat however large the vault.
 
 Workers ignore SIGINT: Ctrl-C reaches the whole process group, and the indexer alone decides to
-finish the current file and commit (SPEC §5); the files still in flight are dropped unwritten and
-the next run prepares them again.
+stop and commit what it has. The workers are then terminated, not awaited: they only read and
+compute, the files still in flight are dropped unwritten and the next run prepares them again, and
+waiting for their groups (or for them to finish starting, a second or more each) kept Ctrl-C
+waiting for seconds.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ import signal
 import threading
 from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 
@@ -45,6 +47,8 @@ MIN_FILES_FOR_WORKERS = 400
 GROUP_MAX_FILES = 32
 GROUP_MAX_BYTES = 64 * 1024
 IN_FLIGHT_PER_WORKER = 4  # groups
+# How often a wait for the workers looks at the stop request: Ctrl-C is answered within a second.
+STOP_POLL_SECONDS = 0.05
 
 
 @dataclass(frozen=True)
@@ -136,27 +140,57 @@ def prepare_in_workers(
     workers: int,
     stop: threading.Event,
 ) -> Iterator[PreparedFile]:
-    """Prepared files in the order of ``tasks``; stops handing out work once ``stop`` is set."""
+    """Prepared files in the order of ``tasks``, until ``stop`` is set (noticed within
+    ``STOP_POLL_SECONDS``, also while waiting for a group)."""
     context = multiprocessing.get_context("spawn")  # the same on Linux, macOS and Windows
-    with ProcessPoolExecutor(
+    pool = ProcessPoolExecutor(
         workers, mp_context=context, initializer=_start_worker, initargs=(setup,)
-    ) as pool:
-        pending: deque[Future[list[PreparedFile]]] = deque()
-        upcoming = _groups(tasks)
-        try:
-            for group in upcoming:
-                pending.append(pool.submit(_prepare_group, group))
-                if len(pending) >= workers * IN_FLIGHT_PER_WORKER:
-                    break
-            while pending and not stop.is_set():
-                prepared = pending.popleft().result()
-                following = next(upcoming, None)
-                if following is not None:
-                    pending.append(pool.submit(_prepare_group, following))
-                for item in prepared:
-                    yield item
-                    if stop.is_set():
-                        return
-        finally:
-            for future in pending:
-                future.cancel()
+    )
+    pending: deque[Future[list[PreparedFile]]] = deque()
+    upcoming = _groups(tasks)
+    finished = False
+    try:
+        for group in upcoming:
+            pending.append(pool.submit(_prepare_group, group))
+            if len(pending) >= workers * IN_FLIGHT_PER_WORKER:
+                break
+        while pending:
+            prepared = _result_unless_stopped(pending.popleft(), stop)
+            if prepared is None:
+                return
+            following = next(upcoming, None)
+            if following is not None:
+                pending.append(pool.submit(_prepare_group, following))
+            for item in prepared:
+                yield item
+                if stop.is_set():
+                    return
+        finished = True
+    finally:
+        if finished:
+            pool.shutdown()
+        else:
+            _terminate_workers(pool)
+
+
+def _result_unless_stopped(
+    future: Future[list[PreparedFile]], stop: threading.Event
+) -> list[PreparedFile] | None:
+    while not stop.is_set():
+        if wait([future], timeout=STOP_POLL_SECONDS).done:
+            return future.result()
+    return None
+
+
+def _terminate_workers(pool: ProcessPoolExecutor) -> None:
+    """End the workers now instead of letting them finish their groups (see the module's
+    docstring); what Python 3.14's ``terminate_workers`` does, for the versions before it."""
+    terminate = getattr(pool, "terminate_workers", None)
+    if terminate is not None:
+        terminate()
+        return
+    processes = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
