@@ -7,6 +7,7 @@ command would otherwise pay.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -115,14 +116,23 @@ def _http_token(host: str, given: str | None, no_token: bool) -> tuple[str | Non
 WriteOption = Annotated[
     bool, typer.Option("--write", help="Merge into the client's file (a .bak copy is kept).")
 ]
+RemoveOption = Annotated[
+    bool,
+    typer.Option("--remove", help="Take this vault's entry out of the client's file instead."),
+]
 
 
 def _configure(
-    client: client_config.ClientName, vault: str | None, db: str | None, write: bool
+    client: client_config.ClientName, vault: str | None, db: str | None, write: bool, remove: bool
 ) -> None:
+    if write and remove:
+        raise UserFacingError("--write adds this vault's entry and --remove takes it out: give one")
     handle = open_vault(vault, db)
-    command = client_config.launch_command(handle)
     path = client_config.config_path(client)
+    if remove:
+        _remove(client, path, handle.path)
+        return
+    command = client_config.launch_command(handle)
     if not write:
         print(client_config.snippet(client, command), end="")
         print(f"add this to {path}, or run again with --write", file=sys.stderr)
@@ -132,32 +142,64 @@ def _configure(
     except client_config.ClientConfigError as exc:
         raise UserFacingError(f"{path}: {exc}") from exc
     if not report.changed:
-        stdout.print(f"{path} already has this vaultctx entry; nothing changed", highlight=False)
+        stdout.print(
+            f"{path} already has the {report.name} entry; nothing changed", highlight=False
+        )
         return
     backup = f" (previous version: {report.backup})" if report.backup else ""
-    stdout.print(f"wrote the vaultctx server to {path}{backup}", highlight=False)
+    replaced = f", replacing {', '.join(report.removed)}" if report.removed else ""
+    stdout.print(f"wrote the {report.name} server to {path}{replaced}{backup}", highlight=False)
 
 
-def claude(vault: VaultOption = None, db: DbOption = None, write: WriteOption = False) -> None:
+def _remove(client: client_config.ClientName, path: Path, vault: Path) -> None:
+    try:
+        report = client_config.remove_client_config(client, path, vault)
+    except client_config.ClientConfigError as exc:
+        raise UserFacingError(f"{path}: {exc}") from exc
+    if not report.changed:
+        stdout.print(f"{path} has no vaultctx entry for {vault}; nothing changed", highlight=False)
+        return
+    backup = f" (previous version: {report.backup})" if report.backup else ""
+    stdout.print(f"removed {', '.join(report.removed)} from {path}{backup}", highlight=False)
+
+
+def claude(
+    vault: VaultOption = None,
+    db: DbOption = None,
+    write: WriteOption = False,
+    remove: RemoveOption = False,
+) -> None:
     """Claude Code: .mcp.json in the current folder (project scope)."""
-    _configure("claude", vault, db, write)
+    _configure("claude", vault, db, write, remove)
 
 
-def codex(vault: VaultOption = None, db: DbOption = None, write: WriteOption = False) -> None:
-    """Codex CLI: the mcp_servers.vaultctx table in ~/.codex/config.toml (or $CODEX_HOME)."""
-    _configure("codex", vault, db, write)
+def codex(
+    vault: VaultOption = None,
+    db: DbOption = None,
+    write: WriteOption = False,
+    remove: RemoveOption = False,
+) -> None:
+    """Codex CLI: a [mcp_servers.vaultctx-<vault>] table in ~/.codex/config.toml (or
+    $CODEX_HOME)."""
+    _configure("codex", vault, db, write, remove)
 
 
-def cursor(vault: VaultOption = None, db: DbOption = None, write: WriteOption = False) -> None:
+def cursor(
+    vault: VaultOption = None,
+    db: DbOption = None,
+    write: WriteOption = False,
+    remove: RemoveOption = False,
+) -> None:
     """Cursor: .cursor/mcp.json in the current folder."""
-    _configure("cursor", vault, db, write)
+    _configure("cursor", vault, db, write, remove)
 
 
 def register(app: typer.Typer) -> None:
     app.command()(serve)
     config_app = typer.Typer(
         name="config",
-        help="Print (or --write) the MCP configuration for Claude Code, Codex CLI or Cursor.",
+        help="Print, --write or --remove this vault's MCP server entry for Claude Code, Codex "
+        "CLI or Cursor (one entry per vault: vaultctx-<vault folder>).",
         no_args_is_help=True,
     )
     for command in (claude, codex, cursor):
