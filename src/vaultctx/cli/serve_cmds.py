@@ -169,7 +169,7 @@ def claude(
     write: WriteOption = False,
     remove: RemoveOption = False,
 ) -> None:
-    """Claude Code: .mcp.json in the current folder (project scope)."""
+    """Claude Code: a vaultctx-<vault folder> entry in .mcp.json here (project scope)."""
     _configure("claude", vault, db, write, remove)
 
 
@@ -179,8 +179,7 @@ def codex(
     write: WriteOption = False,
     remove: RemoveOption = False,
 ) -> None:
-    """Codex CLI: a [mcp_servers.vaultctx-<vault>] table in ~/.codex/config.toml (or
-    $CODEX_HOME)."""
+    """Codex CLI: a vaultctx-<vault folder> table in ~/.codex/config.toml (or $CODEX_HOME)."""
     _configure("codex", vault, db, write, remove)
 
 
@@ -190,7 +189,7 @@ def cursor(
     write: WriteOption = False,
     remove: RemoveOption = False,
 ) -> None:
-    """Cursor: .cursor/mcp.json in the current folder."""
+    """Cursor: a vaultctx-<vault folder> entry in .cursor/mcp.json here."""
     _configure("cursor", vault, db, write, remove)
 
 
@@ -198,8 +197,8 @@ def register(app: typer.Typer) -> None:
     app.command()(serve)
     config_app = typer.Typer(
         name="config",
-        help="Print, --write or --remove this vault's MCP server entry for Claude Code, Codex "
-        "CLI or Cursor (one entry per vault: vaultctx-<vault folder>).",
+        help="Print, --write or --remove this vault's MCP entry for Claude Code, Codex CLI or "
+        "Cursor.",
         no_args_is_help=True,
     )
     for command in (claude, codex, cursor):
