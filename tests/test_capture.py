@@ -171,6 +171,35 @@ def test_an_ignored_inbox_is_reported(vault: Vault) -> None:
     assert vault.search("kept out", mode="bm25").results == []
 
 
+@pytest.mark.parametrize(
+    ("folders", "inbox"),
+    [
+        ([], "00-inbox"),
+        (["Inbox"], "Inbox"),
+        (["00-inbox", "Inbox"], "00-inbox"),
+    ],
+)
+def test_an_existing_inbox_folder_is_used(tmp_path: Path, folders: list[str], inbox: str) -> None:
+    for folder in folders:
+        (tmp_path / folder).mkdir()
+    path, file, _ = write_capture(tmp_path, "body", title="Idea")
+    assert path == f"{inbox}/Idea.md" and file == tmp_path / inbox / "Idea.md"
+    assert {p.name for p in tmp_path.iterdir()} == set(folders) | {inbox}
+
+
+def test_the_inbox_folder_setting_wins(vault: Vault) -> None:
+    (vault.path / "Inbox").mkdir()
+    (vault.path / "vaultctx.toml").write_text('inbox_folder = "areas/captures"\n')
+    result = CliRunner().invoke(
+        app,
+        ["capture", "Quokkas smile.", "--vault", str(vault.path), "--db", str(vault.db_path)],
+    )
+    assert result.exit_code == 0, result.output
+    assert "captured areas/captures/Quokkas smile.md (indexed)" in result.stdout
+    assert (vault.path / "areas" / "captures" / "Quokkas smile.md").is_file()
+    assert list((vault.path / "Inbox").iterdir()) == []
+
+
 def test_cli_json_and_stdin(vault: Vault) -> None:
     result = CliRunner().invoke(
         app,

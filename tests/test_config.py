@@ -68,6 +68,13 @@ def test_vault_toml_overrides_user_toml(tmp_path: Path) -> None:
         ("nonsense = 1", "unknown setting 'nonsense'"),
         ("max_file_bytes = [", "invalid TOML"),
         ("ignore = [1]", "list of strings"),
+        ("inbox_folder = 3", "must be str"),
+        ("inbox_folder = '/home/me/inbox'", "inbox_folder.*inside the vault"),
+        ("inbox_folder = 'C:/inbox'", "inbox_folder.*inside the vault"),
+        ("inbox_folder = '../outside'", "inbox_folder.*inside the vault"),
+        ("inbox_folder = 'notes/../../outside'", "inbox_folder.*inside the vault"),
+        ("inbox_folder = ''", "inbox_folder.*inside the vault"),
+        ("inbox_folder = '.'", "inbox_folder.*inside the vault"),
     ],
 )
 def test_bad_settings_are_named(tmp_path: Path, content: str, message: str) -> None:
@@ -76,3 +83,14 @@ def test_bad_settings_are_named(tmp_path: Path, content: str, message: str) -> N
     (vault / "vaultctx.toml").write_text(content)
     with pytest.raises(ConfigError, match=message):
         load_config(vault, env={}, user_config_dir=tmp_path / "cfg")
+
+
+def test_inbox_folder_is_a_vault_relative_folder(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    vault.mkdir()
+    assert (
+        load_config(vault, env={}, user_config_dir=tmp_path / "cfg").settings.inbox_folder is None
+    )
+    (vault / "vaultctx.toml").write_text("inbox_folder = 'areas\\inbox/'\n")
+    settings = load_config(vault, env={}, user_config_dir=tmp_path / "cfg").settings
+    assert settings.inbox_folder == "areas/inbox"

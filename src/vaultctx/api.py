@@ -75,6 +75,7 @@ class IndexStatus:
     korean_share: float = 0.0  # share of Korean words, from a sample of chunks
     language_note: str | None = None  # set for a mostly Korean vault
     scrubber_note: str | None = None  # set when chunks predate this version's scrubber
+    writable: bool = True  # False: searchable, but `vaultctx index` cannot update it there
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -405,7 +406,8 @@ class Vault:
         tags: Sequence[str] = (),
         source: str | None = None,
     ) -> CaptureResult:
-        """A new draft note in ``00-inbox/``, never overwriting one, searchable at once."""
+        """A new draft note in the inbox folder (``inbox_folder``, else the vault's own
+        ``00-inbox/`` or ``Inbox/``), never overwriting one, searchable at once."""
         from vaultctx.capture import capture
 
         return capture(
@@ -481,7 +483,7 @@ class Vault:
         return verify_citations(text, self.config, source=source)
 
     def status(self) -> IndexStatus:
-        from vaultctx.index.db import IndexMissingError, open_index
+        from vaultctx.index.db import IndexMissingError, index_is_writable, open_index
         from vaultctx.index.inspect import counts, fts_tokenizer
         from vaultctx.index.schema import (
             META_LAST_RUN,
@@ -519,6 +521,7 @@ class Vault:
                 language_note=_language_note(korean_share),
                 scrubber_note=_scrubber_note(db),
                 problems=numbers.notes_with_problems,
+                writable=index_is_writable(self.config.db),
             )
         finally:
             db.close()
@@ -529,6 +532,7 @@ class Vault:
             IndexDatabaseError,
             IndexFromNewerVersionError,
             NotAnIndexError,
+            index_is_writable,
             open_index,
         )
         from vaultctx.index.inspect import counts, has_vector_table, notes_with_problems
@@ -551,6 +555,15 @@ class Vault:
             return DoctorReport(checks)
         try:
             add("database", "ok", f"{self.config.db} ({_database_bytes(self.config.db)} bytes)")
+            if not index_is_writable(self.config.db):
+                add(
+                    "access",
+                    "warn",
+                    "the index is read-only here: it is readable and search works, but "
+                    "`vaultctx index` cannot update it",
+                    f"to update it, make {self.config.db.parent} writable, or index into a "
+                    "writable location with --db",
+                )
             problems = db.integrity_problems()
             if problems:
                 add(

@@ -1,9 +1,10 @@
-"""``capture``: a new note in ``00-inbox/`` with proper front matter, indexed at once (SPEC §9).
+"""``capture``: a new note in the vault's inbox with proper front matter, indexed at once.
 
-Captures land in the inbox as ``status: draft`` because they are unsorted (the seed's vault layout:
-"00-inbox/ — unsorted captures, pending triage"). A capture never overwrites anything: the file is
-created exclusively, and a taken name becomes ``Title 2.md``, ``Title 3.md``, … The file name is
-made safe for every OS and for Obsidian links, whatever the title holds.
+Captures land in the inbox as ``status: draft`` because they are unsorted, pending triage. The
+inbox is ``inbox_folder`` from ``vaultctx.toml`` when set, else the folder the vault already uses
+(``00-inbox/`` or ``Inbox/``), else a new ``00-inbox/``. A capture never overwrites anything: the
+file is created exclusively, and a taken name becomes ``Title 2.md``, ``Title 3.md``, … The file
+name is made safe for every OS and for Obsidian links, whatever the title holds.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ if TYPE_CHECKING:
     from vaultctx.embed.base import Embedder
 
 INBOX_FOLDER = "00-inbox"
+# Inbox folders a vault may already have, looked for in this order when none is configured.
+EXISTING_INBOXES = (INBOX_FOLDER, "Inbox")
 NOTE_TYPES = ("note", "signal", "project", "moc", "daily")
 MAX_STEM_BYTES = 120  # far below every file system's 255-byte name limit, with room for " 99.md"
 MAX_DERIVED_TITLE = 60
@@ -119,7 +122,7 @@ def note_markdown(
     source: str | None = None,
     today: dt.date | None = None,
 ) -> str:
-    """The note's file content: YAML front matter (SPEC §1 keys), then the text as given."""
+    """The note's file content: YAML front matter (the vault's usual keys), then the text."""
     day = today or dt.date.today()
     front_matter: dict[str, Any] = {"title": title, "type": note_type}
     if domain:
@@ -147,11 +150,13 @@ def write_capture(
     tags: Sequence[str] = (),
     source: str | None = None,
     today: dt.date | None = None,
+    inbox: str | None = None,
 ) -> tuple[str, Path, str]:
     """Create the note; returns (vault-relative path, file, title). Never replaces a file.
 
-    The inbox may be a symbolic link (a synced vault, a cloned repo): the note is written only
-    where the link leads inside the vault, and the path returned is that real location.
+    ``inbox`` is the ``inbox_folder`` setting (see ``inbox_folder``). The inbox may be a symbolic
+    link (a synced vault, a cloned repo): the note is written only where the link leads inside
+    the vault, and the path returned is that real location.
     """
     if not text.strip():
         raise CaptureError("nothing to capture: the text is empty")
@@ -160,7 +165,7 @@ def write_capture(
     chosen = secret_free_title(title or derive_title(text))
     stem = safe_file_stem(chosen) or f"Capture {dt.datetime.now():%Y-%m-%d %H%M%S}"
     chosen = chosen or stem
-    folder, relative_folder = _inbox(vault_root)
+    folder, relative_folder = _inbox(vault_root, inbox_folder(vault_root, inbox))
     content = note_markdown(
         text,
         title=chosen,
@@ -191,24 +196,41 @@ def secret_free_title(title: str) -> str:
     return scrub_secrets(" ".join(title.split())).text
 
 
-def _inbox(vault_root: Path) -> tuple[Path, str]:
-    """(inbox folder, its vault-relative path), with symlinks resolved."""
+def inbox_folder(vault_root: Path, setting: str | None) -> str:
+    """The vault-relative folder captures go to: the setting (already checked to stay inside the
+    vault, see ``config.vault_relative_folder``), else an inbox the vault has, else 00-inbox."""
+    if setting:
+        return setting
+    for name in EXISTING_INBOXES:
+        if (vault_root / name).is_dir():
+            return name
+    return INBOX_FOLDER
+
+
+def _inbox(vault_root: Path, relative: str) -> tuple[Path, str]:
+    """(inbox folder, its vault-relative path), created if need be, with symlinks resolved.
+
+    Made one folder at a time, each resolved and checked to be inside the vault before the next
+    is made in it: a link planted at any level never receives a note, nor a folder beyond it.
+    """
     root = Path(os.path.realpath(vault_root))
-    wanted = root / INBOX_FOLDER
-    try:
-        wanted.mkdir(exist_ok=True)
-    except FileExistsError:
-        pass  # a dangling symlink or a file: judged below
-    except OSError as exc:
-        raise CaptureError(f"cannot create {wanted} ({exc.strerror})") from exc
-    folder = Path(os.path.realpath(wanted))
-    if root not in folder.parents:
-        raise CaptureError(
-            f"{wanted} leads outside the vault (to {folder}); capture writes only inside the "
-            f"vault: replace the link with a real {INBOX_FOLDER}/ folder"
-        )
-    if not folder.is_dir():
-        raise CaptureError(f"{wanted} is not a folder; move it away so captures can go there")
+    folder = root
+    for part in relative.split("/"):
+        wanted = folder / part
+        try:
+            wanted.mkdir(exist_ok=True)
+        except FileExistsError:
+            pass  # a dangling symlink or a file: judged below
+        except OSError as exc:
+            raise CaptureError(f"cannot create {wanted} ({exc.strerror})") from exc
+        folder = Path(os.path.realpath(wanted))
+        if root not in folder.parents:
+            raise CaptureError(
+                f"{wanted} leads outside the vault (to {folder}); capture writes only inside "
+                "the vault: replace the link with a real folder"
+            )
+        if not folder.is_dir():
+            raise CaptureError(f"{wanted} is not a folder; move it away so captures can go there")
     return folder, folder.relative_to(root).as_posix()
 
 
@@ -256,6 +278,7 @@ def capture(
         domain=domain,
         tags=tags,
         source=source,
+        inbox=config.settings.inbox_folder,
     )
     folder = path.rsplit("/", 1)[0]
     if _is_ignored(config, path):
@@ -284,6 +307,7 @@ __all__ = [
     "CaptureResult",
     "capture",
     "derive_title",
+    "inbox_folder",
     "note_markdown",
     "parse_tags",
     "safe_file_stem",

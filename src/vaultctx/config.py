@@ -13,7 +13,7 @@ import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 import platformdirs
@@ -48,6 +48,9 @@ class Settings:
     # Embedding engines by registered name (embed/registry.py): pass 1, and pass 2 ("" = none).
     engine: str = "static"
     quality_engine: str = "onnx"
+    # Where `capture` writes, relative to the vault. Unset: the vault's own `00-inbox/` or
+    # `Inbox/` if it has one, else `00-inbox/` (see capture.py).
+    inbox_folder: str | None = None
 
 
 @dataclass(frozen=True)
@@ -102,7 +105,9 @@ def _settings_from(data: Mapping[str, Any], source: Path, base: Settings) -> Set
                 f"{source}: unknown setting '{key}'; known settings: {', '.join(sorted(known))}"
             )
         default = getattr(base, key)
-        if isinstance(default, tuple):
+        if key == "inbox_folder":
+            updates[key] = vault_relative_folder(key, value, source)
+        elif isinstance(default, tuple):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(f"{source}: '{key}' must be a list of strings")
             updates[key] = tuple(value)
@@ -111,6 +116,21 @@ def _settings_from(data: Mapping[str, Any], source: Path, base: Settings) -> Set
         else:
             updates[key] = value
     return replace(base, **updates)
+
+
+def vault_relative_folder(key: str, value: object, source: Path) -> str:
+    """A folder inside the vault, as ``a/b``; absolute paths, ``~`` and ``..`` are refused, as
+    they would lead out of it (either separator is accepted: a vault is shared across systems)."""
+    if not isinstance(value, str):
+        raise ConfigError(f"{source}: '{key}' must be str, got {value!r}")
+    parts = [part for part in value.replace("\\", "/").split("/") if part not in ("", ".")]
+    escapes = value.startswith(("/", "\\", "~")) or PureWindowsPath(value).drive or ".." in parts
+    if escapes or not parts or any(ord(char) < 0x20 for char in value):
+        raise ConfigError(
+            f"{source}: '{key}' must name a folder inside the vault, relative to it "
+            f'(e.g. "Inbox" or "areas/inbox"), not {value!r}'
+        )
+    return "/".join(parts)
 
 
 def load_config(

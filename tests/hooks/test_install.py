@@ -19,6 +19,7 @@ from vaultctx.hooks.install import (
     hook_command,
     install_hooks,
     is_vaultctx_command,
+    uninstall_hooks,
 )
 
 COMMANDS = {
@@ -127,6 +128,55 @@ def test_a_documented_cli_form_counts_as_installed(tmp_path: Path) -> None:
     assert hook["command"] == COMMANDS["context"]
 
 
+def test_uninstall_removes_exactly_our_hooks(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text(json.dumps(USER_SETTINGS, indent=4), encoding="utf-8")
+    install_hooks(path, COMMANDS)
+    settings = read(path)
+    # The user has since put a hook of their own into our group, and one that mentions us.
+    theirs = {"type": "command", "command": "echo vaultctx.hooks context"}
+    settings["hooks"]["UserPromptSubmit"][0]["hooks"].append(theirs)
+    settings["hooks"]["SessionStart"] = []  # theirs, empty before: stays
+    path.write_text(json.dumps(settings), encoding="utf-8")
+    before = path.read_text(encoding="utf-8")
+    report = uninstall_hooks(path)
+    assert report.changed
+    assert sorted(report.events) == ["PostToolUse", "PreToolUse", "UserPromptSubmit"]
+    assert report.backup is not None and report.backup.read_text(encoding="utf-8") == before
+    left = read(path)
+    assert left["permissions"] == USER_SETTINGS["permissions"]
+    assert left["hooks"] == {
+        **USER_SETTINGS["hooks"],
+        "UserPromptSubmit": [{"hooks": [theirs]}],
+        "SessionStart": [],
+    }
+    again = uninstall_hooks(path)
+    assert not again.changed and again.events == []
+
+
+def test_uninstall_leaves_no_empty_hooks_behind(tmp_path: Path) -> None:
+    path = tmp_path / "settings.json"
+    path.write_text('{"model": "opus"}', encoding="utf-8")
+    install_hooks(path, COMMANDS)
+    uninstall_hooks(path)
+    assert read(path) == {"model": "opus"}
+    assert not uninstall_hooks(tmp_path / "missing.json").changed
+    assert not (tmp_path / "missing.json").exists()
+
+
+def test_cli_uninstall(tmp_path: Path, indexed_vault: IndexedVault) -> None:
+    vault_args = ["--vault", str(indexed_vault.vault)]
+    runner = CliRunner()
+    installed = runner.invoke(app, ["hooks", "install", "--project", str(tmp_path), *vault_args])
+    assert installed.exit_code == 0, installed.output
+    removed = runner.invoke(app, ["hooks", "uninstall", "--project", str(tmp_path)])
+    assert removed.exit_code == 0, removed.output
+    assert "removed the vaultctx hooks" in removed.stdout
+    assert read(tmp_path / ".claude" / "settings.json") == {}
+    again = runner.invoke(app, ["hooks", "uninstall", "--project", str(tmp_path)])
+    assert again.exit_code == 0 and "nothing changed" in " ".join(again.stdout.split())
+
+
 @pytest.mark.parametrize(
     ("content", "message"),
     [
@@ -143,6 +193,9 @@ def test_unusable_files_are_refused_and_untouched(
     path.write_text(content, encoding="utf-8")
     with pytest.raises(HookInstallError, match=message.replace("(", r"\(").replace("[", r"\[")):
         install_hooks(path, COMMANDS)
+    if "hooks.PreToolUse" not in message:  # uninstall passes over what it does not recognise
+        with pytest.raises(HookInstallError):
+            uninstall_hooks(path)
     assert path.read_text(encoding="utf-8") == content
     assert not (tmp_path / "settings.json.bak").exists()
 

@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import stat
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -37,7 +40,7 @@ def test_state_file_is_private_and_names_this_process(tmp_path: Path) -> None:
     assert server_link.find_server(db, {}) == server_link.ServerInfo(
         "http://127.0.0.1:8765", "secret", os.getpid()
     )
-    server_link.remove_server_state(db)
+    server_link.remove_server_state(db, "0.0.0.0", 8765)
     assert not path.exists()
 
 
@@ -45,8 +48,40 @@ def test_another_servers_state_file_is_not_removed(tmp_path: Path) -> None:
     db = tmp_path / "index.db"
     path = server_link.state_path(db)
     path.write_text(json.dumps({"url": "http://127.0.0.1:1", "pid": os.getpid() + 1}))
-    server_link.remove_server_state(db)
+    server_link.remove_server_state(db, "127.0.0.1", 1)
     assert path.exists()
+    # The same process, another port: a record this server did not write.
+    path.write_text(json.dumps({"url": "http://127.0.0.1:2", "pid": os.getpid()}))
+    server_link.remove_server_state(db, "127.0.0.1", 1)
+    assert path.exists()
+
+
+def _exited_pid() -> int:
+    done = subprocess.Popen([sys.executable, "-c", ""])
+    done.wait()
+    return done.pid
+
+
+def test_a_running_servers_state_file_is_never_replaced(tmp_path: Path) -> None:
+    """Owned by pid and port: a record is stale once its process is gone or its port is closed."""
+    db = tmp_path / "index.db"
+    path = server_link.state_path(db)
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        url = f"http://127.0.0.1:{listener.getsockname()[1]}"
+        theirs = json.dumps({"url": url, "pid": os.getppid(), "token": "theirs"})
+        path.write_text(theirs)
+        with pytest.raises(server_link.ServerStateTakenError, match=url):
+            server_link.write_server_state(db, "127.0.0.1", 9, "mine")
+        assert path.read_text() == theirs
+        path.write_text(json.dumps({"url": url, "pid": _exited_pid(), "token": "dead"}))
+        server_link.write_server_state(db, "127.0.0.1", 9, "mine")
+        assert server_link.find_server(db, {}) == ("http://127.0.0.1:9", "mine", os.getpid())
+    path.write_text(theirs)  # its process runs, but nothing listens at its port any more
+    server_link.write_server_state(db, "127.0.0.1", 9, "mine")
+    info = server_link.find_server(db, {})
+    assert info is not None and info.token == "mine"
 
 
 @pytest.mark.parametrize("url", ["http://localhost:9000", "http://localhost:9000/mcp/"])
@@ -139,6 +174,40 @@ def test_the_server_records_itself_with_its_token(
     info = server_link.find_server(indexed_vault.db, {})
     assert info is not None
     assert info.url == f"http://127.0.0.1:{server.port}" and info.token == TOKEN
+
+
+def test_a_second_server_leaves_the_first_ones_state_file_alone(
+    server: HttpServer, indexed_vault: IndexedVault
+) -> None:
+    """Neither a second server on the busy port nor one on another port that comes and goes may
+    replace or delete the running server's record: hooks would lose the warm server."""
+    state = server_link.state_path(indexed_vault.db)
+    recorded = state.read_text()
+    env = subprocess_env(VAULTCTX_TOKEN=TOKEN)
+    args = ["serve", "--vault", str(indexed_vault.vault), "--db", str(indexed_vault.db)]
+    busy = subprocess.run(
+        [sys.executable, "-m", "vaultctx", *args, "--http", "--port", str(server.port)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=60,
+    )
+    assert busy.returncode == 2
+    [line] = busy.stderr.splitlines()
+    assert line.startswith(f"error: port {server.port} is in use")
+    assert line.endswith("; choose another with --port")
+    assert state.read_text() == recorded
+    second = start_http_server(args, env)
+    try:
+        wait_until_listening(second)
+        # An answer proves its start-up, state file included, is over.
+        second_info = server_link.ServerInfo(f"http://127.0.0.1:{second.port}", TOKEN)
+        server_link.post_json(second_info, server_link.HOOK_CONTEXT_PATH, {"text": "x"}, 60)
+        assert state.read_text() == recorded
+    finally:
+        stop(second)
+    assert second.process.returncode is not None
+    assert state.read_text() == recorded
 
 
 def test_the_hook_answers_from_the_server(

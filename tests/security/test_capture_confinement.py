@@ -55,6 +55,22 @@ def test_an_inbox_linked_outside_the_vault_is_refused(tmp_path: Path) -> None:
     assert list(elsewhere.iterdir()) == []
 
 
+def test_an_inbox_setting_through_a_link_outside_the_vault_creates_nothing_there(
+    tmp_path: Path,
+) -> None:
+    vault = _vault(tmp_path)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    (vault / "areas").symlink_to(elsewhere, target_is_directory=True)
+    (vault / "vaultctx.toml").write_text('inbox_folder = "areas/inbox/new"\n')
+    with (
+        Vault(vault, db=tmp_path / "index.db") as handle,
+        pytest.raises(CaptureError, match="outside the vault"),
+    ):
+        handle.capture("Groceries\n\nmilk, eggs")
+    assert list(elsewhere.iterdir()) == []
+
+
 def test_an_inbox_linked_inside_the_vault_reports_the_real_path(tmp_path: Path) -> None:
     vault = _vault(tmp_path)
     (vault / "Inbox").mkdir()

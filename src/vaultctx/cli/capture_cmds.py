@@ -42,7 +42,11 @@ def capture(
     ] = "note",
     as_json: JsonOption = False,
 ) -> None:
-    """Save TEXT as a new draft note in 00-inbox/ and index it, so search finds it at once."""
+    """Save TEXT as a new draft note in the inbox and index it, so search finds it at once.
+
+    The inbox is inbox_folder in vaultctx.toml, else the vault's 00-inbox/ or Inbox/ folder,
+    else a new 00-inbox/.
+    """
     body = sys.stdin.read() if text == "-" else text
     handle = open_vault(vault, db)
     with user_errors():

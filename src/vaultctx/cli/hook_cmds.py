@@ -1,4 +1,5 @@
-"""``vaultctx hook context|compress`` (what Claude Code runs) and ``vaultctx hooks install``."""
+"""``vaultctx hook context|compress`` (what Claude Code runs) and ``vaultctx hooks install`` /
+``uninstall``."""
 
 from __future__ import annotations
 
@@ -11,7 +12,13 @@ import typer
 from vaultctx.cli.common import DbOption, UserFacingError, VaultOption, open_vault, stdout
 from vaultctx.config import default_db_path
 from vaultctx.hooks.claude import HookKind, HookOptions, enter_hook_process, run_hook
-from vaultctx.hooks.install import HookInstallError, hook_command, install_hooks, settings_path
+from vaultctx.hooks.install import (
+    HookInstallError,
+    hook_command,
+    install_hooks,
+    settings_path,
+    uninstall_hooks,
+)
 
 hook_app = typer.Typer(
     name="hook",
@@ -19,8 +26,17 @@ hook_app = typer.Typer(
     no_args_is_help=True,
 )
 hooks_app = typer.Typer(
-    name="hooks", help="Install vaultctx's hooks into Claude Code's settings.", no_args_is_help=True
+    name="hooks",
+    help="Install (or uninstall) vaultctx's hooks in Claude Code's settings.",
+    no_args_is_help=True,
 )
+ProjectOption = Annotated[
+    Path | None,
+    typer.Option(help="Project folder whose .claude/settings.json to update (default: here)."),
+]
+UserOption = Annotated[
+    bool, typer.Option("--user", help="Update ~/.claude/settings.json (every project).")
+]
 
 
 def _run(kind: HookKind, vault: str | None, db: str | None) -> None:
@@ -45,19 +61,11 @@ def compress(vault: VaultOption = None, db: DbOption = None) -> None:
 def install(
     vault: VaultOption = None,
     db: DbOption = None,
-    project: Annotated[
-        Path | None,
-        typer.Option(help="Project folder whose .claude/settings.json to update (default: here)."),
-    ] = None,
-    user: Annotated[
-        bool, typer.Option("--user", help="Update ~/.claude/settings.json (every project).")
-    ] = False,
+    project: ProjectOption = None,
+    user: UserOption = False,
 ) -> None:
     """Add the context and compression hooks to Claude Code (merged; a .bak copy is kept)."""
-    if project is not None and user:
-        raise UserFacingError("give --project DIR or --user, not both")
-    if project is not None and not project.is_dir():
-        raise UserFacingError(f"project folder not found: {project}")
+    _check_where(project, user)
     handle = open_vault(vault, db)
     custom_db = handle.db_path if handle.db_path != default_db_path(handle.path) else None
     commands = {
@@ -74,6 +82,30 @@ def install(
         return
     backup = f" (previous version: {report.backup})" if report.backup else ""
     stdout.print(f"installed the vaultctx hooks ({events}) in {path}{backup}", highlight=False)
+
+
+@hooks_app.command("uninstall")
+def uninstall(project: ProjectOption = None, user: UserOption = False) -> None:
+    """Remove vaultctx's hooks from Claude Code's settings; nothing else (a .bak copy is kept)."""
+    _check_where(project, user)
+    path = settings_path(project, user)
+    try:
+        report = uninstall_hooks(path)
+    except HookInstallError as exc:
+        raise UserFacingError(str(exc)) from exc
+    if not report.changed:
+        stdout.print(f"{path} has no vaultctx hooks; nothing changed", highlight=False)
+        return
+    backup = f" (previous version: {report.backup})" if report.backup else ""
+    events = ", ".join(report.events)
+    stdout.print(f"removed the vaultctx hooks ({events}) from {path}{backup}", highlight=False)
+
+
+def _check_where(project: Path | None, user: bool) -> None:
+    if project is not None and user:
+        raise UserFacingError("give --project DIR or --user, not both")
+    if project is not None and not project.is_dir():
+        raise UserFacingError(f"project folder not found: {project}")
 
 
 def register(app: typer.Typer) -> None:

@@ -109,14 +109,15 @@ class LineProgress:
 
 @contextmanager
 def _stop_on_sigint(request_stop: Any) -> Iterator[list[bool]]:
-    """First Ctrl-C asks the indexer to finish the current file and commit; the second aborts."""
+    """First Ctrl-C asks the indexer to stop, which it does within a second, keeping the work
+    done so far; the second aborts at once."""
     hit: list[bool] = []
 
     def handler(signum: int, frame: Any) -> None:
         if hit:
             raise KeyboardInterrupt
         hit.append(True)
-        print("stopping after the current file (Ctrl-C again to abort)…", file=sys.stderr)
+        print("stopping, keeping what is done (Ctrl-C again to abort)…", file=sys.stderr)
         request_stop()
 
     previous = signal.signal(signal.SIGINT, handler)
@@ -246,6 +247,8 @@ def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption =
         rows.append(("language", info.language_note))
     if info.scrubber_note:
         rows.append(("scrubber", info.scrubber_note))
+    if not info.writable:
+        rows.append(("access", "read-only: search works; `vaultctx index` cannot update it here"))
     for key, value in rows:
         table.add_row(f"[bold]{key}[/]", value)
     stdout.print(table)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import importlib
 import os
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 
@@ -30,7 +30,53 @@ HOT_COMMANDS = {
 }
 
 
+def package_version() -> str:
+    """The installed package's version (the source tree's when it runs without being installed)."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("vaultctx")
+    except PackageNotFoundError:
+        from vaultctx import __version__
+
+        return __version__
+
+
+def _print_version(wanted: bool) -> None:
+    if wanted:
+        print(f"vaultctx {package_version()}")
+        raise typer.Exit()
+
+
+VersionOption = Annotated[
+    bool,
+    typer.Option(
+        "--version", help="Print the version and exit.", is_eager=True, callback=_print_version
+    ),
+]
+
+
+def _show_switches_as_switches() -> None:
+    """Help shows ``--fast``, not ``--fast <bool>``.
+
+    typer's rich help (0.29) prints a type after every option, switches included, which reads as
+    if ``--fast true`` were the way to use them (it is an error). Switches (``is_flag``) lose the
+    type here; every other option keeps its own.
+    """
+    from typer.core import TyperOption
+
+    shown = getattr(TyperOption, "display_type_rich", None)
+    if shown is None or shown.__name__ == "type_unless_switch":  # older typer, or done already
+        return
+
+    def type_unless_switch(option: TyperOption, ctx: Any) -> str | None:
+        return None if option.is_flag else shown(option, ctx)
+
+    TyperOption.display_type_rich = type_unless_switch  # type: ignore[method-assign,assignment]
+
+
 def _new_app() -> typer.Typer:
+    _show_switches_as_switches()
     app = typer.Typer(
         name="vaultctx",
         help="Local-first AI knowledge base over a folder of markdown notes.",
@@ -40,7 +86,7 @@ def _new_app() -> typer.Typer:
     )
 
     @app.callback()
-    def main() -> None:
+    def main(version: VersionOption = False) -> None:
         # A callback keeps the app a command group even when it holds a single command, so a
         # hot command's app parses ``vaultctx search ...`` exactly as the full app does.
         pass

@@ -7,12 +7,14 @@ command would otherwise pay.
 from __future__ import annotations
 
 import sys
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from vaultctx.cli.common import DbOption, UserFacingError, VaultOption, open_vault, stdout
 from vaultctx.mcp import client_config, http_policy
+from vaultctx.mcp.listeners import ListenError, bind_listeners
 from vaultctx.mcp.token import TokenFileError, load_or_create_token, token_problem
 
 
@@ -65,14 +67,21 @@ def serve(
         return
     try:
         required, where = _http_token(host, token or None, no_token)
-    except (http_policy.InsecureBindError, TokenFileError) as exc:
+        sockets = bind_listeners(host, port)  # a busy port is refused before anything starts
+    except (http_policy.InsecureBindError, TokenFileError, ListenError) as exc:
         raise UserFacingError(str(exc)) from exc
     from vaultctx.mcp.server import run_http
 
     shown_host = f"[{host}]" if ":" in host else host
     print(f"vaultctx MCP server at http://{shown_host}:{port}/mcp{where}", file=sys.stderr)
     run_http(
-        handle, host=host, port=port, token=required, extra_hosts=allow_host or (), watch=watch
+        handle,
+        host=host,
+        port=port,
+        token=required,
+        extra_hosts=allow_host or (),
+        watch=watch,
+        sockets=sockets,
     )
 
 
@@ -107,14 +116,23 @@ def _http_token(host: str, given: str | None, no_token: bool) -> tuple[str | Non
 WriteOption = Annotated[
     bool, typer.Option("--write", help="Merge into the client's file (a .bak copy is kept).")
 ]
+RemoveOption = Annotated[
+    bool,
+    typer.Option("--remove", help="Take this vault's entry out of the client's file instead."),
+]
 
 
 def _configure(
-    client: client_config.ClientName, vault: str | None, db: str | None, write: bool
+    client: client_config.ClientName, vault: str | None, db: str | None, write: bool, remove: bool
 ) -> None:
+    if write and remove:
+        raise UserFacingError("--write adds this vault's entry and --remove takes it out: give one")
     handle = open_vault(vault, db)
-    command = client_config.launch_command(handle)
     path = client_config.config_path(client)
+    if remove:
+        _remove(client, path, handle.path)
+        return
+    command = client_config.launch_command(handle)
     if not write:
         print(client_config.snippet(client, command), end="")
         print(f"add this to {path}, or run again with --write", file=sys.stderr)
@@ -124,32 +142,63 @@ def _configure(
     except client_config.ClientConfigError as exc:
         raise UserFacingError(f"{path}: {exc}") from exc
     if not report.changed:
-        stdout.print(f"{path} already has this vaultctx entry; nothing changed", highlight=False)
+        stdout.print(
+            f"{path} already has the {report.name} entry; nothing changed", highlight=False
+        )
         return
     backup = f" (previous version: {report.backup})" if report.backup else ""
-    stdout.print(f"wrote the vaultctx server to {path}{backup}", highlight=False)
+    replaced = f", replacing {', '.join(report.removed)}" if report.removed else ""
+    stdout.print(f"wrote the {report.name} server to {path}{replaced}{backup}", highlight=False)
 
 
-def claude(vault: VaultOption = None, db: DbOption = None, write: WriteOption = False) -> None:
-    """Claude Code: .mcp.json in the current folder (project scope)."""
-    _configure("claude", vault, db, write)
+def _remove(client: client_config.ClientName, path: Path, vault: Path) -> None:
+    try:
+        report = client_config.remove_client_config(client, path, vault)
+    except client_config.ClientConfigError as exc:
+        raise UserFacingError(f"{path}: {exc}") from exc
+    if not report.changed:
+        stdout.print(f"{path} has no vaultctx entry for {vault}; nothing changed", highlight=False)
+        return
+    backup = f" (previous version: {report.backup})" if report.backup else ""
+    stdout.print(f"removed {', '.join(report.removed)} from {path}{backup}", highlight=False)
 
 
-def codex(vault: VaultOption = None, db: DbOption = None, write: WriteOption = False) -> None:
-    """Codex CLI: the mcp_servers.vaultctx table in ~/.codex/config.toml (or $CODEX_HOME)."""
-    _configure("codex", vault, db, write)
+def claude(
+    vault: VaultOption = None,
+    db: DbOption = None,
+    write: WriteOption = False,
+    remove: RemoveOption = False,
+) -> None:
+    """Claude Code: a vaultctx-<vault folder> entry in .mcp.json here (project scope)."""
+    _configure("claude", vault, db, write, remove)
 
 
-def cursor(vault: VaultOption = None, db: DbOption = None, write: WriteOption = False) -> None:
-    """Cursor: .cursor/mcp.json in the current folder."""
-    _configure("cursor", vault, db, write)
+def codex(
+    vault: VaultOption = None,
+    db: DbOption = None,
+    write: WriteOption = False,
+    remove: RemoveOption = False,
+) -> None:
+    """Codex CLI: a vaultctx-<vault folder> table in ~/.codex/config.toml (or $CODEX_HOME)."""
+    _configure("codex", vault, db, write, remove)
+
+
+def cursor(
+    vault: VaultOption = None,
+    db: DbOption = None,
+    write: WriteOption = False,
+    remove: RemoveOption = False,
+) -> None:
+    """Cursor: a vaultctx-<vault folder> entry in .cursor/mcp.json here."""
+    _configure("cursor", vault, db, write, remove)
 
 
 def register(app: typer.Typer) -> None:
     app.command()(serve)
     config_app = typer.Typer(
         name="config",
-        help="Print (or --write) the MCP configuration for Claude Code, Codex CLI or Cursor.",
+        help="Print, --write or --remove this vault's MCP entry for Claude Code, Codex CLI or "
+        "Cursor.",
         no_args_is_help=True,
     )
     for command in (claude, codex, cursor):

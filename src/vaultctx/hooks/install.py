@@ -1,11 +1,12 @@
-"""``vaultctx hooks install``: add the hooks to Claude Code's ``settings.json``, safely.
+"""``vaultctx hooks install`` and ``uninstall``: Claude Code's ``settings.json``, safely.
 
 The settings file holds the user's permissions, other hooks and preferences, so installing means
 merging: vaultctx's own entries (recognised by their exact command, so a user's own hook that
 merely mentions vaultctx is never taken for ours) are added or updated in place, and everything else
-is kept as it was. The previous file is copied to ``settings.json.bak`` first (``.bak.1``… once that
-exists), a file that does not parse is never touched, and the write goes through ``atomic_write``,
-which follows no link planted in the project's ``.claude`` folder.
+is kept as it was; uninstalling removes exactly those entries. The previous file is copied to
+``settings.json.bak`` first (``.bak.1``… once that exists), a file that does not parse is never
+touched, and the write goes through ``atomic_write``, which follows no link planted in the
+project's ``.claude`` folder.
 """
 
 from __future__ import annotations
@@ -113,17 +114,62 @@ def install_hooks(path: Path, commands: dict[str, str]) -> InstallReport:
         raise HookInstallError(f'{path}: "hooks" is not an object; fix it by hand first')
     for entry in ENTRIES:
         _merge(path, hooks, entry, commands[entry.kind])
-    text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
     events = [entry.event for entry in ENTRIES]
     if original is not None and settings == before:
         return InstallReport(path, None, False, events)
+    return InstallReport(path, _save(path, settings), True, events)
+
+
+def uninstall_hooks(path: Path) -> InstallReport:
+    """Remove our hooks (``is_vaultctx_command``) from the settings file at ``path``; a group or
+    event that held only ours goes with them, everything else stays. ``events`` lists the events
+    that had one."""
+    original, settings = _load(path)
+    hooks = settings.get("hooks", {})
+    if not isinstance(hooks, dict):
+        raise HookInstallError(f'{path}: "hooks" is not an object; fix it by hand first')
+    events = [event for event, groups in hooks.items() if _remove_ours(groups)]
+    if original is None or not events:
+        return InstallReport(path, None, False, [])
+    for event in events:
+        if not hooks[event]:
+            del hooks[event]
+    if not hooks:
+        del settings["hooks"]
+    return InstallReport(path, _save(path, settings), True, events)
+
+
+def _remove_ours(groups: object) -> bool:
+    """Take our hooks out of an event's groups (a group left empty goes too); True if any."""
+    if not isinstance(groups, list):
+        return False
+    found = False
+    for group in list(groups):
+        group_hooks = group.get("hooks") if isinstance(group, dict) else None
+        if not isinstance(group_hooks, list):
+            continue
+        kept = [
+            hook
+            for hook in group_hooks
+            if not (isinstance(hook, dict) and is_vaultctx_command(hook.get("command")))
+        ]
+        if len(kept) < len(group_hooks):
+            found = True
+            if kept:
+                group["hooks"] = kept
+            else:
+                groups.remove(group)
+    return found
+
+
+def _save(path: Path, settings: dict[str, Any]) -> Path | None:
+    text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
     try:
-        backup = write_atomically(path, text, backup=True)
+        return write_atomically(path, text, backup=True)
     except UnsafeWriteError as exc:
         raise HookInstallError(f"{exc}; nothing was changed") from exc
     except OSError as exc:
         raise HookInstallError(f"cannot write {path} ({exc}); nothing was changed") from exc
-    return InstallReport(path, backup, True, events)
 
 
 def _load(path: Path) -> tuple[str | None, dict[str, Any]]:

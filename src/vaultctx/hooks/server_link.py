@@ -6,6 +6,10 @@ hook knows the database path from the same configuration, so finding the server 
 read; a configured ``VAULTCTX_SERVER_URL`` (with ``VAULTCTX_TOKEN``) overrides the file. Asking
 the warm server saves the hook from importing numpy and loading the index on every prompt.
 
+The record belongs to the server that wrote it (its pid and address): a second server for the same
+vault neither replaces it while that server runs nor deletes it when it exits itself, so hooks
+keep asking the first one.
+
 Only the standard library is used here: this module is on the hook's hot path.
 """
 
@@ -42,6 +46,14 @@ class ServerInfo(NamedTuple):
     pid: int | None = None
 
 
+class ServerStateTakenError(Exception):
+    """Another running server has recorded itself for this index; its record stays."""
+
+    def __init__(self, holder: ServerInfo) -> None:
+        super().__init__(f"the server at {holder.url} (process {holder.pid}) is recorded already")
+        self.holder = holder
+
+
 def state_path(db: Path) -> Path:
     return Path(f"{db}{STATE_SUFFIX}")
 
@@ -57,10 +69,14 @@ def local_url(host: str, port: int) -> str:
 def write_server_state(db: Path, host: str, port: int, token: str | None) -> Path:
     """Record this server for hooks; readable by the user only, as it may hold the token.
 
-    Written under a fresh ``mkstemp`` name (created with ``O_EXCL``, mode 0600) and renamed into
-    place: a rename replaces a link planted at the name instead of writing through it.
+    ``ServerStateTakenError`` when another server that still runs has recorded itself. Written
+    under a fresh ``mkstemp`` name (created with ``O_EXCL``, mode 0600) and renamed into place: a
+    rename replaces a link planted at the name instead of writing through it.
     """
     path = state_path(db)
+    holder = _read_state_file(path)
+    if holder is not None and holder.pid != os.getpid() and _is_running(holder):
+        raise ServerStateTakenError(holder)
     state = {"url": local_url(host, port), "pid": os.getpid(), "token": token}
     fd, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
     try:
@@ -75,13 +91,41 @@ def write_server_state(db: Path, host: str, port: int, token: str | None) -> Pat
     return path
 
 
-def remove_server_state(db: Path) -> None:
-    """Remove the record, unless another server has since replaced it with its own."""
+def remove_server_state(db: Path, host: str, port: int) -> None:
+    """Remove the record this process wrote for ``host:port``; any other record stays."""
     path = state_path(db)
     info = _read_state_file(path)
-    if info is not None and info.pid == os.getpid():
+    if info is not None and info.pid == os.getpid() and info.url == local_url(host, port):
         with contextlib.suppress(OSError):
             path.unlink()
+
+
+def _is_running(info: ServerInfo) -> bool:
+    """Whether the recorded server still serves: its process exists and its port accepts a
+    connection. A server killed with SIGKILL leaves its record behind, and its pid may since
+    belong to another program: either check alone would believe a stale record."""
+    import socket
+
+    parts = urlsplit(info.url)
+    if info.pid is None or not _process_exists(info.pid) or not parts.hostname:
+        return False
+    try:
+        with socket.create_connection((parts.hostname, parts.port or 80), timeout=2):
+            return True
+    except OSError:
+        return False
+
+
+def _process_exists(pid: int) -> bool:
+    if os.name == "nt":  # os.kill would end the process there; the port check decides alone
+        return True
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # another user's process: it exists
+        return True
+    return True
 
 
 def find_server(db: Path, environ: dict[str, str] | None = None) -> ServerInfo | None:

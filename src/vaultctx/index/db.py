@@ -273,16 +273,18 @@ def open_index(path: Path, *, readonly: bool = False) -> IndexDatabase:
             raise IndexMissingError(
                 f"no index at {path}; run `vaultctx index --vault <your vault>` first"
             )
-        flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
     else:
         ensure_index_folder(path)
         if kind is IndexFileKind.ABSENT:
             _create_private(path)
         else:
             restrict_to_owner(path)
-        flags = apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
     try:
-        conn = apsw.Connection(str(path), flags=flags)
+        if readonly:
+            conn = _connect_readonly(path)
+        else:
+            flags = apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+            conn = apsw.Connection(str(path), flags=flags)
         _load_vec(conn)
         _apply_pragmas(conn, readonly)
         if not readonly:
@@ -310,6 +312,30 @@ def open_index(path: Path, *, readonly: bool = False) -> IndexDatabase:
             "choose a writable location with --db or DB_PATH"
         ) from exc
     return IndexDatabase(conn, path, readonly)
+
+
+def _connect_readonly(path: Path) -> apsw.Connection:
+    """A read-only connection, also to an index in a folder that cannot be written.
+
+    Reading an index in WAL mode takes its ``-shm`` file, which SQLite creates when the last
+    writer has removed it; on a read-only mount (or in a folder of someone else's) it cannot, and
+    the first read fails with CANTOPEN. The index is then opened ``immutable``: SQLite reads the
+    main file without locks or the ``-shm`` file, right for a file nobody can write there.
+    """
+    flags = apsw.SQLITE_OPEN_READONLY | apsw.SQLITE_OPEN_URI
+    conn = apsw.Connection(str(path), flags=flags)
+    try:
+        conn.execute("SELECT count(*) FROM sqlite_master").fetchone()
+        return conn
+    except apsw.CantOpenError:
+        conn.close()
+    return apsw.Connection(f"{path.absolute().as_uri()}?immutable=1", flags=flags)
+
+
+def index_is_writable(path: Path) -> bool:
+    """Whether an indexer could update the index at ``path``: SQLite writes the file and creates
+    its -wal, -shm and lock files beside it. (access(2) also says no on a read-only mount.)"""
+    return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
 def _create_private(path: Path) -> None:

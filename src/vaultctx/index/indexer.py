@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
+import os
 import threading
 import time
 from array import array
@@ -20,6 +21,7 @@ from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from operator import itemgetter
+from pathlib import Path
 from typing import Any, Protocol
 
 from filelock import FileLock, Timeout
@@ -193,7 +195,8 @@ class Indexer:
         self._stop = threading.Event()
 
     def request_stop(self) -> None:
-        """Finish the current file, commit, and return (the CLI's SIGINT handler calls this)."""
+        """Commit the files prepared so far and return, within a second (the CLI's SIGINT
+        handler calls this); files still being prepared are left for the next run."""
         self._stop.set()
 
     def run(self, *, full: bool = False, fast: bool = False) -> IndexReport:
@@ -203,7 +206,7 @@ class Indexer:
         check_db_location(self.config.vault, self.config.db)
         check_index_file(self.config.db)  # before the lock file appears beside someone's file
         ensure_index_folder(self.config.db)
-        lock = FileLock(f"{self.config.db}.lock")
+        lock = FileLock(_create_lock_file(self.config.db))
         try:
             lock.acquire(timeout=0)
         except Timeout as exc:  # before OSError: filelock's Timeout is a TimeoutError
@@ -213,7 +216,7 @@ class Indexer:
             ) from exc
         except OSError as exc:
             raise IndexUnwritableError(
-                f"cannot create the lock file {self.config.db}.lock ({exc.strerror or exc}); "
+                f"cannot lock the index at {self.config.db} ({exc.strerror or exc}); "
                 "choose a writable location with --db or DB_PATH"
             ) from exc
         try:
@@ -509,6 +512,20 @@ class Indexer:
                 fts.deleted.extend(_delete_file_rows(db, file_id, keep_file=False))
             fts.write(db)
         report.removed += len(ids)
+
+
+def _create_lock_file(db: Path) -> Path:
+    """The lock file beside the index, created here first: filelock takes a lock file it cannot
+    create for one that another process holds, and the user would be told another indexer runs."""
+    path = Path(f"{db}.lock")
+    try:
+        os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644))
+    except OSError as exc:
+        raise IndexUnwritableError(
+            f"cannot write the index at {db} (its lock file {path.name}: {exc.strerror}); "
+            "choose a writable location with --db or DB_PATH"
+        ) from exc
+    return path
 
 
 def _without_secret_names(

@@ -7,8 +7,9 @@ transaction, results consumed in scan order — and only changes where the work 
 number of files is in flight, so memory stays flat however large the vault.
 
 Workers ignore SIGINT: Ctrl-C reaches the whole process group, and the indexer alone decides to
-finish the current file and commit (SPEC §5); the files still in flight are dropped unwritten and
-the next run prepares them again.
+stop and commit what it has. The workers are then told to stop at their next file boundary rather
+than awaited for whole groups (which kept Ctrl-C waiting for seconds): they only read and compute,
+the files still in flight are dropped unwritten and the next run prepares them again.
 """
 
 from __future__ import annotations
@@ -18,11 +19,13 @@ import multiprocessing.connection
 import os
 import signal
 import threading
+import time
 from collections import deque
 from collections.abc import Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor, wait
 from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
+from typing import Protocol
 
 from vaultctx.config import Settings
 from vaultctx.embed.base import Embedder
@@ -45,6 +48,14 @@ MIN_FILES_FOR_WORKERS = 400
 GROUP_MAX_FILES = 32
 GROUP_MAX_BYTES = 64 * 1024
 IN_FLIGHT_PER_WORKER = 4  # groups
+# How often a wait for the workers looks at the stop request: Ctrl-C is answered within a second.
+STOP_POLL_SECONDS = 0.05
+# How long stopping workers may take to hand back their groups before they are terminated.
+STOP_GRACE_SECONDS = 2.0
+
+
+class EventLike(Protocol):
+    def is_set(self) -> bool: ...
 
 
 @dataclass(frozen=True)
@@ -71,11 +82,13 @@ def worker_count(settings: Settings, files: int) -> int:
 
 
 _setup: WorkerSetup | None = None
+_stopping: EventLike | None = None
 
 
-def _start_worker(setup: WorkerSetup) -> None:
-    global _setup
+def _start_worker(setup: WorkerSetup, stopping: EventLike) -> None:
+    global _setup, _stopping
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    _stopping = stopping
     # One thread per worker: the tokenizer's own thread pool would otherwise oversubscribe the
     # cores the workers already fill (measured: embedding CPU time doubled).
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
@@ -97,7 +110,11 @@ Task = tuple[VaultFile, str | None]
 
 def _prepare_group(group: list[Task]) -> list[PreparedFile]:
     assert _setup is not None, "worker not initialised"
-    prepared = [_prepare(task, _setup) for task in group]
+    prepared = []
+    for task in group:
+        if _stopping is not None and _stopping.is_set():
+            break  # the indexer is stopping: hand back what is done, at a file boundary
+        prepared.append(_prepare(task, _setup))
     rows = [row for item in prepared for row in item.chunks]
     if _setup.embedder is not None and rows:
         with timed(prepared[0].phase_seconds, "embed"):
@@ -136,27 +153,66 @@ def prepare_in_workers(
     workers: int,
     stop: threading.Event,
 ) -> Iterator[PreparedFile]:
-    """Prepared files in the order of ``tasks``; stops handing out work once ``stop`` is set."""
+    """Prepared files in the order of ``tasks``, until ``stop`` is set (noticed within
+    ``STOP_POLL_SECONDS``, also while waiting for a group)."""
     context = multiprocessing.get_context("spawn")  # the same on Linux, macOS and Windows
-    with ProcessPoolExecutor(
-        workers, mp_context=context, initializer=_start_worker, initargs=(setup,)
-    ) as pool:
-        pending: deque[Future[list[PreparedFile]]] = deque()
-        upcoming = _groups(tasks)
-        try:
-            for group in upcoming:
-                pending.append(pool.submit(_prepare_group, group))
-                if len(pending) >= workers * IN_FLIGHT_PER_WORKER:
-                    break
-            while pending and not stop.is_set():
-                prepared = pending.popleft().result()
-                following = next(upcoming, None)
-                if following is not None:
-                    pending.append(pool.submit(_prepare_group, following))
-                for item in prepared:
-                    yield item
-                    if stop.is_set():
-                        return
-        finally:
-            for future in pending:
-                future.cancel()
+    stopping = context.Event()
+    pool = ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_start_worker, initargs=(setup, stopping)
+    )
+    pending: deque[Future[list[PreparedFile]]] = deque()
+    upcoming = _groups(tasks)
+    finished = False
+    try:
+        for group in upcoming:
+            pending.append(pool.submit(_prepare_group, group))
+            if len(pending) >= workers * IN_FLIGHT_PER_WORKER:
+                break
+        while pending:
+            prepared = _result_unless_stopped(pending.popleft(), stop)
+            if prepared is None:
+                return
+            following = next(upcoming, None)
+            if following is not None:
+                pending.append(pool.submit(_prepare_group, following))
+            for item in prepared:
+                yield item
+                if stop.is_set():
+                    return
+        finished = True
+    finally:
+        if finished:
+            pool.shutdown()
+        else:
+            stopping.set()
+            _stop_workers(pool)
+
+
+def _result_unless_stopped(
+    future: Future[list[PreparedFile]], stop: threading.Event
+) -> list[PreparedFile] | None:
+    while not stop.is_set():
+        if wait([future], timeout=STOP_POLL_SECONDS).done:
+            return future.result()
+    return None
+
+
+def _stop_workers(pool: ProcessPoolExecutor) -> None:
+    """Stop the workers without waiting for their groups (see the module's docstring).
+
+    They are asked first (``stopping``: each returns at its next file boundary), and only a worker
+    still busy after ``STOP_GRACE_SECONDS`` (one still starting up, say) is terminated. Killing a
+    worker while it writes its result to the pool's pipe would leave the pool's manager thread
+    reading half a message forever, and the interpreter waits for that thread at exit: this hung
+    Ctrl-C on a loaded machine.
+    """
+    processes = list((pool._processes or {}).values())
+    pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + STOP_GRACE_SECONDS
+    for process in processes:
+        process.join(max(0.0, deadline - time.monotonic()))
+    for process in processes:
+        if process.is_alive():
+            process.terminate()
+
+

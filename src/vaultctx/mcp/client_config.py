@@ -1,11 +1,17 @@
 """MCP client configuration for Claude Code, Codex CLI and Cursor: the snippet, and a safe merge.
 
 Each client keeps its MCP servers in a file that also lists the user's other servers, so writing
-means merging: only the ``vaultctx`` entry is set, everything else is kept, the original is copied
-to ``<file>.bak`` first (``.bak.1``, ``.bak.2``… once that exists), and a file that does not parse
-is never touched. Codex's TOML is edited as text (one table appended or replaced) rather than
-re-serialised, so the user's comments and layout survive; the result is parsed again and must
-equal the original plus our table.
+means merging: only this vault's entry is set (or, with ``--remove``, taken out), everything else
+is kept, the original is copied to ``<file>.bak`` first (``.bak.1``, ``.bak.2``… once that
+exists), and a file that does not parse is never touched. Codex's TOML is edited as text (tables
+appended or taken out) rather than re-serialised, so the user's comments and layout survive; the
+result is parsed again and must equal the original with just our change.
+
+Every vault has an entry of its own, ``vaultctx-<vault folder name>``, so configuring a second
+vault adds a server next to the first instead of replacing it. An entry is recognised as this
+vault's by what it runs (``vaultctx serve`` for this ``--vault``, or ``VAULT_PATH`` in its
+environment), whatever its name: the single ``vaultctx`` entry of earlier versions is replaced by
+the new one for its vault, and an entry of another vault or program is never touched.
 
 Every write goes through ``atomic_write``: a project folder may be someone else's repository, and
 a link planted at the file, its backup or a staging name must not redirect our JSON into, say,
@@ -14,13 +20,14 @@ a link planted at the file, its backup or a staging name must not redirect our J
 
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import re
 import shutil
 import sys
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any, Literal
 
 from vaultctx.api import Vault
@@ -34,7 +41,11 @@ else:  # pragma: no cover - exercised on 3.10 only
 
 ClientName = Literal["claude", "codex", "cursor"]
 CLIENTS: tuple[ClientName, ...] = ("claude", "codex", "cursor")
-SERVER_KEY = "vaultctx"
+SERVER_PREFIX = "vaultctx-"
+# Clients name tools `mcp__<server>__<tool>`, and some model APIs cap tool names at 64 characters:
+# with the longest tool name (obsidian_get_context) and a disambiguating suffix, 20 fit.
+MAX_FOLDER_CHARS = 20
+_CLI_NAMES = ("vaultctx", "vaultctx.exe")
 # Codex gives a server 10 s to start by default; importing the MCP SDK alone can take seconds on a
 # busy machine.
 CODEX_STARTUP_TIMEOUT_SEC = 30
@@ -49,9 +60,14 @@ class ClientConfigError(Exception):
 
 @dataclass(frozen=True)
 class WriteReport:
+    """``name`` is the entry written; ``removed``, the other entries of this vault taken out
+    (the old ``vaultctx`` one), or with ``--remove`` every entry of this vault."""
+
     path: Path
     backup: Path | None
     changed: bool
+    name: str | None = None
+    removed: tuple[str, ...] = ()
 
 
 def launch_command(vault: Vault) -> list[str]:
@@ -90,6 +106,69 @@ def config_path(client: ClientName, *, cwd: Path | None = None) -> Path:
     return (Path(codex_home) if codex_home else Path.home() / ".codex") / "config.toml"
 
 
+def server_name(vault: Path | str) -> str:
+    """``vaultctx-<folder name>``, in the characters every client accepts (letters, digits, ``-``
+    and ``_``); a name with none of them gets a digest of the path instead."""
+    slug = re.sub(r"[^a-z0-9_-]+", "-", Path(vault).name.lower()).strip("-_")
+    slug = slug[:MAX_FOLDER_CHARS].strip("-_") or _digest(str(vault))
+    return f"{SERVER_PREFIX}{slug}"
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:6]
+
+
+def served_vault(entry: object) -> str | None:
+    """The vault a client's server entry runs ``vaultctx serve`` for (its ``--vault``, else its
+    ``VAULT_PATH``), or None for an entry of any other program."""
+    if not isinstance(entry, dict):
+        return None
+    command, args = entry.get("command"), entry.get("args", [])
+    if not isinstance(command, str) or not isinstance(args, list):
+        return None
+    words = [command, *(arg for arg in args if isinstance(arg, str))]
+    if PureWindowsPath(command).name in _CLI_NAMES and words[1:2] == ["serve"]:
+        options = words[2:]
+    elif words[1:4] == ["-m", "vaultctx", "serve"]:
+        options = words[4:]
+    else:
+        return None
+    for flag in ("--vault", "-v"):
+        if flag in options[:-1]:
+            return options[options.index(flag) + 1]
+    env = entry.get("env")
+    vault = env.get("VAULT_PATH") if isinstance(env, dict) else None
+    return vault if isinstance(vault, str) else None
+
+
+def _serves(entry: object, vault: str) -> bool:
+    found = served_vault(entry)
+    if found is None:
+        return False
+    return os.path.normpath(os.path.expanduser(found)) == os.path.normpath(vault)
+
+
+def _entries_of(servers: dict[str, Any], vault: str) -> list[str]:
+    return [name for name, entry in servers.items() if _serves(entry, vault)]
+
+
+def _name_in(servers: dict[str, Any], vault: str) -> str:
+    """This vault's entry name in ``servers``: ``server_name``, or with a digest of the path when
+    another entry has it (``~/work/notes`` and ``~/home/notes`` are both ``vaultctx-notes``)."""
+    plain = server_name(vault)
+    for name in (plain, f"{plain}-{_digest(vault)}"):
+        if name not in servers or _serves(servers[name], vault):
+            return name
+    raise ClientConfigError(
+        f"the names {plain} and {plain}-{_digest(vault)} belong to other servers; rename one "
+        "of them — nothing was written"
+    )
+
+
+def _command_vault(command: list[str]) -> str:
+    return command[command.index("--vault") + 1]
+
+
 def server_entry(client: ClientName, command: list[str]) -> dict[str, Any]:
     entry: dict[str, Any] = {"command": command[0], "args": command[1:]}
     if client == "claude":
@@ -102,45 +181,80 @@ def server_entry(client: ClientName, command: list[str]) -> dict[str, Any]:
 def snippet(client: ClientName, command: list[str]) -> str:
     """What to paste into the client's file."""
     entry = server_entry(client, command)
+    name = server_name(_command_vault(command))
     if client == "codex":
-        return _toml_table(entry)
-    return json.dumps({"mcpServers": {SERVER_KEY: entry}}, indent=2, ensure_ascii=False) + "\n"
+        return _toml_table(name, entry)
+    return json.dumps({"mcpServers": {name: entry}}, indent=2, ensure_ascii=False) + "\n"
 
 
 def merged(client: ClientName, existing: str | None, command: list[str]) -> str:
-    """The client's file with our entry set and everything else unchanged."""
-    entry = server_entry(client, command)
-    if client == "codex":
-        return _merged_toml(existing or "", entry)
-    return _merged_json(existing, entry)
+    """The client's file with this vault's entry set and everything else unchanged."""
+    return _merge(client, existing, command)[0]
 
 
 def write_client_config(client: ClientName, path: Path, command: list[str]) -> WriteReport:
-    """Merge our entry into ``path``, keeping a numbered ``.bak`` copy of the previous file.
+    """Merge this vault's entry into ``path``, keeping a numbered ``.bak`` copy of the previous
+    file; another entry of the same vault (under the old name ``vaultctx``) is replaced.
 
     ``path`` may be a link to a regular file the user owns (it stays a link); any other link is
     refused before the file is read, so a link to ``/dev/zero`` cannot hang us either.
     """
+    existing = _read(path)
+    updated, name, replaced = _merge(client, existing, command)
+    if updated == existing:
+        return WriteReport(path, None, changed=False, name=name)
+    return WriteReport(path, _write(path, updated), True, name, replaced)
+
+
+def remove_client_config(client: ClientName, path: Path, vault: Path) -> WriteReport:
+    """Take this vault's entries out of ``path`` (a ``.bak`` copy is kept); others stay."""
+    existing = _read(path)
+    if existing is None:
+        return WriteReport(path, None, changed=False)
+    updated, names = _remove(client, existing, str(vault))
+    if not names:
+        return WriteReport(path, None, changed=False)
+    return WriteReport(path, _write(path, updated), True, removed=names)
+
+
+def _read(path: Path) -> str | None:
     try:
         checked_target(path)
-        existing = path.read_text(encoding="utf-8") if path.exists() else None
+        return path.read_text(encoding="utf-8") if path.exists() else None
     except UnsafeWriteError as exc:
         raise ClientConfigError(f"the file {exc.problem}; nothing was written") from exc
     except (OSError, UnicodeDecodeError) as exc:
         raise ClientConfigError(f"cannot read {path} ({exc}); nothing was written") from exc
-    updated = merged(client, existing, command)
-    if updated == existing:
-        return WriteReport(path, None, changed=False)
+
+
+def _write(path: Path, text: str) -> Path | None:
     try:
-        backup = write_atomically(path, updated, backup=True)
+        return write_atomically(path, text, backup=True)
     except UnsafeWriteError as exc:
         raise ClientConfigError(f"the file {exc.problem}; it was not changed") from exc
     except OSError as exc:
         raise ClientConfigError(f"cannot write {path} ({exc}); the file was not changed") from exc
-    return WriteReport(path, backup, changed=True)
 
 
-def _merged_json(existing: str | None, entry: dict[str, Any]) -> str:
+def _merge(
+    client: ClientName, existing: str | None, command: list[str]
+) -> tuple[str, str, tuple[str, ...]]:
+    """(the new file, our entry's name, the other entries of this vault it replaces)."""
+    entry = server_entry(client, command)
+    vault = _command_vault(command)
+    if client == "codex":
+        return _merged_toml(existing or "", entry, vault)
+    return _merged_json(existing, entry, vault)
+
+
+def _remove(client: ClientName, existing: str, vault: str) -> tuple[str, tuple[str, ...]]:
+    if client == "codex":
+        return _removed_toml(existing, vault)
+    return _removed_json(existing, vault)
+
+
+def _json_servers(existing: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The file's object and its ``mcpServers`` (added when absent)."""
     data: Any = {}
     if existing is not None and existing.strip():
         try:
@@ -155,28 +269,81 @@ def _merged_json(existing: str | None, entry: dict[str, Any]) -> str:
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise ClientConfigError('"mcpServers" in the file is not an object; nothing was written')
-    servers[SERVER_KEY] = entry
+    return data, servers
+
+
+def _dumped(data: dict[str, Any]) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
 
-def _merged_toml(existing: str, entry: dict[str, Any]) -> str:
+def _merged_json(
+    existing: str | None, entry: dict[str, Any], vault: str
+) -> tuple[str, str, tuple[str, ...]]:
+    data, servers = _json_servers(existing)
+    name = _name_in(servers, vault)
+    replaced = tuple(old for old in _entries_of(servers, vault) if old != name)
+    for old in replaced:
+        del servers[old]
+    servers[name] = entry
+    return _dumped(data), name, replaced
+
+
+def _removed_json(existing: str, vault: str) -> tuple[str, tuple[str, ...]]:
+    data, servers = _json_servers(existing)
+    names = tuple(_entries_of(servers, vault))
+    for name in names:
+        del servers[name]
+    return _dumped(data), names
+
+
+def _toml_servers(existing: str) -> tuple[dict[str, Any], dict[str, Any]]:
     original = _parse_toml(existing)
     servers = original.get("mcp_servers", {})
     if not isinstance(servers, dict):
         raise ClientConfigError("`mcp_servers` in the file is not a table; nothing was written")
-    kept = _without_our_table(existing) if SERVER_KEY in servers else existing
-    updated = (kept.rstrip("\n") + "\n\n" if kept.strip() else "") + _toml_table(entry)
-    expected = {**original, "mcp_servers": {**servers, SERVER_KEY: entry}}
+    return original, servers
+
+
+def _merged_toml(
+    existing: str, entry: dict[str, Any], vault: str
+) -> tuple[str, str, tuple[str, ...]]:
+    original, servers = _toml_servers(existing)
+    name = _name_in(servers, vault)
+    replaced = tuple(old for old in _entries_of(servers, vault) if old != name)
+    dropped = {*replaced, name} & servers.keys()
+    kept = _without_tables(existing, dropped)
+    updated = (kept.rstrip("\n") + "\n\n" if kept.strip() else "") + _toml_table(name, entry)
+    others = {key: value for key, value in servers.items() if key not in dropped}
+    _check_toml(updated, {**original, "mcp_servers": {**others, name: entry}}, dropped, "replace")
+    return updated, name, replaced
+
+
+def _removed_toml(existing: str, vault: str) -> tuple[str, tuple[str, ...]]:
+    original, servers = _toml_servers(existing)
+    names = tuple(_entries_of(servers, vault))
+    updated = _without_tables(existing, set(names))
+    others = {key: value for key, value in servers.items() if key not in names}
+    _check_toml(updated, {**original, "mcp_servers": others}, set(names), "remove")
+    return updated, names
+
+
+def _check_toml(updated: str, expected: dict[str, Any], names: set[str], verb: str) -> None:
+    """The edited text must parse to exactly the intended data."""
     try:
         result: dict[str, Any] | None = tomllib.loads(updated)
     except tomllib.TOMLDecodeError:
         result = None
-    if result != expected:
+    if result is None or _without_empty_servers(result) != _without_empty_servers(expected):
+        tables = ", ".join(f"[mcp_servers.{name}]" for name in sorted(names))
         raise ClientConfigError(
-            f"[mcp_servers.{SERVER_KEY}] is written in a form vaultctx does not rewrite (an inline "
-            "table or dotted keys); replace it by hand with the snippet printed without --write"
+            f"{tables} is written in a form vaultctx does not rewrite (an inline table or dotted "
+            f"keys); {verb} it by hand (the snippet is printed without --write)"
         )
-    return updated
+
+
+def _without_empty_servers(data: dict[str, Any]) -> dict[str, Any]:
+    """Removing the last server leaves no ``mcp_servers`` table at all: the same thing."""
+    return {key: value for key, value in data.items() if (key, value) != ("mcp_servers", {})}
 
 
 def _parse_toml(text: str) -> dict[str, Any]:
@@ -189,14 +356,15 @@ def _parse_toml(text: str) -> dict[str, Any]:
         ) from exc
 
 
-def _without_our_table(text: str) -> str:
-    """``text`` minus the ``[mcp_servers.vaultctx]`` table and its sub-tables."""
+def _without_tables(text: str, names: set[str]) -> str:
+    """``text`` minus the ``[mcp_servers.<name>]`` tables of ``names`` and their sub-tables."""
     kept: list[str] = []
     inside = False
     for line in text.splitlines(keepends=True):
         header = _TOML_HEADER.match(line)
         if header is not None:
-            inside = _table_key(header["name"])[:2] == ["mcp_servers", SERVER_KEY]
+            key = _table_key(header["name"])
+            inside = len(key) > 1 and key[0] == "mcp_servers" and key[1] in names
         elif _TOML_ARRAY_HEADER.match(line):
             inside = False
         if not inside:
@@ -208,8 +376,8 @@ def _table_key(name: str) -> list[str]:
     return [part.strip().strip("\"'") for part in name.split(".")]
 
 
-def _toml_table(entry: dict[str, Any]) -> str:
-    lines = [f"[mcp_servers.{SERVER_KEY}]"]
+def _toml_table(name: str, entry: dict[str, Any]) -> str:
+    lines = [f"[mcp_servers.{name}]"]
     for key, value in entry.items():
         lines.append(f"{key} = {_toml_value(value)}")
     return "\n".join(lines) + "\n"

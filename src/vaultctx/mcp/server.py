@@ -16,6 +16,7 @@ from __future__ import annotations
 import hmac
 import json
 import logging
+import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -474,21 +475,27 @@ def run_http(
     token: str | None = None,
     extra_hosts: Sequence[str] = (),
     watch: bool = False,
+    sockets: list[socket.socket] | None = None,
 ) -> None:
     """Serve Streamable HTTP at ``http://host:port/mcp`` for several clients.
 
     uvicorn is started here rather than by the SDK so that its access log goes through the root
     logger (stderr) instead of uvicorn's own stdout handler, as in stdio mode, and so that idle
-    and trickling connections are cut (``http_timeouts``). While it runs, a state file beside the
-    index lets hooks find it (``hooks.server_link``); ``watch`` also keeps the index current, with
-    its own ``Vault`` so indexing never waits on the tools' lock. ``token`` None serves without
-    authentication: the CLI allows that only on loopback and only when asked (``--no-token``).
+    and trickling connections are cut (``http_timeouts``). It serves on ``sockets`` when the
+    caller has bound them (``listeners.bind_listeners``, which raises ``ListenError`` for a busy
+    port), else binds them here. While it runs, a state file beside the index lets hooks find it
+    (``hooks.server_link``), unless another server for this index is recorded there already;
+    ``watch`` also keeps the index current, with its own ``Vault`` so indexing never waits on the
+    tools' lock. ``token`` None serves without authentication: the CLI allows that only on
+    loopback and only when asked (``--no-token``).
     """
     import uvicorn
 
     from vaultctx.mcp.http_timeouts import IDLE_TIMEOUT_SECONDS, TimedH11Protocol
+    from vaultctx.mcp.listeners import bind_listeners
 
     http_policy.check_bind(host, token)
+    listening = sockets if sockets is not None else bind_listeners(host, port)
     server = build_server(vault, token=token, log_level="INFO")
     app = server.streamable_http_app(
         transport_security=transport_security(host, extra_hosts), host=host
@@ -500,16 +507,18 @@ def run_http(
             watcher.start_in_background()
         try:
             server_link.write_server_state(vault.db_path, host, port, token)
+        except server_link.ServerStateTakenError as exc:
+            log.warning("hooks keep asking the server already running for this index: %s", exc)
         except OSError as exc:
             log.warning("hooks will not find this server (cannot write its state file: %s)", exc)
 
     def stop() -> None:
-        server_link.remove_server_state(vault.db_path)
+        server_link.remove_server_state(vault.db_path, host, port)
         if watcher is not None:
             watcher.stop(wait_seconds=10)
 
     run_while_serving(app, start, stop)
-    uvicorn.run(
+    config = uvicorn.Config(
         app,
         host=host,
         port=port,
@@ -518,3 +527,4 @@ def run_http(
         http=TimedH11Protocol,
         timeout_keep_alive=IDLE_TIMEOUT_SECONDS,
     )
+    uvicorn.Server(config).run(sockets=listening)
