@@ -7,14 +7,17 @@ because hooks run on every prompt and must start fast.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import shlex
 import time
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultctx.config import Config, default_db_path, load_config
+from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -284,6 +287,24 @@ class Vault:
             words += ["--db", shlex.quote(str(self.db_path))]
         return " ".join(words)
 
+    @contextlib.contextmanager
+    def _naming_this_index(self) -> Iterator[None]:
+        """Index errors from below advise ``vaultctx index --vault <your vault>``: name this
+        vault's own command instead, with ``--db`` when the index is not the default one."""
+        try:
+            yield
+        except VaultctxError as exc:
+            from vaultctx.index.db import IndexMissingError, IndexNeedsRebuildError
+
+            if isinstance(exc, IndexMissingError):
+                raise type(exc)(exc.message, f"run `{self.index_command()}`") from exc
+            if isinstance(exc, IndexNeedsRebuildError):
+                rebuild = (
+                    f"run `{self.index_command(full=True)}` (the vault is the source of truth)"
+                )
+                raise type(exc)(exc.message, rebuild) from exc
+            raise
+
     def close(self) -> None:
         if self._reader is not None:
             self._reader.close()
@@ -320,7 +341,9 @@ class Vault:
         matter conditions) choose the notes before ranking, so ``limit`` results still come back
         when enough notes match.
         """
-        return self.retriever(vectors=mode != "bm25").search(
+        with self._naming_this_index():
+            retriever = self.retriever(vectors=mode != "bm25")
+        return retriever.search(
             query,
             limit=limit,
             max_tokens=max_tokens,
@@ -380,7 +403,8 @@ class Vault:
         from vaultctx.search.graph import load_link_graph
         from vaultctx.vault.links import vault_file_paths
 
-        db = open_index(self.config.db, readonly=True)
+        with self._naming_this_index():
+            db = open_index(self.config.db, readonly=True)
         try:
             return load_link_graph(db, vault_file_paths(self.config.vault))
         finally:
@@ -450,16 +474,17 @@ class Vault:
         conditions (``where``, e.g. ``["status = active"]``), newest first."""
         from vaultctx.notes import list_notes
 
-        return list_notes(
-            self.config.db,
-            folder=folder,
-            tag=tag,
-            note_type=note_type,
-            modified_since=modified_since,
-            modified_until=modified_until,
-            where=where,
-            limit=limit,
-        )
+        with self._naming_this_index():
+            return list_notes(
+                self.config.db,
+                folder=folder,
+                tag=tag,
+                note_type=note_type,
+                modified_since=modified_since,
+                modified_until=modified_until,
+                where=where,
+                limit=limit,
+            )
 
     def verify_citations(self, text: str, *, source: str | None = None) -> CitationReport:
         """The note, heading and block citations in ``text`` (an answer) that do not resolve.
@@ -468,7 +493,8 @@ class Vault:
         """
         from vaultctx.citations import verify_citations
 
-        return verify_citations(text, self.config, source=source)
+        with self._naming_this_index():
+            return verify_citations(text, self.config, source=source)
 
     def status(self) -> IndexStatus:
         from vaultctx.index.db import IndexMissingError, open_index
@@ -542,10 +568,10 @@ class Vault:
         try:
             db = open_index(self.config.db, readonly=True)
         except (NotAnIndexError, IndexFromNewerVersionError) as exc:
-            add("database", "fail", str(exc))  # the message names the fix; never "rebuild"
+            add("database", "fail", exc.message, exc.suggestion)  # never "rebuild"
             return DoctorReport(checks)
         except IndexDatabaseError as exc:
-            add("database", "fail", str(exc), rebuild)
+            add("database", "fail", exc.message, rebuild)
             return DoctorReport(checks)
         try:
             add("database", "ok", f"{self.config.db} ({_database_bytes(self.config.db)} bytes)")

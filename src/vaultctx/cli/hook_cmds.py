@@ -8,10 +8,11 @@ from typing import Annotated
 
 import typer
 
-from vaultctx.cli.common import DbOption, UserFacingError, VaultOption, open_vault, stdout
+from vaultctx.cli.common import DbOption, VaultOption, open_vault, stdout
 from vaultctx.config import default_db_path
+from vaultctx.errors import VaultctxError
 from vaultctx.hooks.claude import HookKind, HookOptions, enter_hook_process, run_hook
-from vaultctx.hooks.install import HookInstallError, hook_command, install_hooks, settings_path
+from vaultctx.hooks.install import hook_command, install_hooks, settings_path
 
 hook_app = typer.Typer(
     name="hook",
@@ -55,19 +56,18 @@ def install(
 ) -> None:
     """Add the context and compression hooks to Claude Code (merged; a .bak copy is kept)."""
     if project is not None and user:
-        raise UserFacingError("give --project DIR or --user, not both")
+        raise VaultctxError("--project and --user both given", "give one of them")
     if project is not None and not project.is_dir():
-        raise UserFacingError(f"project folder not found: {project}")
+        raise VaultctxError(
+            f"project folder not found: {project}", "give the folder that holds .claude/"
+        )
     handle = open_vault(vault, db)
     custom_db = handle.db_path if handle.db_path != default_db_path(handle.path) else None
     commands = {
         kind: hook_command(kind, handle.path, custom_db) for kind in ("context", "compress")
     }
     path = settings_path(project, user)
-    try:
-        report = install_hooks(path, commands)
-    except HookInstallError as exc:
-        raise UserFacingError(str(exc)) from exc
+    report = install_hooks(path, commands)
     events = ", ".join(report.events)
     if not report.changed:
         stdout.print(f"{path} already has the vaultctx hooks ({events})", highlight=False)

@@ -9,15 +9,8 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from vaultctx.cli.common import (
-    DbOption,
-    JsonOption,
-    UserFacingError,
-    VaultOption,
-    open_vault,
-    stdout,
-    user_errors,
-)
+from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault, stdout
+from vaultctx.errors import VaultctxError
 from vaultctx.search.graph import ResolvedLink
 
 
@@ -61,11 +54,13 @@ def links(
 ) -> None:
     """Show what NOTE links to and what links to it (with line numbers), or --broken links."""
     if (note is None) == (not broken):
-        raise UserFacingError("give a NOTE or --broken (exactly one of them)")
+        raise VaultctxError(
+            "nothing to show" if note is None else "NOTE and --broken both given",
+            "give a NOTE or --broken (exactly one of them)",
+        )
     handle = open_vault(vault, db)
     if broken:
-        with user_errors():
-            found = handle.broken_links()
+        found = handle.broken_links()
         if as_json:
             payload = {"broken": [link._asdict() for link in found], "count": len(found)}
             print(json.dumps(payload, ensure_ascii=False))
@@ -81,8 +76,7 @@ def links(
         _say(f"[dim]{_count(len(found), 'broken link')} in {_count(notes, 'note')}[/]")
         return
     assert note is not None
-    with user_errors():
-        listing = handle.links(note)
+    listing = handle.links(note)
     if as_json:
         print(json.dumps(listing.as_dict(), ensure_ascii=False))
         return

@@ -10,15 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from vaultctx.api import Vault
-from vaultctx.cli.common import (
-    DbOption,
-    JsonOption,
-    UserFacingError,
-    VaultOption,
-    console,
-    open_vault,
-    user_errors,
-)
+from vaultctx.cli.common import DbOption, JsonOption, VaultOption, console, open_vault
+from vaultctx.errors import VaultctxError
 from vaultctx.search.graph import DEFAULT_DEPTH, MAX_DEPTH, GraphOrigin
 from vaultctx.search.retriever import FUSIONS, MODES, Mode, SearchResponse
 
@@ -84,21 +77,18 @@ def _filters(
         return None
     from vaultctx.search.filters import parse_filter
 
-    with user_errors():
-        return parse_filter(
-            folder=folder, tags=tags or (), since=since, until=until, where=where or ()
-        )
+    return parse_filter(folder=folder, tags=tags or (), since=since, until=until, where=where or ())
 
 
 def _check_mode(mode: str) -> Mode:
     if mode not in MODES:
-        raise UserFacingError(f"unknown --mode {mode!r}; use one of: {', '.join(MODES)}")
+        raise VaultctxError(f"unknown --mode {mode!r}", f"use one of: {', '.join(MODES)}")
     return mode  # type: ignore[return-value]
 
 
 def _graph_options(graph: bool, depth: int | None) -> dict[str, Any]:
     if depth is not None and not graph:
-        raise UserFacingError("--depth sets how far --graph follows links; add --graph")
+        raise VaultctxError("--depth sets how far --graph follows links", "add --graph")
     return {"graph": graph, "depth": DEFAULT_DEPTH if depth is None else depth}
 
 
@@ -146,7 +136,9 @@ def _read_batch(source: str) -> list[tuple[Any, str]]:
     try:
         text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
     except OSError as exc:
-        raise UserFacingError(f"cannot read --batch file {source} ({exc.strerror})") from exc
+        raise VaultctxError(
+            f"cannot read --batch file {source} ({exc.strerror})", "check the path, or pass -"
+        ) from exc
     queries: list[tuple[Any, str]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -156,8 +148,9 @@ def _read_batch(source: str) -> list[tuple[Any, str]]:
                 item = json.loads(line)
                 queries.append((item.get("id", number), str(item["query"])))
             except (json.JSONDecodeError, KeyError, AttributeError) as exc:
-                raise UserFacingError(
-                    f'{source} line {number}: expected {{"id": …, "query": "…"}} ({exc})'
+                raise VaultctxError(
+                    f"{source} line {number} is not a query ({exc})",
+                    'write each line as {"id": …, "query": "…"} or as plain text',
                 ) from exc
         else:
             queries.append((number, line.strip()))
@@ -197,9 +190,12 @@ def search(
     """
     checked = _check_mode(mode)
     if fusion not in FUSIONS:
-        raise UserFacingError(f"unknown --fusion {fusion!r}; use one of: {', '.join(FUSIONS)}")
+        raise VaultctxError(f"unknown --fusion {fusion!r}", f"use one of: {', '.join(FUSIONS)}")
     if (query is None) == (batch is None):
-        raise UserFacingError("give a QUERY or --batch FILE (exactly one of them)")
+        raise VaultctxError(
+            "nothing to search for" if query is None else "QUERY and --batch both given",
+            "give a QUERY or --batch FILE (exactly one of them)",
+        )
     handle = open_vault(vault, db)
     options: dict[str, Any] = {
         "limit": limit,
@@ -212,16 +208,15 @@ def search(
         **_graph_options(graph, depth),
         "filters": _filters(folder, tag, where, since, until),
     }
-    with user_errors():
-        if batch is not None:
-            # From its third vector query on the retriever ranks vectors from memory by itself.
-            for query_id, text in _read_batch(batch):
-                response = handle.search(text, **options)
-                line = {"id": query_id, **response.as_dict()}
-                print(json.dumps(line, ensure_ascii=False), flush=True)
-            return
-        assert query is not None
-        response = handle.search(query, **options)
+    if batch is not None:
+        # From its third vector query on the retriever ranks vectors from memory by itself.
+        for query_id, text in _read_batch(batch):
+            response = handle.search(text, **options)
+            line = {"id": query_id, **response.as_dict()}
+            print(json.dumps(line, ensure_ascii=False), flush=True)
+        return
+    assert query is not None
+    response = handle.search(query, **options)
     if as_json:
         print(json.dumps(response.as_dict(), ensure_ascii=False))
     else:
@@ -251,24 +246,27 @@ def context(
 ) -> None:
     """Print a block of vault context about TOPIC, ready to paste into any AI tool."""
     if output_format not in ("markdown", "json"):
-        raise UserFacingError(f"unknown --format {output_format!r}; use markdown or json")
+        raise VaultctxError(f"unknown --format {output_format!r}", "use markdown or json")
     if (topic is None) == (block_name is None):
-        raise UserFacingError("give a TOPIC or --block NAME (exactly one of them)")
+        raise VaultctxError(
+            "nothing to gather context on" if topic is None else "TOPIC and --block both given",
+            "give a TOPIC or --block NAME (exactly one of them)",
+        )
     filters = _filters(folder, tag, where, since, until)
     if filters is not None and block_name is not None:
-        raise UserFacingError("filters apply to a TOPIC; a --block keeps its own query")
+        raise VaultctxError(
+            "filters apply to a TOPIC; a --block keeps its own query", "drop the filters"
+        )
     handle: Vault = open_vault(vault, db)
     if block_name is not None:
-        with user_errors():
-            named = handle.context_block(block_name, refresh=refresh)
+        named = handle.context_block(block_name, refresh=refresh)
         as_json = output_format == "json"
         print(json.dumps(named.as_dict(), ensure_ascii=False) if as_json else named.markdown)
         return
     assert topic is not None
-    with user_errors():
-        block = handle.context(
-            topic, max_tokens=max_tokens, filters=filters, **_graph_options(graph, depth)
-        )
+    block = handle.context(
+        topic, max_tokens=max_tokens, filters=filters, **_graph_options(graph, depth)
+    )
     if output_format == "json":
         print(json.dumps(block.as_dict(), ensure_ascii=False))
     else:

@@ -11,9 +11,10 @@ from typing import Annotated
 
 import typer
 
-from vaultctx.cli.common import DbOption, UserFacingError, VaultOption, open_vault, stdout
+from vaultctx.cli.common import DbOption, VaultOption, open_vault, stdout
+from vaultctx.errors import VaultctxError
 from vaultctx.mcp import client_config, http_policy
-from vaultctx.mcp.token import TokenFileError, load_or_create_token, token_problem
+from vaultctx.mcp.token import load_or_create_token, token_problem
 
 
 def serve(
@@ -56,17 +57,16 @@ def serve(
 ) -> None:
     """Run the MCP server over stdio (one client) or Streamable HTTP at /mcp (--http)."""
     if watch and not http:
-        raise UserFacingError("--watch needs --http; beside a stdio server run `vaultctx watch`")
+        raise VaultctxError(
+            "--watch needs --http", "add --http, or beside a stdio server run `vaultctx watch`"
+        )
     handle = open_vault(vault, db)
     if not http:
         from vaultctx.mcp.server import run_stdio
 
         run_stdio(handle)
         return
-    try:
-        required, where = _http_token(host, token or None, no_token)
-    except (http_policy.InsecureBindError, TokenFileError) as exc:
-        raise UserFacingError(str(exc)) from exc
+    required, where = _http_token(host, token or None, no_token)
     from vaultctx.mcp.server import run_http
 
     shown_host = f"[{host}]" if ":" in host else host
@@ -81,9 +81,9 @@ def _http_token(host: str, given: str | None, no_token: bool) -> tuple[str | Non
     the start-up line describes it. The token itself is never printed: stderr ends up in logs."""
     if no_token:
         if given:
-            raise UserFacingError(
-                f"--no-token contradicts the token given with --token or {http_policy.TOKEN_ENV}; "
-                "drop one of them"
+            raise VaultctxError(
+                f"--no-token contradicts the token given with --token or {http_policy.TOKEN_ENV}",
+                "drop one of them",
             )
         http_policy.check_bind(host, None)
         print(
@@ -95,7 +95,10 @@ def _http_token(host: str, given: str | None, no_token: bool) -> tuple[str | Non
     if given:
         problem = token_problem(given)
         if problem:
-            raise UserFacingError(f"the bearer token cannot be sent in a header: {problem}")
+            raise VaultctxError(
+                f"the bearer token cannot be sent in a header: {problem}",
+                "choose printable ASCII without spaces, e.g. from `openssl rand -hex 32`",
+            )
         http_policy.check_bind(host, given)
         return given, " (bearer token required)"
     stored = load_or_create_token()
@@ -119,10 +122,7 @@ def _configure(
         print(client_config.snippet(client, command), end="")
         print(f"add this to {path}, or run again with --write", file=sys.stderr)
         return
-    try:
-        report = client_config.write_client_config(client, path, command)
-    except client_config.ClientConfigError as exc:
-        raise UserFacingError(f"{path}: {exc}") from exc
+    report = client_config.write_client_config(client, path, command)
     if not report.changed:
         stdout.print(f"{path} already has this vaultctx entry; nothing changed", highlight=False)
         return

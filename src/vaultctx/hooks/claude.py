@@ -19,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any, Literal, NamedTuple, TextIO
 
 from vaultctx.config import Config, load_config
+from vaultctx.errors import VaultctxError
 from vaultctx.hooks import server_link, session
 from vaultctx.hooks.context import (
     Excerpt,
@@ -39,8 +40,11 @@ class HookOptions(NamedTuple):
     db: str | None = None
 
 
-class HookInputError(ValueError):
+class HookInputError(VaultctxError):
     """Standard input did not hold a hook event."""
+
+
+_HOOK_INPUT_ADVICE = "run it as a Claude Code hook, which writes the event JSON to standard input"
 
 
 def enter_hook_process() -> bool:
@@ -63,7 +67,10 @@ def run_hook(
         else:
             answer = compress_answer(event)
     except Exception as exc:
-        message = " ".join(f"{type(exc).__name__}: {exc}".split())
+        problem = (
+            exc.one_line() if isinstance(exc, VaultctxError) else f"{type(exc).__name__}: {exc}"
+        )
+        message = " ".join(problem.split())
         print(f"vaultctx hook {kind}: {message[:300]}", file=stderr)
         return 0
     if answer is not None:
@@ -77,9 +84,13 @@ def read_event(stdin: TextIO) -> dict[str, Any]:
     try:
         event = json.loads(raw)
     except ValueError as exc:
-        raise HookInputError(f"stdin is not a hook event (invalid JSON: {exc})") from exc
+        raise HookInputError(
+            f"stdin is not a hook event (invalid JSON: {exc})", _HOOK_INPUT_ADVICE
+        ) from exc
     if not isinstance(event, dict):
-        raise HookInputError("stdin is not a hook event (expected a JSON object)")
+        raise HookInputError(
+            "stdin is not a hook event (expected a JSON object)", _HOOK_INPUT_ADVICE
+        )
     return event
 
 

@@ -24,11 +24,10 @@ from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
+from vaultctx.errors import VaultctxError
 from vaultctx.hooks.context import Excerpt, relevant_excerpts
 from vaultctx.hooks.server_link import HOOK_CONTEXT_PATH
-from vaultctx.index.db import IndexDatabaseError
 from vaultctx.mcp.http_policy import LOCAL_NAMES, is_loopback
-from vaultctx.vault.errors import VaultError
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -118,8 +117,8 @@ def add_hook_endpoint(server: MCPServer[Any], call: VaultCall, token: str | None
             return Response(status_code=400)
         try:
             excerpts = await anyio.to_thread.run_sync(call, partial(hook_excerpts, text=text))
-        except (IndexDatabaseError, VaultError) as exc:
-            return JSONResponse({"error": str(exc)}, status_code=503)
+        except VaultctxError as exc:
+            return JSONResponse({"error": exc.one_line()}, status_code=503)
         return JSONResponse({"excerpts": [list(excerpt) for excerpt in excerpts]})
 
     server.custom_route(HOOK_CONTEXT_PATH, methods=["POST"], include_in_schema=False)(endpoint)

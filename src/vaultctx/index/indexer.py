@@ -26,9 +26,11 @@ from filelock import FileLock, Timeout
 
 from vaultctx.config import Config, check_db_location
 from vaultctx.embed.base import Embedder
+from vaultctx.errors import VaultctxError
 from vaultctx.index.db import (
     STAT_DIGEST_META,
     VECTOR_STORAGE,
+    WRITABLE_ADVICE,
     IndexDatabase,
     IndexNeedsRebuildError,
     IndexUnwritableError,
@@ -62,7 +64,7 @@ log = logging.getLogger(__name__)
 VECTOR_TABLE = "chunk_vecs"
 
 
-class IndexerBusyError(RuntimeError):
+class IndexerBusyError(VaultctxError):
     """Another indexer holds this database's lock."""
 
 
@@ -201,13 +203,13 @@ class Indexer:
             lock.acquire(timeout=0)
         except Timeout as exc:  # before OSError: filelock's Timeout is a TimeoutError
             raise IndexerBusyError(
-                f"another `vaultctx index` is already updating {self.config.db}; "
-                "wait for it to finish (or stop it) and run again"
+                f"another `vaultctx index` is already updating {self.config.db}",
+                "wait for it to finish (or stop it) and run again",
             ) from exc
         except OSError as exc:
             raise IndexUnwritableError(
-                f"cannot create the lock file {self.config.db}.lock ({exc.strerror or exc}); "
-                "choose a writable location with --db or DB_PATH"
+                f"cannot create the lock file {self.config.db}.lock ({exc.strerror or exc})",
+                WRITABLE_ADVICE,
             ) from exc
         try:
             db = self._open_or_rebuild(report)

@@ -26,6 +26,7 @@ from typing import Any, Literal
 from vaultctx.api import Vault
 from vaultctx.atomic_write import UnsafeWriteError, checked_target, write_atomically
 from vaultctx.config import default_db_path
+from vaultctx.errors import VaultctxError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -35,6 +36,7 @@ else:  # pragma: no cover - exercised on 3.10 only
 ClientName = Literal["claude", "codex", "cursor"]
 CLIENTS: tuple[ClientName, ...] = ("claude", "codex", "cursor")
 SERVER_KEY = "vaultctx"
+_FIX_THE_FILE = "fix the file or move it away, then run again"
 # Codex gives a server 10 s to start by default; importing the MCP SDK alone can take seconds on a
 # busy machine.
 CODEX_STARTUP_TIMEOUT_SEC = 30
@@ -43,7 +45,7 @@ _TOML_HEADER = re.compile(r"^\s*\[(?!\[)\s*(?P<name>[^\]]+?)\s*\]\s*(?:#.*)?$")
 _TOML_ARRAY_HEADER = re.compile(r"^\s*\[\[")
 
 
-class ClientConfigError(Exception):
+class ClientConfigError(VaultctxError):
     """The client's file cannot be updated safely; nothing was written."""
 
 
@@ -125,18 +127,26 @@ def write_client_config(client: ClientName, path: Path, command: list[str]) -> W
         checked_target(path)
         existing = path.read_text(encoding="utf-8") if path.exists() else None
     except UnsafeWriteError as exc:
-        raise ClientConfigError(f"the file {exc.problem}; nothing was written") from exc
+        raise ClientConfigError(f"{path} {exc.problem}; nothing was written", exc.fix) from exc
     except (OSError, UnicodeDecodeError) as exc:
-        raise ClientConfigError(f"cannot read {path} ({exc}); nothing was written") from exc
-    updated = merged(client, existing, command)
+        raise ClientConfigError(
+            f"cannot read {path} ({exc}); nothing was written", _FIX_THE_FILE
+        ) from exc
+    try:
+        updated = merged(client, existing, command)
+    except ClientConfigError as exc:
+        raise ClientConfigError(f"{path}: {exc.message}", exc.suggestion) from exc
     if updated == existing:
         return WriteReport(path, None, changed=False)
     try:
         backup = write_atomically(path, updated, backup=True)
     except UnsafeWriteError as exc:
-        raise ClientConfigError(f"the file {exc.problem}; it was not changed") from exc
+        raise ClientConfigError(f"{path} {exc.problem}; it was not changed", exc.fix) from exc
     except OSError as exc:
-        raise ClientConfigError(f"cannot write {path} ({exc}); the file was not changed") from exc
+        raise ClientConfigError(
+            f"cannot write {path} ({exc}); the file was not changed",
+            "make the file and its folder writable, or add the snippet by hand",
+        ) from exc
     return WriteReport(path, backup, changed=True)
 
 
@@ -148,13 +158,18 @@ def _merged_json(existing: str | None, entry: dict[str, Any]) -> str:
         except json.JSONDecodeError as exc:
             raise ClientConfigError(
                 f"the file is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-                "fix it or move it away, then run again — nothing was written"
+                "nothing was written",
+                _FIX_THE_FILE,
             ) from exc
     if not isinstance(data, dict):
-        raise ClientConfigError("the file is JSON but not an object; nothing was written")
+        raise ClientConfigError(
+            "the file is JSON but not an object; nothing was written", _FIX_THE_FILE
+        )
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
-        raise ClientConfigError('"mcpServers" in the file is not an object; nothing was written')
+        raise ClientConfigError(
+            '"mcpServers" in the file is not an object; nothing was written', _FIX_THE_FILE
+        )
     servers[SERVER_KEY] = entry
     return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
 
@@ -163,7 +178,9 @@ def _merged_toml(existing: str, entry: dict[str, Any]) -> str:
     original = _parse_toml(existing)
     servers = original.get("mcp_servers", {})
     if not isinstance(servers, dict):
-        raise ClientConfigError("`mcp_servers` in the file is not a table; nothing was written")
+        raise ClientConfigError(
+            "`mcp_servers` in the file is not a table; nothing was written", _FIX_THE_FILE
+        )
     kept = _without_our_table(existing) if SERVER_KEY in servers else existing
     updated = (kept.rstrip("\n") + "\n\n" if kept.strip() else "") + _toml_table(entry)
     expected = {**original, "mcp_servers": {**servers, SERVER_KEY: entry}}
@@ -174,7 +191,8 @@ def _merged_toml(existing: str, entry: dict[str, Any]) -> str:
     if result != expected:
         raise ClientConfigError(
             f"[mcp_servers.{SERVER_KEY}] is written in a form vaultctx does not rewrite (an inline "
-            "table or dotted keys); replace it by hand with the snippet printed without --write"
+            "table or dotted keys)",
+            "replace it by hand with the snippet printed without --write",
         )
     return updated
 
@@ -184,8 +202,7 @@ def _parse_toml(text: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ClientConfigError(
-            f"the file is not valid TOML ({exc}); fix it or move it away, then run again — "
-            "nothing was written"
+            f"the file is not valid TOML ({exc}); nothing was written", _FIX_THE_FILE
         ) from exc
 
 

@@ -32,20 +32,13 @@ from pydantic import AnyHttpUrl, BaseModel, Field
 
 from vaultctx import __version__
 from vaultctx.api import Vault
+from vaultctx.errors import VaultctxError
 from vaultctx.hooks import server_link
 from vaultctx.hooks.endpoint import add_hook_endpoint, run_while_serving
-from vaultctx.index.db import (
-    IndexDatabaseError,
-    IndexFromNewerVersionError,
-    IndexMissingError,
-    NotAnIndexError,
-)
 from vaultctx.mcp import http_policy, outputs
 from vaultctx.scrub import scrub_secrets
 from vaultctx.search.graph import DEFAULT_DEPTH as DEFAULT_GRAPH_DEPTH
 from vaultctx.search.graph import MAX_DEPTH as MAX_GRAPH_DEPTH
-from vaultctx.vault.errors import VaultError
-from vaultctx.vault.paths import VaultAccessError
 
 log = logging.getLogger(__name__)
 
@@ -128,8 +121,8 @@ class VaultService:
             self.call(lambda vault: vault.search("준비", limit=1, max_tokens=50, mode="bm25"))
             # A server answers many queries: rank vectors from RAM once they are loaded.
             self.call(lambda vault: vault.retriever().hold_vectors_in_memory())
-        except (IndexDatabaseError, VaultError) as exc:
-            log.warning("search is not ready yet: %s", exc)
+        except VaultctxError as exc:
+            log.warning("search is not ready yet: %s", exc.one_line())
 
 
 class WarmUpAfterHandshake:
@@ -392,8 +385,8 @@ def _respond(
     """
     try:
         output = service.call(run)
-    except (VaultError, IndexDatabaseError) as exc:
-        failure = error_output(exc, service.vault)
+    except VaultctxError as exc:
+        failure = error_output(exc)
         text = json.dumps(_scrub_tree(failure.model_dump()), ensure_ascii=False)
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
     structured = _scrub_tree(output.model_dump(mode="json"))
@@ -403,25 +396,9 @@ def _respond(
     )
 
 
-def error_output(exc: Exception, vault: Vault) -> outputs.ErrorOutput:
-    """The message and the next step for an error a user or model can do something about."""
-    if isinstance(exc, VaultAccessError):
-        return outputs.ErrorOutput(error=str(exc), suggestion=exc.suggestion)
-    if isinstance(exc, IndexMissingError):
-        return outputs.ErrorOutput(
-            error=f"the vault has no index yet ({vault.db_path} is missing)",
-            suggestion=f"ask the user to run `{vault.index_command()}`, then try again",
-        )
-    if isinstance(exc, (NotAnIndexError, IndexFromNewerVersionError)):
-        return outputs.ErrorOutput(
-            error=str(exc), suggestion="ask the user to fix the index location or version"
-        )
-    if isinstance(exc, IndexDatabaseError):
-        return outputs.ErrorOutput(
-            error=str(exc),
-            suggestion=f"ask the user to rebuild it with `{vault.index_command(full=True)}`",
-        )
-    return outputs.ErrorOutput(error=str(exc), suggestion="check the vault folder and try again")
+def error_output(exc: VaultctxError) -> outputs.ErrorOutput:
+    """The message and the next step, as every ``VaultctxError`` carries them."""
+    return outputs.ErrorOutput(error=exc.message, suggestion=exc.suggestion)
 
 
 def _scrub_tree(value: Any) -> Any:
@@ -447,9 +424,8 @@ def _add_note_resource(server: MCPServer[Any], service: VaultService) -> None:
     def read_note_resource(path: str) -> str:
         try:
             note = service.call(lambda vault: vault.read_note(path))
-        except (VaultError, IndexDatabaseError) as exc:
-            failure = error_output(exc, service.vault)
-            raise ResourceError(f"{failure.error}; {failure.suggestion}") from exc
+        except VaultctxError as exc:
+            raise ResourceError(exc.one_line()) from exc
         return scrub_secrets(outputs.note_text(outputs.note_output(note))).text
 
 

@@ -22,8 +22,9 @@ from dataclasses import dataclass
 from functools import cached_property
 from typing import Any, NoReturn
 
+from vaultctx.errors import VaultctxError
 from vaultctx.index.db import IndexDatabase
-from vaultctx.vault.paths import VaultAccessError, normalize_vault_path
+from vaultctx.vault.paths import normalize_vault_path
 
 Value = str | bool | int | float | dt.date  # dt.datetime is a dt.date too
 
@@ -53,12 +54,11 @@ _JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
 TAGS_KEY = "tags"
 
 
-class InvalidFilterError(VaultAccessError):
+class InvalidFilterError(VaultctxError):
     """A filter that cannot be understood: the message names it, the suggestion shows the syntax.
 
-    A ``VaultAccessError`` so every integration already reports it as a one-line error (CLI) or
-    an ``{error, suggestion}`` tool result (MCP), never as a traceback or a silently ignored
-    filter.
+    Every integration reports it as it reports any ``VaultctxError``: a one-line error (CLI) or an
+    ``{error, suggestion}`` tool result (MCP), never a traceback or a silently ignored filter.
     """
 
 

@@ -215,8 +215,9 @@ def note_links(graph: LinkGraph, name: str) -> NoteLinks:
     note = graph.find(name)
     if note is None:
         raise UnknownNoteError(
-            f"no note {name!r} in the index; give its vault-relative path (e.g. folder/Note.md), "
-            "its name or an alias, or run `vaultctx index` if it is new"
+            f"no note {name!r} in the index",
+            "give its vault-relative path (e.g. folder/Note.md), its name or an alias, or run "
+            "`vaultctx index` if it is new",
         )
     outlinks = [link for link in graph.links if link.source == note.path]
     backlinks = [
