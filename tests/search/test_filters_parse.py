@@ -24,7 +24,7 @@ def holds(condition: str, stored: object) -> bool:
     ("text", "key", "op", "value"),
     [
         ("status = active", "status", "=", "active"),
-        ("status==active", "status", "=", "active"),
+        ("status=active", "status", "=", "active"),
         ("status != done", "status", "!=", "done"),
         ("rating > 3", "rating", ">", 3),
         ("rating >= 3.5", "rating", ">=", 3.5),
@@ -60,7 +60,7 @@ def test_conditions_parse_into_key_operator_and_typed_value(
         ("   ", "is empty"),
         ("status", "has no operator"),
         ("status active", "has no operator"),
-        ("status ! active", "has no operator"),
+        ("status ! active", "uses `!`, which is not an operator"),
         ("= active", "has no front matter key"),
         (">= 3", "has no front matter key"),
         ("status =", "has no value after `=`"),
@@ -86,6 +86,35 @@ def test_each_invalid_condition_is_an_error_naming_it_and_the_syntax(
     assert repr(text.strip()) in message, "the message quotes the condition as written"
     assert "KEY OP VALUE" in message and "= != > >= < <= ~" in message
     assert "status = active" in raised.value.suggestion
+
+
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("rating => 5", "=>"),
+        ("rating =< 5", "=<"),
+        ("rating <> 5", "<>"),
+        ("rating >>= 5", ">>="),
+        ("status == active", "=="),
+        ("rating !~ 5", "!~"),
+        ("rating=>5", "=>"),
+        ("rating > = 5", "> ="),
+        ("rating < > 5", "< >"),
+    ],
+)
+def test_only_the_seven_operators_are_read(text: str, written: str) -> None:
+    """A misspelt operator is an error naming the ones there are, never a text comparison."""
+    with pytest.raises(InvalidFilterError) as raised:
+        parse_condition(text)
+    message = str(raised.value)
+    assert f"`{written}`" in message and "is not an operator" in message
+    assert "= != > >= < <= ~" in message
+
+
+def test_a_value_starting_with_an_operator_character_is_quoted() -> None:
+    assert parse_condition('rating = "=>5"').value == "=>5"
+    assert parse_condition("note ~ 'a <> b'").value == "a <> b"
+    assert parse_condition("url ~ https://x.test/?a=b&c<d").value == "https://x.test/?a=b&c<d"
 
 
 def test_a_bad_condition_among_good_ones_fails_the_whole_filter() -> None:

@@ -39,16 +39,21 @@ CONDITION_EXAMPLES = (
 )
 TIME_SYNTAX = "use YYYY-MM-DD (e.g. 2024-03-01), YYYY-MM-DDTHH:MM, or an age such as 12h, 7d, 2w"
 
-# Longest operators first, so `>=` is not read as `>` followed by a value `=…`.
-_CONDITION = re.compile(
-    r"(?P<key>[^=!<>~]*?)\s*(?P<op>==|!=|>=|<=|=|>|<|~)\s*(?P<value>.*)", re.DOTALL
-)
+# The key ends at the first operator character; the operator is the whole run of them, so a
+# misspelt one (`=>`, `<>`, `==`) is refused as written instead of read as `=` or `<` followed by
+# a value that starts with the rest.
+_CONDITION = re.compile(r"(?P<key>[^=!<>~]*)(?P<op>[=!<>~]+)(?P<value>.*)", re.DOTALL)
+_OPERATOR_RUN = re.compile(r"[=!<>~][=!<>~\s]*")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}.*")
 _AGE = re.compile(r"(?P<count>\d+)\s*(?P<unit>[hdw])", re.IGNORECASE)
 _AGE_UNITS = {"h": dt.timedelta(hours=1), "d": dt.timedelta(days=1), "w": dt.timedelta(weeks=1)}
 _INT64_LIMIT = 2**63 - 1
+# mtime_ns is a signed 64-bit integer: it counts from September 1677 to April 2262.
+_FIRST_YEAR, _LAST_YEAR = 1678, 2261
+# Python refuses to turn longer digit strings into an int; such numbers compare as floats.
+_MAX_INT_DIGITS = 4000
 _JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
 # The key that means the note's full tag list (front matter and inline tags, as indexed).
 TAGS_KEY = "tags"
@@ -194,7 +199,14 @@ def parse_condition(text: str) -> Condition:
     if match is None:
         _reject(written, "has no operator")
     key, op, raw = match["key"].strip(), match["op"], match["value"].strip()
-    op = "=" if op == "==" else op
+    spelt = _OPERATOR_RUN.match(written, match.start("op"))
+    if op not in OPERATORS or (spelt is not None and spelt[0].strip() != op):
+        shown = " ".join(spelt[0].split()) if spelt is not None else op
+        _reject(
+            written,
+            f"uses `{shown}`, which is not an operator (quote a value that starts with "
+            "= ! < > or ~)",
+        )
     if not key:
         _reject(written, f"has no front matter key before `{op}`")
     if '"' in key or any(not part.strip() for part in key.split(".")):
@@ -218,15 +230,14 @@ def parse_time_bound(
     if isinstance(value, dt.datetime):
         return TimeBound(value.isoformat(), _ns(value))
     if isinstance(value, dt.date):
-        return TimeBound(value.isoformat(), _ns(_day_bound(value, end_of_day)))
+        return TimeBound(value.isoformat(), _day_ns(value, end_of_day))
     text = value.strip()
     age = _AGE.fullmatch(text)
     if age is not None:
-        delta = int(age["count"]) * _AGE_UNITS[age["unit"].lower()]
-        return TimeBound(text, _ns(dt.datetime.now().astimezone() - delta))
+        return TimeBound(text, _age_ns(int(age["count"]), age["unit"].lower()))
     try:
         if _DATE.fullmatch(text):
-            return TimeBound(text, _ns(_day_bound(dt.date.fromisoformat(text), end_of_day)))
+            return TimeBound(text, _day_ns(dt.date.fromisoformat(text), end_of_day))
         if _DATETIME.fullmatch(text):
             return TimeBound(text, _ns(dt.datetime.fromisoformat(text.replace("Z", "+00:00"))))
     except ValueError:
@@ -326,7 +337,7 @@ def _parse_value(written: str, op: str, raw: str) -> Value:
             _reject(written, f"compares true/false with `{op}`; use = or !=")
         return lowered == "true"
     if _NUMBER.fullmatch(raw):
-        return float(raw) if "." in raw else int(raw)
+        return float(raw) if "." in raw or len(raw) > _MAX_INT_DIGITS else int(raw)
     try:
         if _DATE.fullmatch(raw):
             return dt.date.fromisoformat(raw)
@@ -437,11 +448,26 @@ def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _day_bound(day: dt.date, end_of_day: bool) -> dt.datetime:
-    start = dt.datetime.combine(day, dt.time.min)
-    return start + dt.timedelta(days=1) if end_of_day else start
+def _day_ns(day: dt.date, end_of_day: bool) -> int:
+    """Local midnight starting ``day``, or ending it."""
+    if end_of_day:
+        if day == dt.date.max:
+            return _INT64_LIMIT
+        day += dt.timedelta(days=1)
+    return _ns(dt.datetime.combine(day, dt.time.min))
+
+
+def _age_ns(count: int, unit: str) -> int:
+    try:
+        return _ns(dt.datetime.now().astimezone() - count * _AGE_UNITS[unit])
+    except OverflowError:  # longer ago than dates reach: before every file
+        return -_INT64_LIMIT
 
 
 def _ns(moment: dt.datetime) -> int:
-    # mtime_ns is a signed 64-bit integer in SQLite: nanoseconds run out in the year 2262.
+    """``moment`` as ``files.mtime_ns`` counts; moments beyond its range are clamped to its ends."""
+    if moment.year < _FIRST_YEAR:
+        return -_INT64_LIMIT
+    if moment.year > _LAST_YEAR:
+        return _INT64_LIMIT
     return max(-_INT64_LIMIT, min(int(moment.timestamp() * 1_000_000_000), _INT64_LIMIT))
