@@ -12,7 +12,7 @@ import json
 import shlex
 import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -30,9 +30,10 @@ if TYPE_CHECKING:
     from vaultctx.index.indexer import Indexer, IndexReport, ProgressSink
     from vaultctx.index.watch import VaultWatcher, WatchEvent
     from vaultctx.notes import NoteList, NoteText
-    from vaultctx.search.filters import SearchFilter
+    from vaultctx.search.filters import Filters
     from vaultctx.search.graph import LinkGraph, NoteLinks, RelatedMoc, ResolvedLink
-    from vaultctx.search.retriever import Fusion, Mode, Retriever, SearchResponse, SearchResult
+    from vaultctx.search.request import SearchRequest
+    from vaultctx.search.retriever import Retriever, SearchResponse, SearchResult
 
 
 @dataclass(frozen=True)
@@ -164,6 +165,21 @@ def _context_block(
         lines = [f"- {moc.path} ({moc.title})" for moc in mocs]
         parts.append("Maps of content linking to these notes:\n" + "\n".join(lines) + "\n")
     return ContextBlock(topic, "\n".join(parts), sources, results, mocs)
+
+
+# What a context block asks for unless told otherwise: fewer, longer passages than a search.
+CONTEXT_DEFAULTS: dict[str, Any] = {"limit": 8, "max_tokens": 2000}
+
+
+def _as_request(request: SearchRequest | str, options: dict[str, Any]) -> SearchRequest:
+    """``request`` itself, or the request a query string and keyword options spell out."""
+    from vaultctx.search.request import SearchRequest
+
+    if isinstance(request, SearchRequest):
+        if options:
+            raise TypeError("pass options inside the SearchRequest, or a query string with them")
+        return request
+    return SearchRequest(request, **options)
 
 
 # Fusion weights of the vector lists (BM25 has 1.0), from bench/fusion_explore.py on BEIR SciFact
@@ -316,73 +332,37 @@ class Vault:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def search(
-        self,
-        query: str,
-        *,
-        limit: int = 10,
-        max_tokens: int = 4000,
-        mode: Mode = "hybrid",
-        bm25_weight: float = 1.0,
-        vec_weight: float | None = None,
-        notes: bool = False,
-        fusion: Fusion = "score",
-        graph: bool = False,
-        depth: int = 1,
-        filters: SearchFilter | None = None,
-    ) -> SearchResponse:
-        """Hybrid search over the index; results are scrubbed and fit ``max_tokens``.
+    def search(self, request: SearchRequest | str, **options: Any) -> SearchResponse:
+        """The passages that answer ``request`` best: scrubbed, within its token budget.
 
-        ``graph`` widens the vector hits along the notes' links to ``depth`` (0–3) links and ranks
-        as SPEC §7 describes; each result then says why it is there, and maps of content linking
-        to the results come back as ``related_mocs``.
-
-        ``filters`` (from ``vaultctx.search.filters.parse_filter``: folder, tags, dates, front
-        matter conditions) choose the notes before ranking, so ``limit`` results still come back
-        when enough notes match.
+        ``request`` says what to look for and how (``SearchRequest``: limit, token budget, mode,
+        fusion, weights, one result per note, filters, graph); a string is shorthand for
+        ``SearchRequest(query, **options)``. With ``graph`` each result says why it is there and
+        maps of content linking to the results come back as ``related_mocs``.
         """
+        request = _as_request(request, options)
         with self._naming_this_index():
-            retriever = self.retriever(vectors=mode != "bm25")
-        return retriever.search(
-            query,
-            limit=limit,
-            max_tokens=max_tokens,
-            mode=mode,
-            bm25_weight=bm25_weight,
-            vec_weight=vec_weight,
-            notes=notes,
-            fusion=fusion,
-            graph=graph,
-            depth=depth,
-            filters=filters,
-        )
+            retriever = self.retriever(vectors=request.mode != "bm25")
+        return retriever.search(request)
 
-    def context(
-        self,
-        topic: str,
-        *,
-        max_tokens: int = 2000,
-        limit: int = 8,
-        graph: bool = False,
-        depth: int = 1,
-        filters: SearchFilter | None = None,
-    ) -> ContextBlock:
-        """The best passages about ``topic`` as one markdown block with sources, within budget."""
+    def context(self, request: SearchRequest | str, **options: Any) -> ContextBlock:
+        """The best passages about the request's query as one markdown block with sources.
+
+        The whole block, headings and sources included, fits ``request.max_tokens``. A string is
+        shorthand for ``SearchRequest(topic, limit=8, max_tokens=2000, **options)``.
+        """
         from vaultctx.search.budget import estimate_tokens
 
-        text_budget = max(max_tokens - 25 - 15 * limit, max_tokens // 2)
-        response = self.search(
-            topic,
-            limit=limit,
-            max_tokens=text_budget,
-            graph=graph,
-            depth=depth,
-            filters=filters,
-        )
+        if isinstance(request, str):
+            options = {**CONTEXT_DEFAULTS, **options}
+        request = _as_request(request, options)
+        budget = request.max_tokens
+        text_budget = max(budget - 25 - 15 * request.limit, budget // 2)
+        response = self.search(replace(request, max_tokens=text_budget))
         results = list(response.results)
         while True:
-            block = _context_block(topic, results, response.related_mocs)
-            if estimate_tokens(block.markdown) <= max_tokens or not results:
+            block = _context_block(request.query, results, response.related_mocs)
+            if estimate_tokens(block.markdown) <= budget or not results:
                 return block
             results.pop()
 
@@ -459,32 +439,14 @@ class Vault:
 
         return read_note(self.config, path, section=section, max_tokens=max_tokens)
 
-    def list_notes(
-        self,
-        *,
-        folder: str | None = None,
-        tag: str | None = None,
-        note_type: str | None = None,
-        modified_since: str | None = None,
-        modified_until: str | None = None,
-        where: Sequence[str] = (),
-        limit: int = 20,
-    ) -> NoteList:
-        """Indexed notes filtered by folder, tag, type, modification dates and front matter
-        conditions (``where``, e.g. ``["status = active"]``), newest first."""
+    def list_notes(self, filters: Filters | None = None, *, limit: int = 20) -> NoteList:
+        """Indexed notes passing ``filters`` (folder, tags, type, modification dates, front
+        matter conditions: the filters of a search), newest first."""
         from vaultctx.notes import list_notes
+        from vaultctx.search.filters import Filters
 
         with self._naming_this_index():
-            return list_notes(
-                self.config.db,
-                folder=folder,
-                tag=tag,
-                note_type=note_type,
-                modified_since=modified_since,
-                modified_until=modified_until,
-                where=where,
-                limit=limit,
-            )
+            return list_notes(self.config.db, filters or Filters(), limit=limit)
 
     def verify_citations(self, text: str, *, source: str | None = None) -> CitationReport:
         """The note, heading and block citations in ``text`` (an answer) that do not resolve.

@@ -94,6 +94,19 @@ async def test_no_results_suggest_broader_terms(client: Client) -> None:
     assert "broader" in text_of(result)
 
 
+@pytest.mark.parametrize(
+    ("tool", "argument"), [("obsidian_search", "query"), ("obsidian_get_context", "topic")]
+)
+async def test_a_blank_query_is_an_error_with_the_fix(
+    client: Client, tool: str, argument: str
+) -> None:
+    error = tool_error(await call(client, tool, **{argument: "   "}))
+    assert error == {
+        "error": "the search query is empty",
+        "suggestion": "give the words to look for, e.g. `compost`",
+    }
+
+
 async def test_out_of_range_arguments_are_tool_errors(client: Client) -> None:
     result = await call(client, "obsidian_search", query="sqlite", limit=500)
     assert result.is_error and "limit" in text_of(result)

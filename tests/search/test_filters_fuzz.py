@@ -10,7 +10,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from vaultctx.errors import VaultctxError
-from vaultctx.search.filters import OPERATORS, parse_condition, parse_filter
+from vaultctx.search.filters import OPERATORS, Filters, parse_condition
 
 # Text built from the pieces the grammar cares about, so the fuzzer reaches deep paths (typed
 # values, dotted keys, quotes, operator runs) far more often than uniform text would.
@@ -71,5 +71,5 @@ def test_any_filters_parse_or_are_refused(
     where: list[str],
 ) -> None:
     parses_or_refuses(
-        lambda: parse_filter(folder=folder, tags=tags, since=since, until=until, where=where)
+        lambda: Filters(folder=folder, tags=tags, since=since, until=until, where=where)
     )

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from vaultctx.search.filters import (
+    Filters,
     InvalidFilterError,
     parse_condition,
-    parse_filter,
     parse_time_bound,
 )
 from vaultctx.vault.paths import UnsafePathError
@@ -119,7 +119,7 @@ def test_a_value_starting_with_an_operator_character_is_quoted() -> None:
 
 def test_a_bad_condition_among_good_ones_fails_the_whole_filter() -> None:
     with pytest.raises(InvalidFilterError, match="'rating'"):
-        parse_filter(where=["status = active", "rating"])
+        Filters(where=["status = active", "rating"])
 
 
 def test_text_compares_case_insensitively() -> None:
@@ -204,19 +204,19 @@ def test_time_bounds_take_dates_times_and_ages() -> None:
 @pytest.mark.parametrize("text", ["05/01/2024", "last tuesday", "2024-13-01", "7 days", "7m"])
 def test_a_bad_time_bound_is_an_error_with_the_accepted_forms(text: str) -> None:
     with pytest.raises(InvalidFilterError) as raised:
-        parse_filter(since=text)
+        Filters(since=text)
     assert repr(text) in str(raised.value) and "ISO 8601" in str(raised.value)
     assert "YYYY-MM-DD" in raised.value.suggestion and "7d" in raised.value.suggestion
 
 
 def test_an_empty_date_range_is_an_error() -> None:
     with pytest.raises(InvalidFilterError, match="not before"):
-        parse_filter(since="2024-05-03", until="2024-05-01")
-    assert parse_filter(since="2024-05-01", until="2024-05-01").until is not None
+        Filters(since="2024-05-03", until="2024-05-01")
+    assert Filters(since="2024-05-01", until="2024-05-01").until_bound is not None
 
 
-def test_parse_filter_normalises_and_describes_itself() -> None:
-    built = parse_filter(
+def test_filters_normalise_and_describe_themselves() -> None:
+    built = Filters(
         folder="projects/",
         tags=["#area/", "project", "Project"],
         note_type=" daily ",
@@ -235,13 +235,13 @@ def test_parse_filter_normalises_and_describes_itself() -> None:
         "where": "status = active",
     }
     assert not built.is_empty
-    assert parse_filter(folder=" / ", tags=["", "#"], where=[""], since="").is_empty
-    assert parse_filter(where="status = x").conditions[0].key == "status", "one string is one"
+    assert Filters(folder=" / ", tags=["", "#"], where=[""], since="").is_empty
+    assert Filters(where="status = x").conditions[0].key == "status", "one string is one"
 
 
 def test_folder_refuses_traversal_like_every_path() -> None:
     with pytest.raises(UnsafePathError):
-        parse_filter(folder="../elsewhere")
+        Filters(folder="../elsewhere")
 
 
 def test_deciding_from_the_json_text_agrees_with_decoding_it() -> None:

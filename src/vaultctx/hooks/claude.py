@@ -16,7 +16,8 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any, Literal, NamedTuple, TextIO
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TextIO
 
 from vaultctx.config import Config, load_config
 from vaultctx.errors import VaultctxError
@@ -28,6 +29,9 @@ from vaultctx.hooks.context import (
     format_context,
     relevant_excerpts,
 )
+
+if TYPE_CHECKING:
+    from vaultctx.search.request import SearchRequest
 
 HookKind = Literal["context", "compress"]
 GUARD_ENV = "VAULTCTX_HOOK_ACTIVE"
@@ -150,9 +154,8 @@ def search_in_process(config: Config, text: str) -> list[Excerpt]:
     try:
         retriever = Retriever(db, None)
 
-        def keyword_search(query: str, *, limit: int, max_tokens: int) -> list[Any]:
-            response = retriever.search(query, limit=limit, max_tokens=max_tokens, mode="bm25")
-            return list(response.results)
+        def keyword_search(request: SearchRequest) -> list[Any]:
+            return list(retriever.search(replace(request, mode="bm25")).results)
 
         return relevant_excerpts(keyword_search, text)
     finally:

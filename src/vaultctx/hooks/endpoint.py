@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from vaultctx.api import Vault
+    from vaultctx.search.request import SearchRequest
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -92,8 +93,8 @@ def parse_request(body: bytes) -> str:
 def hook_excerpts(vault: Vault, text: str) -> list[Excerpt]:
     """Hybrid search on the warm server; the relevance rule still demands a keyword hit."""
 
-    def search(query: str, *, limit: int, max_tokens: int) -> list[Any]:
-        return list(vault.search(query, limit=limit, max_tokens=max_tokens).results)
+    def search(request: SearchRequest) -> list[Any]:
+        return list(vault.search(request).results)
 
     return relevant_excerpts(search, text)
 

@@ -1,7 +1,8 @@
-"""Search filters (SPEC §8): which notes a search or a listing may return.
+"""Search filters: which notes a search or a listing may return.
 
-One ``SearchFilter``, built from the strings users and models type by ``parse_filter``, serves
-the API, the CLI and the MCP tools. It narrows the candidate notes *before* ranking:
+One ``Filters`` value, built from the strings users and models type and checked by its
+constructor, serves the API, the CLI and the MCP tools. It narrows the candidate notes *before*
+ranking:
 ``matching_file_ids`` feeds BM25 and the vector KNN, so ``limit`` results still come back when
 enough notes match. Filtering a ranked top-k afterwards would return few or none for a selective
 filter.
@@ -18,7 +19,7 @@ import datetime as dt
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NoReturn
 
@@ -120,15 +121,56 @@ class TimeBound:
 
 
 @dataclass(frozen=True)
-class SearchFilter:
-    """Every restriction must hold. The empty filter admits every note."""
+class Filters:
+    """Which notes a search or a listing may return: every restriction given must hold, and the
+    empty ``Filters()`` admits every note.
+
+    Built from the strings users and models type, and checked by the constructor, once:
+    ``InvalidFilterError`` names the part at fault. ``folder`` is vault-relative and recursive,
+    matched by whole path segments (``proj`` does not match ``project/``); ``tags`` must all be
+    present, nested tags included (``a`` matches ``a/b``); ``note_type`` is the front matter
+    ``type``; ``since``/``until`` bound the modification time (a date, a date-time or an age such
+    as ``7d``; a bare ``until`` date includes that day); ``where`` holds front matter conditions
+    (see ``parse_condition``). Empty strings mean "no filter", as an omitted option does. The
+    fields keep what was asked for, normalised; the parsed forms are ``conditions``,
+    ``since_bound`` and ``until_bound``.
+    """
 
     folder: str | None = None
-    tags: tuple[str, ...] = ()
+    tags: Sequence[str] = ()
     note_type: str | None = None
-    since: TimeBound | None = None
-    until: TimeBound | None = None
-    conditions: tuple[Condition, ...] = ()
+    since: str | dt.date | None = None
+    until: str | dt.date | None = None
+    where: Sequence[str] = ()
+    conditions: tuple[Condition, ...] = field(init=False, repr=False, compare=False)
+    since_bound: TimeBound | None = field(init=False, repr=False, compare=False)
+    until_bound: TimeBound | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        tags = [self.tags] if isinstance(self.tags, str) else self.tags
+        where = [self.where] if isinstance(self.where, str) else self.where
+        since = parse_time_bound("modified since", self.since, end_of_day=False)
+        until = parse_time_bound("modified until", self.until, end_of_day=True)
+        if since and until and since.ns >= until.ns:
+            raise InvalidFilterError(
+                f"modified since {since.text} is not before modified until {until.text}",
+                "swap the dates or widen the range",
+            )
+        note_type = self.note_type.strip() if self.note_type else None
+        texts = tuple(text.strip() for text in where if text.strip())
+        normalised = {
+            "folder": _folder(self.folder),
+            "tags": tuple(dict.fromkeys(tag for tag in map(_tag, tags) if tag)),
+            "note_type": note_type or None,
+            "since": None if since is None else self.since,
+            "until": None if until is None else self.until,
+            "where": texts,
+            "conditions": tuple(parse_condition(text) for text in texts),
+            "since_bound": since,
+            "until_bound": until,
+        }
+        for name, value in normalised.items():
+            object.__setattr__(self, name, value)  # frozen: the constructor's last word
 
     @property
     def is_empty(self) -> bool:
@@ -140,49 +182,11 @@ class SearchFilter:
             "folder": self.folder,
             "tag": ", ".join(self.tags),
             "type": self.note_type,
-            "modified_since": self.since.text if self.since else None,
-            "modified_until": self.until.text if self.until else None,
+            "modified_since": self.since_bound.text if self.since_bound else None,
+            "modified_until": self.until_bound.text if self.until_bound else None,
             "where": "; ".join(condition.text for condition in self.conditions),
         }
         return {key: value for key, value in shown.items() if value}
-
-
-def parse_filter(
-    *,
-    folder: str | None = None,
-    tags: Sequence[str] = (),
-    note_type: str | None = None,
-    since: str | dt.date | None = None,
-    until: str | dt.date | None = None,
-    where: Sequence[str] = (),
-) -> SearchFilter:
-    """The filter these strings describe, or ``InvalidFilterError`` naming the part at fault.
-
-    ``folder`` is vault-relative and recursive, matched by whole path segments (``proj`` does not
-    match ``project/``); ``tags`` must all be present, nested tags included (``a`` matches
-    ``a/b``); ``since``/``until`` bound the modification time (a bare ``until`` date includes
-    that day; ``7d`` means seven days ago); ``where`` holds front matter conditions (see
-    ``parse_condition``). Empty strings mean "no filter", as an omitted option does.
-    """
-    if isinstance(tags, str):
-        tags = [tags]
-    if isinstance(where, str):
-        where = [where]
-    since_bound = parse_time_bound("modified since", since, end_of_day=False)
-    until_bound = parse_time_bound("modified until", until, end_of_day=True)
-    if since_bound and until_bound and since_bound.ns >= until_bound.ns:
-        raise InvalidFilterError(
-            f"modified since {since_bound.text} is not before modified until {until_bound.text}",
-            "swap the dates or widen the range",
-        )
-    return SearchFilter(
-        folder=_folder(folder),
-        tags=tuple(dict.fromkeys(tag for tag in map(_tag, tags) if tag)),
-        note_type=note_type.strip() if note_type and note_type.strip() else None,
-        since=since_bound,
-        until=until_bound,
-        conditions=tuple(parse_condition(text) for text in where if text.strip()),
-    )
 
 
 def parse_condition(text: str) -> Condition:
@@ -245,7 +249,7 @@ def parse_time_bound(
     raise InvalidFilterError(f"{name} {text!r} is not an ISO 8601 date or an age", TIME_SYNTAX)
 
 
-def matching_file_ids(db: IndexDatabase, search_filter: SearchFilter) -> list[int]:
+def matching_file_ids(db: IndexDatabase, search_filter: Filters) -> list[int]:
     """Ids of the indexed notes (``files.id``) that pass every part of ``search_filter``.
 
     SQL narrows by folder, tags, type and dates and extracts each condition's value as JSON
@@ -271,7 +275,7 @@ def matching_file_ids(db: IndexDatabase, search_filter: SearchFilter) -> list[in
     ]
 
 
-def _sql_clause(search_filter: SearchFilter) -> tuple[str, list[Any]]:
+def _sql_clause(search_filter: Filters) -> tuple[str, list[Any]]:
     """Folder, tags, type and dates as one SQL condition over ``files f``."""
     where: list[str] = ["1"]
     params: list[Any] = []
@@ -287,12 +291,12 @@ def _sql_clause(search_filter: SearchFilter) -> tuple[str, list[Any]]:
     if search_filter.note_type is not None:
         where.append("f.type = ? COLLATE NOCASE")
         params.append(search_filter.note_type)
-    if search_filter.since is not None:
+    if search_filter.since_bound is not None:
         where.append("f.mtime_ns >= ?")
-        params.append(search_filter.since.ns)
-    if search_filter.until is not None:
+        params.append(search_filter.since_bound.ns)
+    if search_filter.until_bound is not None:
         where.append("f.mtime_ns < ?")
-        params.append(search_filter.until.ns)
+        params.append(search_filter.until_bound.ns)
     return " AND ".join(where), params
 
 

@@ -1,4 +1,4 @@
-"""Turn any text a user types into a valid FTS5 MATCH expression (SPEC §6).
+"""Turn any text a user types into a valid FTS5 MATCH expression.
 
 FTS5 syntax errors must never reach the user, so we never pass their text through: we keep only
 the characters the ``unicode61`` tokenizer would index, and quote every whitespace-separated word as
