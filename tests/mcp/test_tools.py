@@ -74,6 +74,13 @@ async def test_search_returns_cited_passages_as_structure_and_text(client: Clien
     assert data["message"] is None
 
 
+async def test_the_text_counts_results_in_the_singular_and_the_plural(client: Client) -> None:
+    one = await call(client, "obsidian_search", query="WAL checkpoint", limit=1)
+    assert "1 result for 'WAL checkpoint'" in text_of(one)
+    two = await call(client, "obsidian_search", query="WAL checkpoint", limit=2)
+    assert "2 results for 'WAL checkpoint'" in text_of(two)
+
+
 async def test_search_respects_the_token_budget_and_scrubs(client: Client) -> None:
     result = await call(
         client, "obsidian_search", query="AWS access key GitHub token deploy", max_tokens=200

@@ -12,6 +12,7 @@ from rich.markup import escape
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault, stdout
 from vaultctx.errors import VaultctxError
 from vaultctx.search.graph import ResolvedLink
+from vaultctx.text.counting import counted
 
 
 def as_written(link: ResolvedLink) -> str:
@@ -26,10 +27,6 @@ def as_written(link: ResolvedLink) -> str:
 def _say(markup: str) -> None:
     """One line as is: paths are not wrapped or colour-guessed."""
     stdout.print(markup, soft_wrap=True, highlight=False)
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _print_outlink(link: ResolvedLink) -> None:
@@ -73,7 +70,7 @@ def links(
             for link in group:
                 _say(f"  [dim]line {link.line:>4}[/]  {escape(as_written(link))}")
         notes = len({link.source for link in found})
-        _say(f"[dim]{_count(len(found), 'broken link')} in {_count(notes, 'note')}[/]")
+        _say(f"[dim]{counted(len(found), 'broken link')} in {counted(notes, 'note')}[/]")
         return
     assert note is not None
     listing = handle.links(note)

@@ -21,6 +21,7 @@ from vaultctx.search.filters import Filters
 from vaultctx.search.graph import DEFAULT_DEPTH, MAX_DEPTH, GraphOrigin
 from vaultctx.search.request import Fusion, Mode, SearchRequest, Weights
 from vaultctx.search.retriever import SearchResponse
+from vaultctx.text.counting import counted
 
 GraphOption = Annotated[
     bool, typer.Option("--graph", help="Also follow the hits' links (outlinks and backlinks).")
@@ -82,8 +83,7 @@ def _why(origin: GraphOrigin | None) -> str:
         return ""
     if origin.role == "seed":
         return " · graph seed"
-    hops = f"{origin.hop} link{'s' if origin.hop > 1 else ''} away"
-    return f" · linked from {escape(origin.via or '')}, {hops}"
+    return f" · linked from {escape(origin.via or '')}, {counted(origin.hop, 'link')} away"
 
 
 def _print_results(response: SearchResponse) -> None:
@@ -111,7 +111,8 @@ def _print_results(response: SearchResponse) -> None:
         )
     for moc in response.related_mocs:
         stdout.print(f"[bold]map of content:[/] {escape(moc.title)}  [dim]{escape(moc.path)}[/]")
-    stdout.print(f"[dim]{response.count} results in {response.took_ms:.1f} ms ({response.mode})[/]")
+    found = counted(response.count, "result")
+    stdout.print(f"[dim]{found} in {response.took_ms:.1f} ms ({response.mode})[/]")
 
 
 def _read_batch(source: str) -> list[tuple[Any, str]]:
