@@ -187,6 +187,12 @@ def _as_request(request: SearchRequest | str, options: dict[str, Any]) -> Search
 # 0.67 is min-max fusion with a = 0.6 on BM25 (0.5–0.7 all measured within 0.005).
 STATIC_VECTOR_WEIGHT = 0.25
 QUALITY_VECTOR_WEIGHT = 0.67
+# Below these cosines the nearest chunk is not about the query (bench/weak_match.py, measured on
+# the example vault, Obsidian Help and SciFact; docs/benchmarks.md, "Weak matches"): no on-topic
+# query's best hit scored lower (static 0.432, transformer 0.329), while half (static) or 96 %
+# (transformer) of off-topic queries did. Without a keyword hit either, a search says so.
+STATIC_WEAK_BELOW = 0.40
+QUALITY_WEAK_BELOW = 0.30
 
 
 class Vault:
@@ -281,7 +287,10 @@ class Vault:
             better = self.quality_embedder() if reader.has_table(QUALITY_TABLE) else None
             if better is not None and reader.meta("quality_model_hash") == better.model_hash:
                 retriever.quality = VectorSource(
-                    QUALITY_TABLE, lambda q: better.embed([q])[0], weight=QUALITY_VECTOR_WEIGHT
+                    QUALITY_TABLE,
+                    lambda q: better.embed([q])[0],
+                    weight=QUALITY_VECTOR_WEIGHT,
+                    weak_below=QUALITY_WEAK_BELOW,
                 )
         if "static" in self._engines_checked:
             return
@@ -291,7 +300,10 @@ class Vault:
                 engine = self.embedder()
                 if reader.meta("model_hash") == engine.model_hash:
                     retriever.static = VectorSource(
-                        "chunk_vecs", lambda q: engine.embed([q])[0], weight=STATIC_VECTOR_WEIGHT
+                        "chunk_vecs",
+                        lambda q: engine.embed([q])[0],
+                        weight=STATIC_VECTOR_WEIGHT,
+                        weak_below=STATIC_WEAK_BELOW,
                     )
 
     def index_command(self, *, full: bool = False) -> str:

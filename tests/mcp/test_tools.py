@@ -114,6 +114,14 @@ async def test_a_blank_query_is_an_error_with_the_fix(
     }
 
 
+async def test_weak_matches_carry_a_notice(client: Client) -> None:
+    result = await call(client, "obsidian_search", query="banana bread recipe with walnuts")
+    data = result.structured_content
+    assert isinstance(data, dict) and data["count"] > 0
+    assert any(notice.startswith("weak matches") for notice in data["notices"])
+    assert "note: weak matches" in text_of(result)
+
+
 async def test_out_of_range_arguments_are_tool_errors(client: Client) -> None:
     result = await call(client, "obsidian_search", query="sqlite", limit=500)
     assert result.is_error and "limit" in text_of(result)

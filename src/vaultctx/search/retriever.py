@@ -103,11 +103,13 @@ class SearchResponse:
 
 @dataclass(frozen=True)
 class VectorSource:
-    """One vector table, the function that embeds a query into its space, and its fusion weight."""
+    """One vector table, the function that embeds a query into its space, its fusion weight, and
+    the cosine below which its nearest chunk is not about the query (0: never said)."""
 
     table: str
     embed_query: QueryEmbedder
     weight: float
+    weak_below: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -123,6 +125,13 @@ class RankedList:
     weight: float
     table: str = ""
     query_vector: npt.NDArray[np.float32] | None = None
+    weak_below: float = 0.0  # a vector list's: see VectorSource
+
+    @property
+    def weak(self) -> bool:
+        """A vector list whose nearest chunk is too far to be about the query."""
+        best = self.hits[0][1] if self.hits else 0.0
+        return self.ranker == "vector" and best < self.weak_below
 
 
 @dataclass(frozen=True)
@@ -223,9 +232,12 @@ class Retriever:
         started = time.perf_counter()
         search = self._start(request)
         lists = self._rank_each_list(search)
+        weak = _weak_match_notice(lists)
         lists, origins = self._expand_by_graph(search, lists)
         candidates = self._fuse(search, lists, origins)
         results = self._assemble(search, candidates, keyword_slots=bool(origins))
+        if weak and results and all(result.bm25_rank is None for result in results):
+            search.notices.append(weak)
         mocs = related_mocs(self.links.get(), [r.file_path for r in results]) if origins else []
         took = (time.perf_counter() - started) * 1000
         return SearchResponse(request.query, search.mode, results, took, search.notices, mocs)
@@ -307,7 +319,7 @@ class Retriever:
         if hits is None:
             hits = vector_search(self.db, source.table, vector, k, file_ids=search.file_ids)
         weight = request.weights.vectors(source.weight)
-        return RankedList("vector", hits, weight, source.table, vector)
+        return RankedList("vector", hits, weight, source.table, vector, source.weak_below)
 
     # --- 2. expand by graph ----------------------------------------------------------------------
 
@@ -407,6 +419,19 @@ class Retriever:
             ids,
         )
         return {int(r[0]): (str(r[1]), str(r[2]), str(r[3]), unpack_text(r[4])) for r in rows}
+
+
+def _weak_match_notice(lists: list[RankedList]) -> str | None:
+    """The notice for results that are only the least distant chunks, not relevant ones: when
+    every vector list is weak (and, checked by the caller, no result has a keyword hit)."""
+    vectors = [ranked for ranked in lists if ranked.ranker == "vector"]
+    if not vectors or not all(ranked.weak for ranked in vectors):
+        return None
+    best = max((ranked.hits[0][1] for ranked in vectors if ranked.hits), default=0.0)
+    return (
+        f"weak matches: no result contains the query's words and none is close in meaning "
+        f"(best similarity {best:.2f}); the notes may not cover this, or try other words"
+    )
 
 
 def _pool(request: SearchRequest, top_k: int) -> int:
