@@ -2,10 +2,12 @@
 
 ``Retriever.search`` runs four steps, each its own function:
 
-1. rank each list: BM25, and one list per vector model, over the notes the filters allow;
+1. rank each list: BM25, one list per vector model, and the notes whose title is the query,
+   over the notes the filters allow;
 2. expand by graph: with ``request.graph`` the vector lists give way to the graph ranking
    (``graph.py``), seeded by the first vector list;
-3. fuse: the lists become one ranking of ``Candidate`` chunks (``fusion.py``);
+3. fuse: the lists become one ranking of ``Candidate`` chunks (``fusion.py``), a note named by
+   the query first;
 4. assemble: one result per chunk (or note), scrubbed and fitted to the token budget.
 
 Integrations call ``Retriever.search`` (through ``Vault.search``) and never run SQL. Which rankers
@@ -15,6 +17,7 @@ vectors only. Each degradation is reported in ``SearchResponse.notices`` instead
 
 from __future__ import annotations
 
+import json
 import re
 import time
 from collections.abc import Callable, Hashable
@@ -27,6 +30,7 @@ from vaultctx.scrub import scrub_secrets
 from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
 from vaultctx.search.bm25 import BM25_TOP_K, bm25_search
 from vaultctx.search.budget import fit_to_budget
+from vaultctx.search.fts_query import build_title_query, title_key
 from vaultctx.search.fusion import Fused, fuse_rrf, fuse_scores
 from vaultctx.search.graph import (
     GRAPH_WEIGHT,
@@ -53,7 +57,7 @@ if TYPE_CHECKING:
 VECTORS_IN_MEMORY_AFTER = 3
 
 QueryEmbedder = Callable[[str], "npt.NDArray[np.float32]"]
-Ranker = Literal["bm25", "vector", "graph"]
+Ranker = Literal["bm25", "vector", "graph", "title"]
 
 # Hangul, kana and CJK ideographs: the bundled vector models are English-only (see fusion policy).
 _CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af]")
@@ -295,7 +299,8 @@ class Retriever:
         lists = [self._keyword_list(search)] if search.mode != "vector" and self.has_fts else []
         if search.sources:
             self._count_vector_query()
-        return lists + [self._vector_list(search, source) for source in search.sources]
+        lists += [self._vector_list(search, source) for source in search.sources]
+        return [*lists, self._title_list(search)]
 
     def _keyword_list(self, search: _Search) -> RankedList:
         request = search.request
@@ -320,6 +325,31 @@ class Retriever:
             hits = vector_search(self.db, source.table, vector, k, file_ids=search.file_ids)
         weight = request.weights.vectors(source.weight)
         return RankedList("vector", hits, weight, source.table, vector, source.weak_below)
+
+    def _title_list(self, search: _Search) -> RankedList:
+        """The first chunk of each note whose title is the query, case and punctuation aside:
+        typing a note's name asks for that note (``compost`` → ``Compost``, not the passage that
+        says compost most). Looked up, not ranked, so it is found even outside the other lists;
+        its weight is set when fusing. Needs the keyword index, which holds the titles."""
+        query = search.request.query
+        match = build_title_query(query, self.db.meta(FTS_ANALYZER_META))
+        if not self.has_fts or match is None or search.file_ids == []:
+            return RankedList("title", [], 0.0)
+        restrict, params = "", [match]
+        if search.file_ids is not None:
+            restrict = " AND c.file_id IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(search.file_ids))
+        rows = self.db.execute(
+            "SELECT f.id, f.title, c.ordinal, c.id FROM chunks_fts "
+            "CROSS JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
+            f"WHERE chunks_fts MATCH ?{restrict} ORDER BY c.ordinal",
+            params,
+        )
+        first: dict[int, int] = {}  # note → its first chunk
+        for note, title, _, chunk in rows:
+            if title_key(str(title)) == title_key(query):
+                first.setdefault(int(note), int(chunk))
+        return RankedList("title", [(chunk, 1.0) for chunk in first.values()], 0.0)
 
     # --- 2. expand by graph ----------------------------------------------------------------------
 
@@ -355,7 +385,8 @@ class Retriever:
             for ranked in lists
             if ranked.ranker == "bm25"
         ]
-        return [*keyword, graph], {hit.chunk_id: hit.origin for hit in hits}
+        title = [ranked for ranked in lists if ranked.ranker == "title"]
+        return [*keyword, graph, *title], {hit.chunk_id: hit.origin for hit in hits}
 
     # --- 3. fuse ---------------------------------------------------------------------------------
 
@@ -365,9 +396,13 @@ class Retriever:
         """One ranking of the chunks any list holds; a chunk only in lists of weight 0 is out.
 
         The fusion asked for, else the one each ranking was measured with: score fusion, or RRF
-        for the graph ranking (graph.py).
+        for the graph ranking (graph.py). The title list outweighs all the others together, so a
+        note named by the query ranks first whichever fusion and weights are chosen.
         """
-        weights = [ranked.weight for ranked in lists]
+        ranked_weight = sum(ranked.weight for ranked in lists if ranked.ranker != "title")
+        weights = [
+            1.0 + ranked_weight if ranked.ranker == "title" else ranked.weight for ranked in lists
+        ]
         if (search.request.fusion or ("rrf" if origins else "score")) == "rrf":
             fused = fuse_rrf(
                 [[chunk_id for chunk_id, _ in ranked.hits] for ranked in lists], weights
@@ -423,9 +458,11 @@ class Retriever:
 
 def _weak_match_notice(lists: list[RankedList]) -> str | None:
     """The notice for results that are only the least distant chunks, not relevant ones: when
-    every vector list is weak (and, checked by the caller, no result has a keyword hit)."""
+    every vector list is weak and no note is titled as the query (and, checked by the caller, no
+    result has a keyword hit)."""
     vectors = [ranked for ranked in lists if ranked.ranker == "vector"]
-    if not vectors or not all(ranked.weak for ranked in vectors):
+    titled = any(ranked.hits for ranked in lists if ranked.ranker == "title")
+    if titled or not vectors or not all(ranked.weak for ranked in vectors):
         return None
     best = max((ranked.hits[0][1] for ranked in vectors if ranked.hits), default=0.0)
     return (
@@ -442,7 +479,9 @@ def _pool(request: SearchRequest, top_k: int) -> int:
 def _candidate(entry: Fused, lists: list[RankedList], origins: dict[int, GraphOrigin]) -> Candidate:
     ranks = list(zip(entry.ranks, lists, strict=True))
     keyword = [rank for rank, ranked in ranks if rank is not None and ranked.ranker == "bm25"]
-    vector = [rank for rank, ranked in ranks if rank is not None and ranked.ranker != "bm25"]
+    vector = [
+        rank for rank, ranked in ranks if rank is not None and ranked.ranker in ("vector", "graph")
+    ]
     return Candidate(
         entry.id,
         round(entry.score, 6),
