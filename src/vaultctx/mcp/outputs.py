@@ -42,7 +42,10 @@ class SearchHit(BaseModel):
     section: str = Field(description="The H2 heading the passage is under ('' before the first).")
     citation: str = Field(description="`path#Section`, to cite the source.")
     text: str = Field(description="The passage, credential-scrubbed, within the token budget.")
-    score: float = Field(description="Reciprocal rank fusion score; higher is better.")
+    score: float = Field(
+        description="Fused score (weighted min-max sum, or reciprocal rank fusion in a graph "
+        "search); higher is better, comparable within one response only."
+    )
     bm25_rank: int | None = Field(description="Rank in the keyword list, if there.")
     vec_rank: int | None = Field(description="Rank in the vector list, if there.")
     graph: GraphWhy | None = Field(
