@@ -22,7 +22,7 @@ from corpora import CACHE, powershell_corpus
 from query_speed import QUERY_WORDS
 from stats import percentile
 from vaultctx.api import Vault
-from vaultctx.search.filters import SearchFilter, parse_filter
+from vaultctx.search.filters import Filters
 
 LIMIT = 10
 FILTERS: dict[str, dict[str, Any]] = {
@@ -38,17 +38,12 @@ FILTERS: dict[str, dict[str, Any]] = {
 def allowed_paths(vault: Vault, options: dict[str, Any]) -> set[str] | None:
     if not options:
         return None
-    listing = vault.list_notes(
-        folder=options.get("folder"),
-        where=options.get("where", ()),
-        modified_since=options.get("since"),
-        limit=100_000,
-    )
+    listing = vault.list_notes(Filters(**options), limit=100_000)
     return {note.path for note in listing.notes}
 
 
 def run(vault: Vault, queries: list[str], mode: str, name: str, options: dict[str, Any]) -> str:
-    search_filter: SearchFilter = parse_filter(**options)
+    search_filter = Filters(**options)
     allowed = allowed_paths(vault, options)
     timings, full, post_full, post_counts = [], 0, 0, []
     for query in queries:

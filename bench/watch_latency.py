@@ -26,6 +26,7 @@ from stats import percentile
 from vaultctx.api import Vault
 from vaultctx.index.db import IndexDatabase, open_index
 from vaultctx.index.watch import VaultWatcher, WatchEvent
+from vaultctx.search.request import SearchRequest
 from vaultctx.search.retriever import Retriever
 
 REPO = Path(__file__).resolve().parents[1]
@@ -34,7 +35,7 @@ POLL_SECONDS = 0.01
 
 
 def found(db: IndexDatabase, word: str) -> bool:
-    return bool(Retriever(db, None).search(word, mode="bm25", limit=1).results)
+    return bool(Retriever(db, None).search(SearchRequest(word, mode="bm25", limit=1)).results)
 
 
 def seconds_until_found(db: IndexDatabase, *words: str, timeout: float = 60.0) -> float:

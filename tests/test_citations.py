@@ -353,5 +353,6 @@ def test_no_citations_is_ok(indexed: IndexedVault) -> None:
 def test_without_an_index_the_error_names_the_indexer(tmp_path: Path) -> None:
     (tmp_path / "vault").mkdir()
     handle = Vault(tmp_path / "vault", db=tmp_path / "none.db")
-    with pytest.raises(IndexMissingError, match="vaultctx index"):
+    with pytest.raises(IndexMissingError) as raised:
         handle.verify_citations("[[Alpha]]")
+    assert raised.value.suggestion == f"run `{handle.index_command()}`", "this vault's command"

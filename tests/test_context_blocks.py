@@ -21,6 +21,7 @@ from vaultctx.context_blocks import (
     get_block,
     load_block_specs,
 )
+from vaultctx.errors import VaultctxError
 
 FILLER_TOPICS = [
     "astronomy",
@@ -213,4 +214,5 @@ def test_cli_context_block(vault: Vault) -> None:
 def test_cli_errors(vault: Vault, extra: list[str], message: str) -> None:
     args = ["context", "--vault", str(vault.path), "--db", str(vault.db_path), *extra]
     result = CliRunner().invoke(app, args)
-    assert result.exit_code != 0 and message in str(result.exception)
+    assert isinstance(result.exception, VaultctxError)
+    assert message in result.exception.one_line()

@@ -8,8 +8,9 @@ import pytest
 
 from vaultctx.api import Vault
 from vaultctx.config import Settings
-from vaultctx.notes import InvalidFilterError, NoteList, NoteNotFoundError, SectionNotFoundError
+from vaultctx.notes import NoteList, NoteNotFoundError, SectionNotFoundError
 from vaultctx.search.budget import CHARS_PER_TOKEN
+from vaultctx.search.filters import Filters, InvalidFilterError
 from vaultctx.vault.paths import UnsafePathError, VaultAccessError
 
 LONG_BODY = "\n\n".join(f"Paragraph {i} about sourdough starters and hydration." for i in range(80))
@@ -136,24 +137,26 @@ def paths(listing: NoteList) -> list[str]:
 
 def test_list_filters(vault: Vault) -> None:
     kitchen = {"kitchen/Bread.md", "kitchen/Long.md"}
-    assert set(paths(vault.list_notes(folder="kitchen/"))) == kitchen
-    assert paths(vault.list_notes(folder="garden/snake_case")) == ["garden/snake_case/Note.md"]
-    assert paths(vault.list_notes(folder="garden/snake%case")) == []
+    assert set(paths(vault.list_notes(Filters(folder="kitchen/")))) == kitchen
+    assert paths(vault.list_notes(Filters(folder="garden/snake_case"))) == [
+        "garden/snake_case/Note.md"
+    ]
+    assert paths(vault.list_notes(Filters(folder="garden/snake%case"))) == []
     journal = ["journal/2024-05-02.md", "journal/2024-05-01.md"]
-    assert paths(vault.list_notes(tag="weather")) == journal
-    assert paths(vault.list_notes(tag="#weather/sunny")) == ["journal/2024-05-02.md"]
-    assert paths(vault.list_notes(tag="cooking")) == ["kitchen/Bread.md"]
-    assert paths(vault.list_notes(note_type="DAILY")) == journal
+    assert paths(vault.list_notes(Filters(tags=["weather"]))) == journal
+    assert paths(vault.list_notes(Filters(tags=["#weather/sunny"]))) == ["journal/2024-05-02.md"]
+    assert paths(vault.list_notes(Filters(tags=["cooking"]))) == ["kitchen/Bread.md"]
+    assert paths(vault.list_notes(Filters(note_type="DAILY"))) == journal
 
 
 def test_list_dates_are_local_days(vault: Vault) -> None:
-    may_first = vault.list_notes(modified_since="2024-05-01", modified_until="2024-05-01")
+    may_first = vault.list_notes(Filters(since="2024-05-01", until="2024-05-01"))
     assert paths(may_first) == ["journal/2024-05-01.md"]
-    assert paths(vault.list_notes(modified_since="2024-05-02", modified_until="2024-05-02")) == [
+    assert paths(vault.list_notes(Filters(since="2024-05-02", until="2024-05-02"))) == [
         "journal/2024-05-02.md"
     ]
-    assert paths(vault.list_notes(modified_until="2024-05-02T07:59")) == ["journal/2024-05-01.md"]
-    recent = vault.list_notes(modified_since="2024-05-03")
+    assert paths(vault.list_notes(Filters(until="2024-05-02T07:59"))) == ["journal/2024-05-01.md"]
+    recent = vault.list_notes(Filters(since="2024-05-03"))
     assert "journal/2024-05-01.md" not in paths(recent) and recent.total == len(NOTES) - 2
     info = may_first.notes[0]
     assert dt.datetime.fromisoformat(info.modified) == MTIMES[info.path].astimezone()
@@ -168,13 +171,13 @@ def test_list_limit_total_and_order(vault: Vault) -> None:
 
 def test_list_errors_and_advice(vault: Vault) -> None:
     with pytest.raises(InvalidFilterError, match="ISO 8601"):
-        vault.list_notes(modified_since="05/01/2024")
+        vault.list_notes(Filters(since="05/01/2024"))
     with pytest.raises(InvalidFilterError, match="not before"):
-        vault.list_notes(modified_since="2024-05-03", modified_until="2024-05-01")
+        vault.list_notes(Filters(since="2024-05-03", until="2024-05-01"))
     with pytest.raises(UnsafePathError):
-        vault.list_notes(folder="../elsewhere")
-    empty = vault.list_notes(folder="cellar")
+        vault.list_notes(Filters(folder="../elsewhere"))
+    empty = vault.list_notes(Filters(folder="cellar"))
     assert empty.total == 0 and empty.suggestion is not None and "`kitchen`" in empty.suggestion
-    assert vault.list_notes(tag="nothing-like-this").suggestion == (
+    assert vault.list_notes(Filters(tags=["nothing-like-this"])).suggestion == (
         "remove a filter or widen the date range"
     )

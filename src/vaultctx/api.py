@@ -7,13 +7,16 @@ because hooks run on every prompt and must start fast.
 
 from __future__ import annotations
 
+import contextlib
 import shlex
 import time
-from dataclasses import asdict, dataclass, field
+from collections.abc import Iterator
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultctx.config import Config, ConfigError, default_db_path, load_config
+from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -26,9 +29,10 @@ if TYPE_CHECKING:
     from vaultctx.index.indexer import Indexer, IndexReport, ProgressSink
     from vaultctx.index.watch import VaultWatcher, WatchEvent
     from vaultctx.notes import NoteList, NoteText
-    from vaultctx.search.filters import SearchFilter
+    from vaultctx.search.filters import Filters
     from vaultctx.search.graph import LinkGraph, NoteLinks, RelatedMoc, ResolvedLink
-    from vaultctx.search.retriever import Fusion, Mode, Retriever, SearchResponse, SearchResult
+    from vaultctx.search.request import SearchRequest
+    from vaultctx.search.retriever import Retriever, SearchResponse, SearchResult
 
 
 @dataclass(frozen=True)
@@ -154,11 +158,32 @@ def _context_block(
     return ContextBlock(topic, "\n".join(parts), sources, results, mocs)
 
 
+# What a context block asks for unless told otherwise: fewer, longer passages than a search.
+CONTEXT_DEFAULTS: dict[str, Any] = {"limit": 8, "max_tokens": 2000}
+
+
+def _as_request(request: SearchRequest | str, options: dict[str, Any]) -> SearchRequest:
+    """``request`` itself, or the request a query string and keyword options spell out."""
+    from vaultctx.search.request import SearchRequest
+
+    if isinstance(request, SearchRequest):
+        if options:
+            raise TypeError("pass options inside the SearchRequest, or a query string with them")
+        return request
+    return SearchRequest(request, **options)
+
+
 # Fusion weights of the vector lists (BM25 has 1.0), from bench/fusion_explore.py on BEIR SciFact
 # (docs/benchmarks.md, "Fusion"): the static model is much weaker than BM25, so it only nudges;
 # 0.67 is min-max fusion with a = 0.6 on BM25 (0.5–0.7 all measured within 0.005).
 STATIC_VECTOR_WEIGHT = 0.25
 QUALITY_VECTOR_WEIGHT = 0.67
+# Below these cosines the nearest chunk is not about the query (bench/weak_match.py, measured on
+# the example vault, Obsidian Help and SciFact; docs/benchmarks.md, "Weak matches"): no on-topic
+# query's best hit scored lower (static 0.432, transformer 0.329), while half (static) or 96 %
+# (transformer) of off-topic queries did. Without a keyword hit either, a search says so.
+STATIC_WEAK_BELOW = 0.40
+QUALITY_WEAK_BELOW = 0.30
 
 
 def _create_engine(name: str, setting: str) -> Embedder:
@@ -167,7 +192,7 @@ def _create_engine(name: str, setting: str) -> Embedder:
     try:
         return create_embedder(name)
     except UnknownEngineError as exc:
-        raise ConfigError(f"{setting} in vaultctx.toml: {exc}") from exc
+        raise ConfigError(f"{setting} in vaultctx.toml: {exc.message}", exc.suggestion) from exc
 
 
 class Vault:
@@ -266,7 +291,10 @@ class Vault:
             better = self.quality_embedder() if reader.has_table(QUALITY_TABLE) else None
             if better is not None and reader.meta(META_QUALITY_MODEL_HASH) == better.model_hash:
                 retriever.quality = VectorSource(
-                    QUALITY_TABLE, lambda q: better.embed([q])[0], weight=QUALITY_VECTOR_WEIGHT
+                    QUALITY_TABLE,
+                    lambda q: better.embed([q])[0],
+                    weight=QUALITY_VECTOR_WEIGHT,
+                    weak_below=QUALITY_WEAK_BELOW,
                 )
         if "static" in self._engines_checked:
             return
@@ -276,7 +304,10 @@ class Vault:
                 engine = self.embedder()
                 if reader.meta(META_MODEL_HASH) == engine.model_hash:
                     retriever.static = VectorSource(
-                        VECTOR_TABLE, lambda q: engine.embed([q])[0], weight=STATIC_VECTOR_WEIGHT
+                        VECTOR_TABLE,
+                        lambda q: engine.embed([q])[0],
+                        weight=STATIC_VECTOR_WEIGHT,
+                        weak_below=STATIC_WEAK_BELOW,
                     )
 
     def index_command(self, *, full: bool = False) -> str:
@@ -287,6 +318,24 @@ class Vault:
         if self.db_path != default_db_path(self.path):
             words += ["--db", shlex.quote(str(self.db_path))]
         return " ".join(words)
+
+    @contextlib.contextmanager
+    def _naming_this_index(self) -> Iterator[None]:
+        """Index errors from below advise ``vaultctx index --vault <your vault>``: name this
+        vault's own command instead, with ``--db`` when the index is not the default one."""
+        try:
+            yield
+        except VaultctxError as exc:
+            from vaultctx.index.db import IndexMissingError, IndexNeedsRebuildError
+
+            if isinstance(exc, IndexMissingError):
+                raise type(exc)(exc.message, f"run `{self.index_command()}`") from exc
+            if isinstance(exc, IndexNeedsRebuildError):
+                rebuild = (
+                    f"run `{self.index_command(full=True)}` (the vault is the source of truth)"
+                )
+                raise type(exc)(exc.message, rebuild) from exc
+            raise
 
     def close(self) -> None:
         if self._reader is not None:
@@ -299,71 +348,37 @@ class Vault:
     def __exit__(self, *exc_info: object) -> None:
         self.close()
 
-    def search(
-        self,
-        query: str,
-        *,
-        limit: int = 10,
-        max_tokens: int = 4000,
-        mode: Mode = "hybrid",
-        bm25_weight: float = 1.0,
-        vec_weight: float | None = None,
-        notes: bool = False,
-        fusion: Fusion = "score",
-        graph: bool = False,
-        depth: int = 1,
-        filters: SearchFilter | None = None,
-    ) -> SearchResponse:
-        """Hybrid search over the index; results are scrubbed and fit ``max_tokens``.
+    def search(self, request: SearchRequest | str, **options: Any) -> SearchResponse:
+        """The passages that answer ``request`` best: scrubbed, within its token budget.
 
-        ``graph`` widens the vector hits along the notes' links to ``depth`` (0–3) links and ranks
-        as SPEC §7 describes; each result then says why it is there, and maps of content linking
-        to the results come back as ``related_mocs``.
-
-        ``filters`` (from ``vaultctx.search.filters.parse_filter``: folder, tags, dates, front
-        matter conditions) choose the notes before ranking, so ``limit`` results still come back
-        when enough notes match.
+        ``request`` says what to look for and how (``SearchRequest``: limit, token budget, mode,
+        fusion, weights, one result per note, filters, graph); a string is shorthand for
+        ``SearchRequest(query, **options)``. With ``graph`` each result says why it is there and
+        maps of content linking to the results come back as ``related_mocs``.
         """
-        return self.retriever(vectors=mode != "bm25").search(
-            query,
-            limit=limit,
-            max_tokens=max_tokens,
-            mode=mode,
-            bm25_weight=bm25_weight,
-            vec_weight=vec_weight,
-            notes=notes,
-            fusion=fusion,
-            graph=graph,
-            depth=depth,
-            filters=filters,
-        )
+        request = _as_request(request, options)
+        with self._naming_this_index():
+            retriever = self.retriever(vectors=request.mode != "bm25")
+        return retriever.search(request)
 
-    def context(
-        self,
-        topic: str,
-        *,
-        max_tokens: int = 2000,
-        limit: int = 8,
-        graph: bool = False,
-        depth: int = 1,
-        filters: SearchFilter | None = None,
-    ) -> ContextBlock:
-        """The best passages about ``topic`` as one markdown block with sources, within budget."""
+    def context(self, request: SearchRequest | str, **options: Any) -> ContextBlock:
+        """The best passages about the request's query as one markdown block with sources.
+
+        The whole block, headings and sources included, fits ``request.max_tokens``. A string is
+        shorthand for ``SearchRequest(topic, limit=8, max_tokens=2000, **options)``.
+        """
         from vaultctx.search.budget import estimate_tokens
 
-        text_budget = max(max_tokens - 25 - 15 * limit, max_tokens // 2)
-        response = self.search(
-            topic,
-            limit=limit,
-            max_tokens=text_budget,
-            graph=graph,
-            depth=depth,
-            filters=filters,
-        )
+        if isinstance(request, str):
+            options = {**CONTEXT_DEFAULTS, **options}
+        request = _as_request(request, options)
+        budget = request.max_tokens
+        text_budget = max(budget - 25 - 15 * request.limit, budget // 2)
+        response = self.search(replace(request, max_tokens=text_budget))
         results = list(response.results)
         while True:
-            block = _context_block(topic, results, response.related_mocs)
-            if estimate_tokens(block.markdown) <= max_tokens or not results:
+            block = _context_block(request.query, results, response.related_mocs)
+            if estimate_tokens(block.markdown) <= budget or not results:
                 return block
             results.pop()
 
@@ -384,7 +399,8 @@ class Vault:
         from vaultctx.search.graph import load_link_graph
         from vaultctx.vault.links import vault_file_paths
 
-        db = open_index(self.config.db, readonly=True)
+        with self._naming_this_index():
+            db = open_index(self.config.db, readonly=True)
         try:
             return load_link_graph(db, vault_file_paths(self.config.vault))
         finally:
@@ -447,31 +463,14 @@ class Vault:
 
         return read_note(self.config, path, section=section, max_tokens=max_tokens)
 
-    def list_notes(
-        self,
-        *,
-        folder: str | None = None,
-        tag: str | None = None,
-        note_type: str | None = None,
-        modified_since: str | None = None,
-        modified_until: str | None = None,
-        where: Sequence[str] = (),
-        limit: int = 20,
-    ) -> NoteList:
-        """Indexed notes filtered by folder, tag, type, modification dates and front matter
-        conditions (``where``, e.g. ``["status = active"]``), newest first."""
+    def list_notes(self, filters: Filters | None = None, *, limit: int = 20) -> NoteList:
+        """Indexed notes passing ``filters`` (folder, tags, type, modification dates, front
+        matter conditions: the filters of a search), newest first."""
         from vaultctx.notes import list_notes
+        from vaultctx.search.filters import Filters
 
-        return list_notes(
-            self.config.db,
-            folder=folder,
-            tag=tag,
-            note_type=note_type,
-            modified_since=modified_since,
-            modified_until=modified_until,
-            where=where,
-            limit=limit,
-        )
+        with self._naming_this_index():
+            return list_notes(self.config.db, filters or Filters(), limit=limit)
 
     def verify_citations(self, text: str, *, source: str | None = None) -> CitationReport:
         """The note, heading and block citations in ``text`` (an answer) that do not resolve.
@@ -480,7 +479,8 @@ class Vault:
         """
         from vaultctx.citations import verify_citations
 
-        return verify_citations(text, self.config, source=source)
+        with self._naming_this_index():
+            return verify_citations(text, self.config, source=source)
 
     def status(self) -> IndexStatus:
         from vaultctx.index.db import IndexMissingError, index_is_writable, open_index
@@ -548,10 +548,10 @@ class Vault:
         try:
             db = open_index(self.config.db, readonly=True)
         except (NotAnIndexError, IndexFromNewerVersionError) as exc:
-            add("database", "fail", str(exc))  # the message names the fix; never "rebuild"
+            add("database", "fail", exc.message, exc.suggestion)  # never "rebuild"
             return DoctorReport(checks)
         except IndexDatabaseError as exc:
-            add("database", "fail", str(exc), rebuild)
+            add("database", "fail", exc.message, rebuild)
             return DoctorReport(checks)
         try:
             add("database", "ok", f"{self.config.db} ({_database_bytes(self.config.db)} bytes)")

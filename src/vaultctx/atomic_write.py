@@ -10,7 +10,8 @@ next free number (which also keeps every earlier backup). The file itself may be
 made (dotfile managers do this): it stays a link, and the write goes to its target only when that
 target is a regular file the user owns.
 
-This module imports nothing from vaultctx: every layer that saves a file uses it.
+This module imports nothing from vaultctx but its error type: every layer that saves a file uses
+it.
 """
 
 from __future__ import annotations
@@ -21,18 +22,23 @@ import stat
 import tempfile
 from pathlib import Path
 
+from vaultctx.errors import VaultctxError
+
 MAX_BACKUPS = 1000
 _NEW_FILE_MODE = 0o666  # what open() asks for; the umask takes away from it
 
 
-class UnsafeWriteError(OSError):
-    """Writing ``path`` would follow a link to somewhere it should not go; nothing was written."""
+class UnsafeWriteError(VaultctxError, OSError):
+    """Writing ``path`` would follow a link to somewhere it should not go; nothing was written.
 
-    def __init__(self, path: Path, problem: str) -> None:
+    Also an ``OSError``, like every other reason a file cannot be written."""
+
+    def __init__(self, path: Path, problem: str, fix: str) -> None:
         """``problem`` continues a sentence whose subject is the path: "is a link to …"."""
-        super().__init__(f"{path} {problem}")
+        super().__init__(f"{path} {problem}", fix)
         self.path = path
         self.problem = problem
+        self.fix = fix
 
 
 def write_atomically(
@@ -81,7 +87,7 @@ def checked_target(path: Path) -> Path:
     """
     if not path.is_symlink():
         if path.exists() and not path.is_file():
-            raise UnsafeWriteError(path, "exists but is not a regular file; move it away first")
+            raise UnsafeWriteError(path, "exists but is not a regular file", "move it away first")
         return path
     try:
         target = path.resolve(strict=True)
@@ -89,21 +95,22 @@ def checked_target(path: Path) -> Path:
     except (OSError, RuntimeError) as exc:  # dangling, or a loop (RuntimeError before 3.13)
         raise UnsafeWriteError(
             path,
-            f"is a symbolic link that does not lead to a file ({exc}); remove the link, or point "
-            "it at a regular file you own",
+            f"is a symbolic link that does not lead to a file ({exc})",
+            "remove the link, or point it at a regular file you own",
         ) from exc
     if not stat.S_ISREG(info.st_mode):
         raise UnsafeWriteError(
             path,
             f"is a symbolic link to {target}, which is not a regular file; vaultctx writes through "
-            "a link only to a regular file you own: remove the link or point it at one",
+            "a link only to a regular file you own",
+            "remove the link or point it at one",
         )
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
         raise UnsafeWriteError(
             path,
             f"is a symbolic link to {target}, which belongs to another user (uid {info.st_uid}); "
-            "vaultctx writes through a link only to a file you own: remove the link or point it "
-            "at one of your files",
+            "vaultctx writes through a link only to a file you own",
+            "remove the link or point it at one of your files",
         )
     return target
 
@@ -132,8 +139,8 @@ def _back_up(path: Path, source: Path, mode: int) -> Path:
         return backup
     raise UnsafeWriteError(
         path,
-        f"already has {MAX_BACKUPS} backups ({path.name}.bak to {path.name}.bak."
-        f"{MAX_BACKUPS - 1}); delete the ones you no longer need and run again",
+        f"already has {MAX_BACKUPS} backups ({path.name}.bak to {path.name}.bak.{MAX_BACKUPS - 1})",
+        "delete the ones you no longer need and run again",
     )
 
 

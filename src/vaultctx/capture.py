@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from vaultctx.errors import VaultctxError
+
 if TYPE_CHECKING:
     from vaultctx.config import Config
     from vaultctx.embed.base import Embedder
@@ -47,8 +49,8 @@ class _PlainDumper(yaml.SafeDumper):
         return True
 
 
-class CaptureError(ValueError):
-    """The capture cannot be written; the message says why and what to change."""
+class CaptureError(VaultctxError):
+    """The capture cannot be written: the message says why, the suggestion what to change."""
 
 
 @dataclass(frozen=True)
@@ -159,9 +161,13 @@ def write_capture(
     the vault, and the path returned is that real location.
     """
     if not text.strip():
-        raise CaptureError("nothing to capture: the text is empty")
+        raise CaptureError(
+            "nothing to capture: the text is empty", "give the text to save, or - for stdin"
+        )
     if note_type not in NOTE_TYPES:
-        raise CaptureError(f"unknown note type {note_type!r}; use one of: {', '.join(NOTE_TYPES)}")
+        raise CaptureError(
+            f"unknown note type {note_type!r}", f"use one of: {', '.join(NOTE_TYPES)}"
+        )
     chosen = secret_free_title(title or derive_title(text))
     stem = safe_file_stem(chosen) or f"Capture {dt.datetime.now():%Y-%m-%d %H%M%S}"
     chosen = chosen or stem
@@ -183,9 +189,14 @@ def write_capture(
         except FileExistsError:
             continue
         except OSError as exc:
-            raise CaptureError(f"cannot write {file} ({exc.strerror})") from exc
+            raise CaptureError(
+                f"cannot write {file} ({exc.strerror})", f"make {folder} writable"
+            ) from exc
         return f"{relative_folder}/{name}", file, chosen
-    raise CaptureError(f"{MAX_NAME_ATTEMPTS} notes named {stem!r} already exist in {folder}")
+    raise CaptureError(
+        f"{MAX_NAME_ATTEMPTS} notes named {stem!r} already exist in {folder}",
+        "give the capture another title",
+    )
 
 
 def secret_free_title(title: str) -> str:
@@ -222,15 +233,18 @@ def _inbox(vault_root: Path, relative: str) -> tuple[Path, str]:
         except FileExistsError:
             pass  # a dangling symlink or a file: judged below
         except OSError as exc:
-            raise CaptureError(f"cannot create {wanted} ({exc.strerror})") from exc
+            raise CaptureError(
+                f"cannot create {wanted} ({exc.strerror})", "make the vault folder writable"
+            ) from exc
         folder = Path(os.path.realpath(wanted))
         if root not in folder.parents:
             raise CaptureError(
                 f"{wanted} leads outside the vault (to {folder}); capture writes only inside "
-                "the vault: replace the link with a real folder"
+                "the vault",
+                "replace the link with a real folder",
             )
         if not folder.is_dir():
-            raise CaptureError(f"{wanted} is not a folder; move it away so captures can go there")
+            raise CaptureError(f"{wanted} is not a folder", "move it away so captures can go there")
     return folder, folder.relative_to(root).as_posix()
 
 

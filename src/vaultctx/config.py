@@ -18,6 +18,8 @@ from typing import Any
 
 import platformdirs
 
+from vaultctx.errors import VaultctxError
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
@@ -27,8 +29,10 @@ CONFIG_FILE_NAME = "vaultctx.toml"
 APP_NAME = "vaultctx"
 
 
-class ConfigError(ValueError):
-    """A setting is missing or invalid; the message says which and how to fix it."""
+class ConfigError(VaultctxError, ValueError):
+    """A setting is missing or invalid: the message says which, the suggestion how to fix it.
+
+    Also a ``ValueError``, as an invalid setting is an invalid value."""
 
 
 @dataclass(frozen=True)
@@ -78,8 +82,9 @@ def check_db_location(vault: Path, db: Path) -> None:
     if target == root or root in target.parents:
         raise ConfigError(
             f"the index {db} would be inside the vault {vault}; vaultctx keeps its index outside "
-            "your notes: leave out --db (the default is your per-user data folder) or choose a "
-            "path outside the vault"
+            "your notes",
+            "leave out --db (the default is your per-user data folder) or choose a path outside "
+            "the vault",
         )
 
 
@@ -89,9 +94,11 @@ def read_toml(path: Path) -> dict[str, Any]:
         with path.open("rb") as handle:
             return tomllib.load(handle)
     except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: invalid TOML ({exc}); fix the file or remove it") from exc
+        raise ConfigError(f"{path}: invalid TOML ({exc})", "fix the file or remove it") from exc
     except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from exc
+        raise ConfigError(
+            f"{path}: cannot read ({exc.strerror})", "make the file readable or remove it"
+        ) from exc
 
 
 def _settings_from(data: Mapping[str, Any], source: Path, base: Settings) -> Settings:
@@ -102,35 +109,51 @@ def _settings_from(data: Mapping[str, Any], source: Path, base: Settings) -> Set
             continue  # tables such as [blocks] belong to other features
         if key not in known:
             raise ConfigError(
-                f"{source}: unknown setting '{key}'; known settings: {', '.join(sorted(known))}"
+                f"{source}: unknown setting '{key}'",
+                f"use one of the known settings: {', '.join(sorted(known))}",
             )
         default = getattr(base, key)
         if key == "inbox_folder":
             updates[key] = vault_relative_folder(key, value, source)
         elif isinstance(default, tuple):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-                raise ConfigError(f"{source}: '{key}' must be a list of strings")
+                raise ConfigError(
+                    f"{source}: '{key}' must be a list of strings",
+                    f'write it as {key} = ["first", "second"]',
+                )
             updates[key] = tuple(value)
         elif type(value) is not type(default):
-            raise ConfigError(f"{source}: '{key}' must be {type(default).__name__}, got {value!r}")
+            raise ConfigError(
+                f"{source}: '{key}' must be {type(default).__name__}, got {value!r}",
+                f"write it as {key} = {_toml_value(default)}, the default",
+            )
         else:
             updates[key] = value
     return replace(base, **updates)
+
+
+_FOLDER_EXAMPLE = 'give a folder relative to the vault, such as "Inbox" or "areas/inbox"'
 
 
 def vault_relative_folder(key: str, value: object, source: Path) -> str:
     """A folder inside the vault, as ``a/b``; absolute paths, ``~`` and ``..`` are refused, as
     they would lead out of it (either separator is accepted: a vault is shared across systems)."""
     if not isinstance(value, str):
-        raise ConfigError(f"{source}: '{key}' must be str, got {value!r}")
+        raise ConfigError(f"{source}: '{key}' must be str, got {value!r}", _FOLDER_EXAMPLE)
     parts = [part for part in value.replace("\\", "/").split("/") if part not in ("", ".")]
     escapes = value.startswith(("/", "\\", "~")) or PureWindowsPath(value).drive or ".." in parts
     if escapes or not parts or any(ord(char) < 0x20 for char in value):
         raise ConfigError(
-            f"{source}: '{key}' must name a folder inside the vault, relative to it "
-            f'(e.g. "Inbox" or "areas/inbox"), not {value!r}'
+            f"{source}: '{key}' must name a folder inside the vault, not {value!r}",
+            _FOLDER_EXAMPLE,
         )
     return "/".join(parts)
+
+
+def _toml_value(value: Any) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return repr(value)
 
 
 def load_config(
@@ -145,14 +168,17 @@ def load_config(
     vault_value = vault if vault is not None else environ.get("VAULT_PATH")
     if vault_value is None or str(vault_value).strip() == "":
         raise ConfigError(
-            "no vault given; pass --vault PATH (or set VAULT_PATH) to the folder of your notes"
+            "no vault given",
+            "pass --vault PATH (or set VAULT_PATH) to the folder of your notes",
         )
     vault_path = Path(vault_value).expanduser()
     if not vault_path.exists():
-        raise ConfigError(f"vault folder not found: {vault_path}; check the path given to --vault")
+        raise ConfigError(
+            f"vault folder not found: {vault_path}", "check the path given to --vault"
+        )
     if not vault_path.is_dir():
         raise ConfigError(
-            f"vault path is not a folder: {vault_path}; pass the folder of your notes to --vault"
+            f"vault path is not a folder: {vault_path}", "pass the folder of your notes to --vault"
         )
     vault_path = vault_path.resolve()
 

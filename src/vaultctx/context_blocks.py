@@ -35,6 +35,10 @@ DEFAULT_MAX_TOKENS = 1500
 DEFAULT_TTL_HOURS = 24.0
 CACHE_SUFFIX = ".blocks.json"
 _KEYS = ("query", "max_tokens", "ttl_hours")
+_BLOCK_EXAMPLE = (
+    'declare each block as a table, e.g. [blocks.deploy] with query = "deployment checklist", '
+    "max_tokens = 1500, ttl_hours = 24"
+)
 
 
 class UnknownBlockError(ConfigError):
@@ -79,7 +83,9 @@ def load_block_specs(files: Sequence[Path]) -> dict[str, BlockSpec]:
             continue
         blocks = read_toml(path).get("blocks", {})
         if not isinstance(blocks, Mapping):
-            raise ConfigError(f"{path}: 'blocks' must be a table of [blocks.NAME] tables")
+            raise ConfigError(
+                f"{path}: 'blocks' must be a table of [blocks.NAME] tables", _BLOCK_EXAMPLE
+            )
         for name, table in blocks.items():
             specs[name] = _spec(path, name, table)
     return specs
@@ -88,19 +94,29 @@ def load_block_specs(files: Sequence[Path]) -> dict[str, BlockSpec]:
 def _spec(path: Path, name: str, table: Any) -> BlockSpec:
     where = f"{path}: [blocks.{name}]"
     if not isinstance(table, Mapping):
-        raise ConfigError(f"{where} must be a table with query, max_tokens and ttl_hours")
+        raise ConfigError(
+            f"{where} must be a table with query, max_tokens and ttl_hours", _BLOCK_EXAMPLE
+        )
     unknown = sorted(set(table) - set(_KEYS))
     if unknown:
-        raise ConfigError(f"{where}: unknown key {unknown[0]!r}; known keys: {', '.join(_KEYS)}")
+        raise ConfigError(
+            f"{where}: unknown key {unknown[0]!r}", f"use the known keys: {', '.join(_KEYS)}"
+        )
     query = table.get("query")
     if not isinstance(query, str) or not query.strip():
-        raise ConfigError(f'{where} needs a query, e.g. query = "deployment checklist"')
+        raise ConfigError(f"{where} needs a query", 'add one, e.g. query = "deployment checklist"')
     max_tokens = table.get("max_tokens", DEFAULT_MAX_TOKENS)
     if not isinstance(max_tokens, int) or isinstance(max_tokens, bool) or max_tokens < 50:
-        raise ConfigError(f"{where}: max_tokens must be a whole number of at least 50")
+        raise ConfigError(
+            f"{where}: max_tokens must be a whole number of at least 50",
+            f"write e.g. max_tokens = {DEFAULT_MAX_TOKENS}",
+        )
     ttl = table.get("ttl_hours", DEFAULT_TTL_HOURS)
     if not isinstance(ttl, (int, float)) or isinstance(ttl, bool) or ttl <= 0:
-        raise ConfigError(f"{where}: ttl_hours must be a number above 0")
+        raise ConfigError(
+            f"{where}: ttl_hours must be a number above 0",
+            f"write e.g. ttl_hours = {DEFAULT_TTL_HOURS}",
+        )
     return BlockSpec(name, query.strip(), max_tokens, float(ttl))
 
 
@@ -144,8 +160,8 @@ def get_block(
     if spec is None:
         defined = ", ".join(sorted(specs)) or "none"
         raise UnknownBlockError(
-            f"no context block named {name!r} (defined: {defined}); declare it in "
-            f"{config.vault / CONFIG_FILE_NAME} as [blocks.{name}] with a query"
+            f"no context block named {name!r} (defined: {defined})",
+            f"declare it in {config.vault / CONFIG_FILE_NAME} as [blocks.{name}] with a query",
         )
     moment = time.time() if now is None else now
     cache = _read_cache(cache_path(config.db))

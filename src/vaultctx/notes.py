@@ -3,7 +3,7 @@
 Reading goes to the file, because the vault is the source of truth and a note edited since the last
 index run should read as it is now. Listing asks the index, which knows every note's title, type,
 tags and modification time without opening 50,000 files. Both are read-only, confined to the vault
-(``vault.paths``), credential-scrubbed and token-limited like every other output (SPEC §3, §9).
+(``vault.paths``), credential-scrubbed and token-limited like every other output.
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ import difflib
 import json
 import posixpath
 import re
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -23,8 +22,8 @@ from vaultctx.index.db import IndexDatabase, IndexDatabaseError, open_index
 from vaultctx.index.lookups import indexed_paths_among
 from vaultctx.scrub import scrub_secrets
 from vaultctx.search.budget import estimate_tokens, fit_to_budget
-from vaultctx.search.filters import InvalidFilterError as InvalidFilterError
-from vaultctx.search.filters import matching_file_ids, parse_filter
+from vaultctx.search.filters import Filters, matching_file_ids
+from vaultctx.search.request import InvalidSearchError
 from vaultctx.vault.errors import UnreadableFileError
 from vaultctx.vault.markdown_blocks import Heading, outline
 from vaultctx.vault.note import parse_note
@@ -294,48 +293,30 @@ def _heading_key(text: str) -> str:
     return _SPACES.sub(" ", text.strip().lstrip("#").strip()).casefold()
 
 
-def list_notes(
-    db_path: Path,
-    *,
-    folder: str | None = None,
-    tag: str | None = None,
-    note_type: str | None = None,
-    modified_since: str | dt.date | None = None,
-    modified_until: str | dt.date | None = None,
-    where: Sequence[str] = (),
-    limit: int = LIST_NOTES_LIMIT,
-) -> NoteList:
-    """Indexed notes matching every given filter, most recently modified first.
+def list_notes(db_path: Path, filters: Filters, *, limit: int = LIST_NOTES_LIMIT) -> NoteList:
+    """Indexed notes passing ``filters``, most recently modified first.
 
     The filters are search's (``search.filters``), so a listing and a filtered search agree:
-    ``tag`` matches nested tags too (``project`` finds ``project/billing``), as Obsidian's tag
-    search does; dates without a time zone are local and a bare ``modified_until`` date includes
-    that whole day; ``where`` holds front matter conditions such as ``status = active``.
+    a tag matches nested tags too (``project`` finds ``project/billing``), as Obsidian's tag
+    search does; dates without a time zone are local and a bare ``until`` date includes that
+    whole day; ``where`` holds front matter conditions such as ``status = active``.
     """
     if limit < 1:
-        raise ValueError("limit must be at least 1")
-    search_filter = parse_filter(
-        folder=folder,
-        tags=[tag] if tag else [],
-        note_type=note_type,
-        since=modified_since,
-        until=modified_until,
-        where=where,
-    )
-    filters = search_filter.describe()
+        raise InvalidSearchError(f"limit must be at least 1 (got {limit})", "give e.g. 20")
+    shown = filters.describe()
     db = open_index(db_path, readonly=True)
     try:
-        file_ids = matching_file_ids(db, search_filter)
+        file_ids = matching_file_ids(db, filters)
         rows = db.execute(
             "SELECT f.path, f.title, f.type, f.status, f.tags, f.mtime_ns FROM files f "
             "WHERE f.id IN (SELECT value FROM json_each(?)) "
             "ORDER BY f.mtime_ns DESC, f.path LIMIT ?",
             (json.dumps(file_ids), limit),
         ).fetchall()
-        suggestion = _empty_listing_advice(db, filters) if not file_ids else None
+        suggestion = _empty_listing_advice(db, shown) if not file_ids else None
     finally:
         db.close()
-    return NoteList([_note_info(row) for row in rows], len(file_ids), filters, suggestion)
+    return NoteList([_note_info(row) for row in rows], len(file_ids), shown, suggestion)
 
 
 def _note_info(row: Any) -> NoteInfo:

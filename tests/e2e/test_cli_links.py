@@ -12,6 +12,7 @@ from typer.testing import CliRunner
 
 from vaultctx.api import Vault
 from vaultctx.cli.main import app
+from vaultctx.errors import VaultctxError
 
 CLI = [sys.executable, "-m", "vaultctx"]
 
@@ -102,8 +103,8 @@ def test_broken_links_by_note(indexed: tuple[Path, Path]) -> None:
 def test_exactly_one_of_note_or_broken(indexed: tuple[Path, Path], args: list[str]) -> None:
     vault, db = indexed
     result = CliRunner().invoke(app, ["links", *args, "--vault", str(vault), "--db", str(db)])
-    assert result.exit_code != 0
-    assert "exactly one" in str(result.exception)
+    assert isinstance(result.exception, VaultctxError)
+    assert "exactly one" in result.exception.suggestion
 
 
 def test_a_missing_note_is_one_clear_line(indexed: tuple[Path, Path]) -> None:

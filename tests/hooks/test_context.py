@@ -30,6 +30,7 @@ from vaultctx.hooks.context import (
     relevant_excerpts,
     required_matches,
 )
+from vaultctx.search.request import SearchRequest
 
 ROLLBACK_PROMPT = "How do we roll back the billing service deploy?"
 
@@ -153,7 +154,7 @@ def test_one_shared_word_is_not_enough_for_a_longer_request() -> None:
 
 
 def search_returning(*passages: FakePassage) -> Searcher:
-    def search(query: str, *, limit: int, max_tokens: int) -> list[FakePassage]:
+    def search(request: SearchRequest) -> list[FakePassage]:
         return list(passages)
 
     return search

@@ -12,7 +12,6 @@ from typer.testing import CliRunner
 
 from tests.hooks import events
 from tests.hooks.conftest import IndexedVault, subprocess_env
-from vaultctx.cli.common import UserFacingError
 from vaultctx.cli.main import app
 from vaultctx.hooks.install import (
     HookInstallError,
@@ -259,10 +258,11 @@ def test_cli_refuses_a_broken_settings_file(tmp_path: Path, indexed_vault: Index
     result = CliRunner().invoke(
         app, ["hooks", "install", "--project", str(tmp_path), "--vault", str(indexed_vault.vault)]
     )
-    assert isinstance(result.exception, UserFacingError)
+    assert isinstance(result.exception, HookInstallError)
     assert "is not valid JSON" in str(result.exception) and "nothing was changed" in str(
         result.exception
     )
+    assert "fix the file" in result.exception.suggestion
 
 
 def test_hook_command_quotes_paths_with_spaces(tmp_path: Path) -> None:

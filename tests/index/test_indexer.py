@@ -232,8 +232,9 @@ def test_index_from_older_version_is_refused_to_readers_and_upgraded(
     conn = apsw.Connection(str(config.db))
     conn.execute("DELETE FROM _migrations WHERE name = 'm004_compact_chunks'")
     conn.close()
-    with pytest.raises(IndexOutdatedError, match="run `vaultctx index`"):
+    with pytest.raises(IndexOutdatedError, match="older vaultctx") as raised:
         open_index(config.db, readonly=True)
+    assert "`vaultctx index" in raised.value.suggestion and "upgrade" in raised.value.suggestion
     report = _run(config, embedder)
     assert report.added == 3
     assert _fts_paths(config.db, "kubernetes") == {"gamma.md"}

@@ -19,6 +19,7 @@ from tests.mcp.conftest import subprocess_env
 from vaultctx.api import Vault
 from vaultctx.index.db import open_index
 from vaultctx.index.watch import VaultChangeFilter, WatchEvent
+from vaultctx.search.request import SearchRequest
 from vaultctx.search.retriever import Retriever
 
 SEARCHABLE_WITHIN = 2.0
@@ -28,7 +29,7 @@ def hits(vault: Vault, query: str) -> list[str]:
     """Paths BM25 finds now, through a fresh read connection (as another process would)."""
     db = open_index(vault.db_path, readonly=True)
     try:
-        response = Retriever(db, None).search(query, mode="bm25", limit=50)
+        response = Retriever(db, None).search(SearchRequest(query, mode="bm25", limit=50))
         return [r.file_path for r in response.results]
     finally:
         db.close()

@@ -104,3 +104,6 @@ async def test_a_bad_condition_is_a_tool_error_with_the_syntax(client: Client, t
         await client.call_tool(tool, {**arguments, "where": None, "modified_since": "yesterday"})
     )
     assert "'yesterday'" in bad_date["error"] and "YYYY-MM-DD" in bad_date["suggestion"]
+    misspelt = tool_error(await client.call_tool(tool, {**arguments, "where": ["rating => 5"]}))
+    assert "`=>` is not an operator" in misspelt["error"].replace(", which", "")
+    assert "= != > >= < <= ~" in misspelt["error"] and "rating >= 4" in misspelt["suggestion"]

@@ -74,6 +74,13 @@ async def test_search_returns_cited_passages_as_structure_and_text(client: Clien
     assert data["message"] is None
 
 
+async def test_the_text_counts_results_in_the_singular_and_the_plural(client: Client) -> None:
+    one = await call(client, "obsidian_search", query="WAL checkpoint", limit=1)
+    assert "1 result for 'WAL checkpoint'" in text_of(one)
+    two = await call(client, "obsidian_search", query="WAL checkpoint", limit=2)
+    assert "2 results for 'WAL checkpoint'" in text_of(two)
+
+
 async def test_search_respects_the_token_budget_and_scrubs(client: Client) -> None:
     result = await call(
         client, "obsidian_search", query="AWS access key GitHub token deploy", max_tokens=200
@@ -92,6 +99,27 @@ async def test_no_results_suggest_broader_terms(client: Client) -> None:
     assert isinstance(data, dict)
     assert data["count"] == 0 and "broader" in data["message"]
     assert "broader" in text_of(result)
+
+
+@pytest.mark.parametrize(
+    ("tool", "argument"), [("obsidian_search", "query"), ("obsidian_get_context", "topic")]
+)
+async def test_a_blank_query_is_an_error_with_the_fix(
+    client: Client, tool: str, argument: str
+) -> None:
+    error = tool_error(await call(client, tool, **{argument: "   "}))
+    assert error == {
+        "error": "the search query is empty",
+        "suggestion": "give the words to look for, e.g. `compost`",
+    }
+
+
+async def test_weak_matches_carry_a_notice(client: Client) -> None:
+    result = await call(client, "obsidian_search", query="banana bread recipe with walnuts")
+    data = result.structured_content
+    assert isinstance(data, dict) and data["count"] > 0
+    assert any(notice.startswith("weak matches") for notice in data["notices"])
+    assert "note: weak matches" in text_of(result)
 
 
 async def test_out_of_range_arguments_are_tool_errors(client: Client) -> None:

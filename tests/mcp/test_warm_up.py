@@ -13,6 +13,7 @@ from mcp import Client
 from tests.mcp.conftest import IndexedVault
 from vaultctx.api import Vault
 from vaultctx.mcp.server import WarmUpAfterHandshake, build_server
+from vaultctx.search.request import SearchRequest
 
 WARM_UP_TIMEOUT_S = 60.0
 
@@ -51,10 +52,10 @@ def warm_ups_of(handle: Vault, monkeypatch: pytest.MonkeyPatch) -> threading.Eve
     warmed = threading.Event()
     search = handle.search
 
-    def recording(query: str, **options: Any) -> Any:
-        if query == "warm up":
+    def recording(request: SearchRequest) -> Any:
+        if request.query == "warm up":
             warmed.set()
-        return search(query, **options)
+        return search(request)
 
     monkeypatch.setattr(handle, "search", recording)
     return warmed

@@ -8,9 +8,9 @@ import json
 import pytest
 
 from vaultctx.search.filters import (
+    Filters,
     InvalidFilterError,
     parse_condition,
-    parse_filter,
     parse_time_bound,
 )
 from vaultctx.vault.paths import UnsafePathError
@@ -24,7 +24,7 @@ def holds(condition: str, stored: object) -> bool:
     ("text", "key", "op", "value"),
     [
         ("status = active", "status", "=", "active"),
-        ("status==active", "status", "=", "active"),
+        ("status=active", "status", "=", "active"),
         ("status != done", "status", "!=", "done"),
         ("rating > 3", "rating", ">", 3),
         ("rating >= 3.5", "rating", ">=", 3.5),
@@ -60,7 +60,7 @@ def test_conditions_parse_into_key_operator_and_typed_value(
         ("   ", "is empty"),
         ("status", "has no operator"),
         ("status active", "has no operator"),
-        ("status ! active", "has no operator"),
+        ("status ! active", "uses `!`, which is not an operator"),
         ("= active", "has no front matter key"),
         (">= 3", "has no front matter key"),
         ("status =", "has no value after `=`"),
@@ -88,9 +88,38 @@ def test_each_invalid_condition_is_an_error_naming_it_and_the_syntax(
     assert "status = active" in raised.value.suggestion
 
 
+@pytest.mark.parametrize(
+    ("text", "written"),
+    [
+        ("rating => 5", "=>"),
+        ("rating =< 5", "=<"),
+        ("rating <> 5", "<>"),
+        ("rating >>= 5", ">>="),
+        ("status == active", "=="),
+        ("rating !~ 5", "!~"),
+        ("rating=>5", "=>"),
+        ("rating > = 5", "> ="),
+        ("rating < > 5", "< >"),
+    ],
+)
+def test_only_the_seven_operators_are_read(text: str, written: str) -> None:
+    """A misspelt operator is an error naming the ones there are, never a text comparison."""
+    with pytest.raises(InvalidFilterError) as raised:
+        parse_condition(text)
+    message = str(raised.value)
+    assert f"`{written}`" in message and "is not an operator" in message
+    assert "= != > >= < <= ~" in message
+
+
+def test_a_value_starting_with_an_operator_character_is_quoted() -> None:
+    assert parse_condition('rating = "=>5"').value == "=>5"
+    assert parse_condition("note ~ 'a <> b'").value == "a <> b"
+    assert parse_condition("url ~ https://x.test/?a=b&c<d").value == "https://x.test/?a=b&c<d"
+
+
 def test_a_bad_condition_among_good_ones_fails_the_whole_filter() -> None:
     with pytest.raises(InvalidFilterError, match="'rating'"):
-        parse_filter(where=["status = active", "rating"])
+        Filters(where=["status = active", "rating"])
 
 
 def test_text_compares_case_insensitively() -> None:
@@ -175,19 +204,19 @@ def test_time_bounds_take_dates_times_and_ages() -> None:
 @pytest.mark.parametrize("text", ["05/01/2024", "last tuesday", "2024-13-01", "7 days", "7m"])
 def test_a_bad_time_bound_is_an_error_with_the_accepted_forms(text: str) -> None:
     with pytest.raises(InvalidFilterError) as raised:
-        parse_filter(since=text)
+        Filters(since=text)
     assert repr(text) in str(raised.value) and "ISO 8601" in str(raised.value)
     assert "YYYY-MM-DD" in raised.value.suggestion and "7d" in raised.value.suggestion
 
 
 def test_an_empty_date_range_is_an_error() -> None:
     with pytest.raises(InvalidFilterError, match="not before"):
-        parse_filter(since="2024-05-03", until="2024-05-01")
-    assert parse_filter(since="2024-05-01", until="2024-05-01").until is not None
+        Filters(since="2024-05-03", until="2024-05-01")
+    assert Filters(since="2024-05-01", until="2024-05-01").until_bound is not None
 
 
-def test_parse_filter_normalises_and_describes_itself() -> None:
-    built = parse_filter(
+def test_filters_normalise_and_describe_themselves() -> None:
+    built = Filters(
         folder="projects/",
         tags=["#area/", "project", "Project"],
         note_type=" daily ",
@@ -206,13 +235,13 @@ def test_parse_filter_normalises_and_describes_itself() -> None:
         "where": "status = active",
     }
     assert not built.is_empty
-    assert parse_filter(folder=" / ", tags=["", "#"], where=[""], since="").is_empty
-    assert parse_filter(where="status = x").conditions[0].key == "status", "one string is one"
+    assert Filters(folder=" / ", tags=["", "#"], where=[""], since="").is_empty
+    assert Filters(where="status = x").conditions[0].key == "status", "one string is one"
 
 
 def test_folder_refuses_traversal_like_every_path() -> None:
     with pytest.raises(UnsafePathError):
-        parse_filter(folder="../elsewhere")
+        Filters(folder="../elsewhere")
 
 
 def test_deciding_from_the_json_text_agrees_with_decoding_it() -> None:

@@ -16,7 +16,7 @@ import pytest
 
 from vaultctx.api import Vault
 from vaultctx.notes import NoteList
-from vaultctx.search.filters import parse_filter
+from vaultctx.search.filters import Filters
 
 QUERY = "sqlite database locking busy timeout"
 TARGETS = {"proj/Target A.md", "proj/Target B.md"}
@@ -122,25 +122,25 @@ def test_a_filter_matching_two_of_fifty_notes_returns_both(vault: Vault, mode: s
     unfiltered = paths_of(vault, mode=mode, limit=30)
     assert len(unfiltered) >= 10 and not TARGETS & set(unfiltered), "precondition: ranked low"
     for filters in (
-        parse_filter(folder="proj"),
-        parse_filter(tags=["garden"]),
-        parse_filter(where=["project.status = blocked"]),
-        parse_filter(until="2024-05-01"),
+        Filters(folder="proj"),
+        Filters(tags=["garden"]),
+        Filters(where=["project.status = blocked"]),
+        Filters(until="2024-05-01"),
     ):
         assert set(paths_of(vault, mode=mode, limit=10, filters=filters)) == TARGETS, filters
-    assert len(paths_of(vault, mode=mode, limit=1, filters=parse_filter(folder="proj"))) == 1
+    assert len(paths_of(vault, mode=mode, limit=1, filters=Filters(folder="proj"))) == 1
 
 
 @pytest.mark.parametrize("mode", ["bm25", "vector", "hybrid"])
 def test_limit_results_come_back_when_enough_notes_match(vault: Vault, mode: str) -> None:
     unfiltered = paths_of(vault, mode=mode, limit=10)
     assert not any(path.startswith("project/") for path in unfiltered), "precondition"
-    filtered = paths_of(vault, mode=mode, limit=10, filters=parse_filter(folder="project"))
+    filtered = paths_of(vault, mode=mode, limit=10, filters=Filters(folder="project"))
     assert len(filtered) == 10 and all(path.startswith("project/") for path in filtered)
 
 
 def test_chunk_results_respect_the_filter_too(vault: Vault) -> None:
-    response = vault.search(QUERY, limit=5, filters=parse_filter(where=["rating >= 10"]))
+    response = vault.search(QUERY, limit=5, filters=Filters(where=["rating >= 10"]))
     assert {result.file_path for result in response.results} == {"proj/Target B.md"}
 
 
@@ -149,31 +149,35 @@ def test_graph_neighbours_outside_the_filter_are_dropped(vault: Vault) -> None:
     unfiltered = vault.search(garden, mode="vector", graph=True, limit=10)
     assert "misc/Garden log.md" in {r.file_path for r in unfiltered.results}, "precondition"
     response = vault.search(
-        garden, mode="vector", graph=True, limit=10, filters=parse_filter(folder="proj")
+        garden, mode="vector", graph=True, limit=10, filters=Filters(folder="proj")
     )
     assert {r.file_path for r in response.results} == TARGETS
 
 
 def test_no_matching_note_is_an_empty_result_with_a_notice(vault: Vault) -> None:
-    response = vault.search(QUERY, filters=parse_filter(folder="nowhere", where=["x = 1"]))
+    response = vault.search(QUERY, filters=Filters(folder="nowhere", where=["x = 1"]))
     assert response.results == []
     assert response.notices == ["no notes match the filters (folder nowhere, where x = 1)"]
 
 
 def test_folder_matches_whole_path_segments(vault: Vault) -> None:
-    assert listed(vault.list_notes(folder="proj")) == TARGETS
-    assert listed(vault.list_notes(folder="project/", limit=50)) == {
+    assert listed(vault.list_notes(Filters(folder="proj"))) == TARGETS
+    assert listed(vault.list_notes(Filters(folder="project/"), limit=50)) == {
         f"project/Project {number:02d}.md" for number in range(20)
     }
-    assert listed(vault.list_notes(folder="pro")) == set()
+    assert listed(vault.list_notes(Filters(folder="pro"))) == set()
 
 
 def test_tags_nested_inline_and_front_matter(vault: Vault) -> None:
-    assert listed(vault.list_notes(tag="#area")) == TARGETS, "inline #area/deep and #area"
-    assert listed(vault.list_notes(tag="area/deep")) == {"proj/Target A.md"}
-    assert listed(vault.list_notes(tag="herbs")) == {"proj/Target B.md"}, "front matter tag"
-    assert listed(vault.list_notes(tag="are")) == set()
-    both = parse_filter(tags=["garden", "herbs"])
+    assert listed(vault.list_notes(Filters(tags=["#area"]))) == TARGETS, (
+        "inline #area/deep and #area"
+    )
+    assert listed(vault.list_notes(Filters(tags=["area/deep"]))) == {"proj/Target A.md"}
+    assert listed(vault.list_notes(Filters(tags=["herbs"]))) == {"proj/Target B.md"}, (
+        "front matter tag"
+    )
+    assert listed(vault.list_notes(Filters(tags=["are"]))) == set()
+    both = Filters(tags=["garden", "herbs"])
     assert set(paths_of(vault, limit=10, filters=both)) == {"proj/Target B.md"}
 
 
@@ -195,26 +199,26 @@ def test_tags_nested_inline_and_front_matter(vault: Vault) -> None:
     ],
 )
 def test_front_matter_conditions(vault: Vault, condition: str, expected: set[str] | None) -> None:
-    found = listed(vault.list_notes(where=[condition], limit=100))
+    found = listed(vault.list_notes(Filters(where=[condition]), limit=100))
     if expected is None:  # everything but the targets
         assert len(found) == 48 and not found & TARGETS
     else:
         assert found == expected
-    ranked = paths_of(vault, limit=50, filters=parse_filter(where=[condition]))
+    ranked = paths_of(vault, limit=50, filters=Filters(where=[condition]))
     assert set(ranked) == found, "search and listing apply the same filter"
 
 
 def test_conditions_and_other_filters_all_hold(vault: Vault) -> None:
-    listing = vault.list_notes(folder="proj", where=["status = active", "rating < 10"])
+    listing = vault.list_notes(Filters(folder="proj", where=["status = active", "rating < 10"]))
     assert listed(listing) == {"proj/Target A.md"}
     assert listing.filters == {"folder": "proj", "where": "status = active; rating < 10"}
 
 
 def test_modification_dates_and_ages(vault: Vault) -> None:
-    assert listed(vault.list_notes(modified_until="2024-05-01")) == TARGETS
-    assert listed(vault.list_notes(modified_since="2024-05-02", limit=100)) == (
+    assert listed(vault.list_notes(Filters(until="2024-05-01"))) == TARGETS
+    assert listed(vault.list_notes(Filters(since="2024-05-02"), limit=100)) == (
         listed(vault.list_notes(limit=100)) - TARGETS
     )
-    assert listed(vault.list_notes(modified_since="7d")) == {"misc/Locking 00.md"}
-    recent = parse_filter(since="1d")
+    assert listed(vault.list_notes(Filters(since="7d"))) == {"misc/Locking 00.md"}
+    recent = Filters(since="1d")
     assert paths_of(vault, limit=10, filters=recent) == ["misc/Locking 00.md"]

@@ -180,36 +180,52 @@ def fused_lists(keyword: list[int], graph_list: list[int]) -> list[Fused]:
     return fuse_rrf([keyword, graph_list], [0.5, 1.0])
 
 
+def in_graph(entry: Fused) -> bool:
+    return entry.ranks[1] is not None
+
+
+def entry_id(entry: Fused) -> int:
+    return entry.id
+
+
 def test_two_slots_go_to_keyword_only_hits() -> None:
     # 10 graph hits outrank every keyword-only hit (0.5/61 < 1/70): without the slots, ids 50 and
     # 51 would never be shown in a top 10.
     fused = fused_lists(keyword=[50, 51, 52], graph_list=list(range(1, 11)))
     assert 50 not in [f.id for f in fused[:10]]
-    top = [f.id for f in reserve_keyword_slots(fused, 10, vector_list=1, unit_of=int)[:10]]
+    top = [
+        f.id for f in reserve_keyword_slots(fused, 10, in_vectors=in_graph, unit_of=entry_id)[:10]
+    ]
     assert top == [1, 2, 3, 4, 5, 6, 7, 8, 50, 51]
 
 
 def test_slots_fall_back_to_the_fused_order_without_keyword_only_hits() -> None:
     fused = fused_lists(keyword=[1, 2], graph_list=list(range(1, 8)))
-    reordered = reserve_keyword_slots(fused, 5, vector_list=1, unit_of=int)
+    reordered = reserve_keyword_slots(fused, 5, in_vectors=in_graph, unit_of=entry_id)
     assert [f.id for f in reordered] == [f.id for f in fused]
 
 
 def test_short_lists_reserve_at_most_half() -> None:
     fused = fused_lists(keyword=[50, 51], graph_list=[1, 2, 3])
-    assert [f.id for f in reserve_keyword_slots(fused, 3, vector_list=1, unit_of=int)[:3]] == [
+    assert [
+        f.id for f in reserve_keyword_slots(fused, 3, in_vectors=in_graph, unit_of=entry_id)[:3]
+    ] == [
         1,
         2,
         50,
     ]
-    assert [f.id for f in reserve_keyword_slots(fused, 1, vector_list=1, unit_of=int)[:1]] == [1]
+    assert [
+        f.id for f in reserve_keyword_slots(fused, 1, in_vectors=in_graph, unit_of=entry_id)[:1]
+    ] == [1]
 
 
 def test_a_note_with_a_chunk_in_the_graph_list_is_not_keyword_only() -> None:
     # Chunks 50 (keyword only) and 2 belong to the same note "x": one result per note.
     note_of = {1: "a", 2: "x", 3: "b", 50: "x", 60: "k"}
     fused = fused_lists(keyword=[50, 60], graph_list=[1, 3, 2])
-    top = reserve_keyword_slots(fused, 2, vector_list=1, unit_of=note_of.__getitem__)
+    top = reserve_keyword_slots(
+        fused, 2, in_vectors=in_graph, unit_of=lambda entry: note_of[entry.id]
+    )
     assert [note_of[f.id] for f in top[:2]] == ["a", "k"]
 
 

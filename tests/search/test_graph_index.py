@@ -22,6 +22,7 @@ from vaultctx.search.graph import (
     normalised,
     note_similarities,
 )
+from vaultctx.search.request import SearchRequest
 from vaultctx.search.retriever import SearchResponse
 
 NOTES = {
@@ -199,3 +200,12 @@ def test_the_graph_follows_a_reindex(tmp_path: Path) -> None:
     graphs = by_path(reader.search(QUERY, graph=True))
     schedule = graphs["new/Starter schedule.md"]
     assert schedule is not None and schedule.via == STARTER
+
+
+def test_the_graph_ranking_keeps_the_fusion_asked_for(vault: Vault) -> None:
+    """RRF is the graph ranking's default; a fusion asked for is applied, never swapped."""
+    default = vault.search(QUERY, graph=True, limit=3)
+    by_score = vault.search(SearchRequest(QUERY, graph=True, limit=3, fusion="score"))
+    assert default.results[0].score <= (0.5 + 1.0) / 61, "RRF: weight / (60 + rank), summed"
+    assert by_score.results[0].file_path == STARTER
+    assert by_score.results[0].score >= 1.0, "score fusion: the best graph hit alone is worth 1.0"

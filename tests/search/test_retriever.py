@@ -78,8 +78,10 @@ def test_context_block_has_sources_and_fits(indexed: Vault) -> None:
 
 def test_no_database_names_the_command(tmp_path: Path) -> None:
     (tmp_path / "v").mkdir()
-    with pytest.raises(IndexMissingError, match="vaultctx index"):
-        Vault(tmp_path / "v", db=tmp_path / "missing.db").search("x")
+    vault = Vault(tmp_path / "v", db=tmp_path / "missing.db")
+    with pytest.raises(IndexMissingError) as raised:
+        vault.search("x")
+    assert raised.value.suggestion == f"run `{vault.index_command()}`", "this vault's command"
 
 
 def test_without_sqlite_vec_bm25_only(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

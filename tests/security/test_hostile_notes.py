@@ -21,6 +21,7 @@ import pytest
 from tests.index.test_watch import read_line
 from tests.mcp.conftest import subprocess_env
 from vaultctx.index.db import open_index
+from vaultctx.search.request import SearchRequest
 from vaultctx.search.retriever import Retriever
 
 # Every case below takes about a second; the deadline only has to tell that from a hang (the
@@ -68,7 +69,7 @@ def index_vault(vault: Path, db: Path) -> Any:
 def hits(db_path: Path, word: str) -> list[str]:
     db = open_index(db_path, readonly=True)
     try:
-        response = Retriever(db, None).search(word, mode="bm25", limit=50)
+        response = Retriever(db, None).search(SearchRequest(word, mode="bm25", limit=50))
         return sorted({r.file_path for r in response.results})
     finally:
         db.close()

@@ -92,8 +92,9 @@ def test_a_token_file_without_a_usable_token_is_refused(tmp_path: Path, content:
     path = tmp_path / TOKEN_FILE_NAME
     path.write_text(content, encoding="utf-8")
     path.chmod(0o600)
-    with pytest.raises(TokenFileError, match="delete the file"):
+    with pytest.raises(TokenFileError, match="not usable") as raised:
         read_token_file(path)
+    assert "delete the file" in raised.value.suggestion
 
 
 # How strong a token must be.

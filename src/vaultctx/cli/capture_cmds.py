@@ -10,16 +10,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from vaultctx.capture import NOTE_TYPES, CaptureError, parse_tags
-from vaultctx.cli.common import (
-    DbOption,
-    JsonOption,
-    UserFacingError,
-    VaultOption,
-    open_vault,
-    stdout,
-    user_errors,
-)
+from vaultctx.capture import NOTE_TYPES, parse_tags
+from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault, stdout
 
 if TYPE_CHECKING:
     from vaultctx.index.watch import WatchEvent
@@ -49,18 +41,14 @@ def capture(
     """
     body = sys.stdin.read() if text == "-" else text
     handle = open_vault(vault, db)
-    with user_errors():
-        try:
-            result = handle.capture(
-                body,
-                title=title,
-                note_type=note_type,
-                domain=domain,
-                tags=parse_tags(tags),
-                source=source,
-            )
-        except CaptureError as exc:
-            raise UserFacingError(str(exc)) from exc
+    result = handle.capture(
+        body,
+        title=title,
+        note_type=note_type,
+        domain=domain,
+        tags=parse_tags(tags),
+        source=source,
+    )
     if as_json:
         print(json.dumps(result.as_dict(), ensure_ascii=False))
         return
@@ -118,24 +106,23 @@ def watch(
             stream = sys.stderr if event.kind == "error" else sys.stdout
             print(_describe(event), file=stream, flush=True)  # a log, often piped: no buffering
 
-    with user_errors():
-        watcher = handle.watcher(idle_seconds=idle, quality=quality, on_event=report)
-        if not quiet and not as_json:
-            print(f"watching {handle.path} (Ctrl-C to stop)", file=sys.stderr)
-        stopping: list[bool] = []
+    watcher = handle.watcher(idle_seconds=idle, quality=quality, on_event=report)
+    if not quiet and not as_json:
+        print(f"watching {handle.path} (Ctrl-C to stop)", file=sys.stderr)
+    stopping: list[bool] = []
 
-        def on_sigint(signum: int, frame: Any) -> None:
-            if stopping:
-                raise KeyboardInterrupt
-            stopping.append(True)
-            print("stopping after the current file (Ctrl-C again to abort)…", file=sys.stderr)
-            watcher.stop()
+    def on_sigint(signum: int, frame: Any) -> None:
+        if stopping:
+            raise KeyboardInterrupt
+        stopping.append(True)
+        print("stopping after the current file (Ctrl-C again to abort)…", file=sys.stderr)
+        watcher.stop()
 
-        previous = signal.signal(signal.SIGINT, on_sigint)
-        try:
-            watcher.run()
-        finally:
-            signal.signal(signal.SIGINT, previous)
+    previous = signal.signal(signal.SIGINT, on_sigint)
+    try:
+        watcher.run()
+    finally:
+        signal.signal(signal.SIGINT, previous)
     if not as_json and not quiet:
         print("stopped", file=sys.stderr)
 

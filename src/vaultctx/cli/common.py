@@ -1,15 +1,12 @@
 """What every command shares: the --vault/--db options, opening the vault, printing errors.
 
 Every command imports this module, the hot ones too (``search``, ``serve``, ``hook``), so it
-imports typer and the standard library only: the rich consoles are created on first use and the
-library's error classes are looked up only when an error happens.
+imports typer and the standard library only: the rich consoles are created on first use.
 """
 
 from __future__ import annotations
 
-import contextlib
 import sys
-from collections.abc import Iterator
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -59,45 +56,18 @@ def __getattr__(name: str) -> Console:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-class UserFacingError(Exception):
-    """An error with a message that already tells the user what to do."""
-
-    def __init__(self, message: str, exit_code: int = 2) -> None:
-        super().__init__(message)
-        self.exit_code = exit_code
-
-
 def print_error(message: str) -> None:
+    """``error: <message>`` on one line; a ``VaultctxError`` gives ``error.one_line()``, the
+    problem and its fix together."""
     if sys.stderr.isatty():
-        console("stderr").print(f"[bold red]error:[/] {message}", highlight=False, markup=True)
+        from rich.markup import escape
+
+        console("stderr").print(f"[bold red]error:[/] {escape(message)}", highlight=False)
     else:
         print(f"error: {message}", file=sys.stderr)
-
-
-def _errors_with_advice() -> tuple[type[Exception], ...]:
-    """The library's errors whose message already names the fix. Imported on the error path
-    only: the indexer's module alone costs a search ~70 ms of start-up."""
-    from vaultctx.config import ConfigError
-    from vaultctx.index.db import IndexDatabaseError
-    from vaultctx.index.indexer import IndexerBusyError
-    from vaultctx.vault.errors import VaultError
-
-    return (ConfigError, IndexDatabaseError, IndexerBusyError, VaultError)
-
-
-@contextlib.contextmanager
-def user_errors() -> Iterator[None]:
-    """Turn the library's own errors (each with a fix in its message) into one-line CLI errors."""
-    try:
-        yield
-    except Exception as exc:
-        if isinstance(exc, _errors_with_advice()):
-            raise UserFacingError(str(exc)) from exc
-        raise
 
 
 def open_vault(vault: str | None, db: str | None) -> Vault:
     from vaultctx.api import Vault
 
-    with user_errors():
-        return Vault(vault, db=db)
+    return Vault(vault, db=db)

@@ -9,11 +9,11 @@ from typing import Annotated
 
 import typer
 
-from vaultctx.cli.common import DbOption, UserFacingError, VaultOption, open_vault, stdout
+from vaultctx.cli.common import DbOption, VaultOption, open_vault, stdout
 from vaultctx.config import default_db_path
+from vaultctx.errors import VaultctxError
 from vaultctx.hooks.claude import HookKind, HookOptions, enter_hook_process, run_hook
 from vaultctx.hooks.install import (
-    HookInstallError,
     hook_command,
     install_hooks,
     settings_path,
@@ -72,10 +72,7 @@ def install(
         kind: hook_command(kind, handle.path, custom_db) for kind in ("context", "compress")
     }
     path = settings_path(project, user)
-    try:
-        report = install_hooks(path, commands)
-    except HookInstallError as exc:
-        raise UserFacingError(str(exc)) from exc
+    report = install_hooks(path, commands)
     events = ", ".join(report.events)
     if not report.changed:
         stdout.print(f"{path} already has the vaultctx hooks ({events})", highlight=False)
@@ -89,10 +86,7 @@ def uninstall(project: ProjectOption = None, user: UserOption = False) -> None:
     """Remove vaultctx's hooks from Claude Code's settings; nothing else (a .bak copy is kept)."""
     _check_where(project, user)
     path = settings_path(project, user)
-    try:
-        report = uninstall_hooks(path)
-    except HookInstallError as exc:
-        raise UserFacingError(str(exc)) from exc
+    report = uninstall_hooks(path)
     if not report.changed:
         stdout.print(f"{path} has no vaultctx hooks; nothing changed", highlight=False)
         return
@@ -103,9 +97,11 @@ def uninstall(project: ProjectOption = None, user: UserOption = False) -> None:
 
 def _check_where(project: Path | None, user: bool) -> None:
     if project is not None and user:
-        raise UserFacingError("give --project DIR or --user, not both")
+        raise VaultctxError("--project and --user both given", "give one of them")
     if project is not None and not project.is_dir():
-        raise UserFacingError(f"project folder not found: {project}")
+        raise VaultctxError(
+            f"project folder not found: {project}", "give the folder that holds .claude/"
+        )
 
 
 def register(app: typer.Typer) -> None:

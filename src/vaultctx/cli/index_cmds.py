@@ -27,13 +27,12 @@ from rich.text import Text
 from vaultctx.cli.common import (
     DbOption,
     JsonOption,
-    UserFacingError,
     VaultOption,
     open_vault,
     stderr,
     stdout,
-    user_errors,
 )
+from vaultctx.errors import VaultctxError
 
 
 class _RateColumn(ProgressColumn):
@@ -176,10 +175,9 @@ def index(
     handle = open_vault(vault, db)
     interactive = sys.stderr.isatty() and not quiet and not as_json
     progress = RichProgress() if interactive else (None if quiet or as_json else LineProgress())
-    with user_errors():
-        indexer = handle.indexer(progress=progress)
-        with _stop_on_sigint(indexer.request_stop):
-            report = indexer.run(full=full, fast=fast)
+    indexer = handle.indexer(progress=progress)
+    with _stop_on_sigint(indexer.request_stop):
+        report = indexer.run(full=full, fast=fast)
     summary = report.as_dict()
     if as_json:
         print(json.dumps(summary, ensure_ascii=False))
@@ -211,15 +209,13 @@ def _coverage(done: int, total: int, model: str | None) -> str:
 
 def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Show what the index holds: files, chunks, model, last run, size, capabilities."""
-    with user_errors():
-        info = open_vault(vault, db).status()
+    handle = open_vault(vault, db)
+    info = handle.status()
     if as_json:
         print(json.dumps(info.as_dict(), ensure_ascii=False))
         return
     if not info.exists:
-        raise UserFacingError(
-            f"no index yet at {info.db}; run `vaultctx index --vault {info.vault}`"
-        )
+        raise VaultctxError(f"no index yet at {info.db}", f"run `{handle.index_command()}`")
     table = Table(show_header=False, box=None)
     last = info.last_run or {}
     finished = last.get("finished_at")
@@ -256,8 +252,7 @@ def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption =
 
 def doctor(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Check the index's integrity and say how to repair what is wrong."""
-    with user_errors():
-        report = open_vault(vault, db).doctor()
+    report = open_vault(vault, db).doctor()
     if as_json:
         print(json.dumps({"ok": report.ok, "checks": report.checks}, ensure_ascii=False))
     else:

@@ -9,16 +9,10 @@ from typing import Annotated
 import typer
 from rich.markup import escape
 
-from vaultctx.cli.common import (
-    DbOption,
-    JsonOption,
-    UserFacingError,
-    VaultOption,
-    open_vault,
-    stdout,
-    user_errors,
-)
+from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault, stdout
+from vaultctx.errors import VaultctxError
 from vaultctx.search.graph import ResolvedLink
+from vaultctx.text.counting import counted
 
 
 def as_written(link: ResolvedLink) -> str:
@@ -33,10 +27,6 @@ def as_written(link: ResolvedLink) -> str:
 def _say(markup: str) -> None:
     """One line as is: paths are not wrapped or colour-guessed."""
     stdout.print(markup, soft_wrap=True, highlight=False)
-
-
-def _count(number: int, noun: str) -> str:
-    return f"{number} {noun}{'' if number == 1 else 's'}"
 
 
 def _print_outlink(link: ResolvedLink) -> None:
@@ -61,11 +51,13 @@ def links(
 ) -> None:
     """Show what NOTE links to and what links to it (with line numbers), or --broken links."""
     if (note is None) == (not broken):
-        raise UserFacingError("give a NOTE or --broken (exactly one of them)")
+        raise VaultctxError(
+            "nothing to show" if note is None else "NOTE and --broken both given",
+            "give a NOTE or --broken (exactly one of them)",
+        )
     handle = open_vault(vault, db)
     if broken:
-        with user_errors():
-            found = handle.broken_links()
+        found = handle.broken_links()
         if as_json:
             payload = {"broken": [link._asdict() for link in found], "count": len(found)}
             print(json.dumps(payload, ensure_ascii=False))
@@ -78,11 +70,10 @@ def links(
             for link in group:
                 _say(f"  [dim]line {link.line:>4}[/]  {escape(as_written(link))}")
         notes = len({link.source for link in found})
-        _say(f"[dim]{_count(len(found), 'broken link')} in {_count(notes, 'note')}[/]")
+        _say(f"[dim]{counted(len(found), 'broken link')} in {counted(notes, 'note')}[/]")
         return
     assert note is not None
-    with user_errors():
-        listing = handle.links(note)
+    listing = handle.links(note)
     if as_json:
         print(json.dumps(listing.as_dict(), ensure_ascii=False))
         return

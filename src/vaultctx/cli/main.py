@@ -1,8 +1,8 @@
 """The ``vaultctx`` command: a thin shell over ``vaultctx.api``.
 
 Every command family lives in its own module and registers itself on the app in ``build_app``.
-Errors the user can fix are printed as one line naming the problem and the fix, never as a
-traceback.
+Errors the user can fix (every ``VaultctxError``, whichever layer raised it) are printed as one
+line naming the problem and the fix, and exit 2; never as a traceback.
 
 Start-up is part of the interface: AI tools spawn ``vaultctx serve`` and wait for it, scripts run
 ``vaultctx search`` in loops. So this module imports only typer, and a command listed in
@@ -20,6 +20,7 @@ from typing import Annotated, Any
 import typer
 
 from vaultctx.cli import common
+from vaultctx.errors import VaultctxError
 
 # Commands spawned over and over, and the module whose ``register`` defines each of them.
 HOT_COMMANDS = {
@@ -139,9 +140,9 @@ def run() -> None:
     """Console-script entry point."""
     try:
         app_for(sys.argv)()
-    except common.UserFacingError as exc:
-        common.print_error(str(exc))
-        sys.exit(exc.exit_code)
+    except VaultctxError as exc:
+        common.print_error(exc.one_line())
+        sys.exit(2)
     except KeyboardInterrupt:
         common.print_error("interrupted")
         sys.exit(130)

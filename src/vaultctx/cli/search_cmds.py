@@ -1,32 +1,30 @@
-"""``vaultctx search`` and ``vaultctx context``: asking the index."""
+"""``vaultctx search`` and ``vaultctx context``: asking the index.
+
+Both build one ``SearchRequest`` (with one ``Filters``) from their options and hand it to the
+``Vault``; the request checks the options, so nothing is validated here twice.
+"""
 
 from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any, cast
 
 import typer
 
-from vaultctx.api import Vault
-from vaultctx.cli.common import (
-    DbOption,
-    JsonOption,
-    UserFacingError,
-    VaultOption,
-    console,
-    open_vault,
-    user_errors,
-)
+from vaultctx.api import CONTEXT_DEFAULTS, Vault
+from vaultctx.cli.common import DbOption, JsonOption, VaultOption, console, open_vault
+from vaultctx.errors import VaultctxError
+from vaultctx.search.filters import Filters
 from vaultctx.search.graph import DEFAULT_DEPTH, MAX_DEPTH, GraphOrigin
-from vaultctx.search.retriever import FUSIONS, MODES, Mode, SearchResponse
-
-if TYPE_CHECKING:
-    from vaultctx.search.filters import SearchFilter
+from vaultctx.search.request import Fusion, Mode, SearchRequest, Weights
+from vaultctx.search.retriever import SearchResponse
+from vaultctx.text.counting import counted
 
 GraphOption = Annotated[
-    bool, typer.Option("--graph", help="Also follow the hits' links (Graph RAG, SPEC §7).")
+    bool, typer.Option("--graph", help="Also follow the hits' links (outlinks and backlinks).")
 ]
 DepthOption = Annotated[
     int | None,
@@ -72,34 +70,10 @@ UntilOption = Annotated[
 ]
 
 
-def _filters(
-    folder: str | None,
-    tags: list[str] | None,
-    where: list[str] | None,
-    since: str | None,
-    until: str | None,
-) -> SearchFilter | None:
-    """The filter options as one filter; None without any, so a plain search skips the module."""
-    if not (folder or tags or where or since or until):
-        return None
-    from vaultctx.search.filters import parse_filter
-
-    with user_errors():
-        return parse_filter(
-            folder=folder, tags=tags or (), since=since, until=until, where=where or ()
-        )
-
-
-def _check_mode(mode: str) -> Mode:
-    if mode not in MODES:
-        raise UserFacingError(f"unknown --mode {mode!r}; use one of: {', '.join(MODES)}")
-    return mode  # type: ignore[return-value]
-
-
-def _graph_options(graph: bool, depth: int | None) -> dict[str, Any]:
+def _depth(graph: bool, depth: int | None) -> int:
     if depth is not None and not graph:
-        raise UserFacingError("--depth sets how far --graph follows links; add --graph")
-    return {"graph": graph, "depth": DEFAULT_DEPTH if depth is None else depth}
+        raise VaultctxError("--depth sets how far --graph follows links", "add --graph")
+    return DEFAULT_DEPTH if depth is None else depth
 
 
 def _why(origin: GraphOrigin | None) -> str:
@@ -109,8 +83,7 @@ def _why(origin: GraphOrigin | None) -> str:
         return ""
     if origin.role == "seed":
         return " · graph seed"
-    hops = f"{origin.hop} link{'s' if origin.hop > 1 else ''} away"
-    return f" · linked from {escape(origin.via or '')}, {hops}"
+    return f" · linked from {escape(origin.via or '')}, {counted(origin.hop, 'link')} away"
 
 
 def _print_results(response: SearchResponse) -> None:
@@ -138,7 +111,8 @@ def _print_results(response: SearchResponse) -> None:
         )
     for moc in response.related_mocs:
         stdout.print(f"[bold]map of content:[/] {escape(moc.title)}  [dim]{escape(moc.path)}[/]")
-    stdout.print(f"[dim]{response.count} results in {response.took_ms:.1f} ms ({response.mode})[/]")
+    found = counted(response.count, "result")
+    stdout.print(f"[dim]{found} in {response.took_ms:.1f} ms ({response.mode})[/]")
 
 
 def _read_batch(source: str) -> list[tuple[Any, str]]:
@@ -146,7 +120,9 @@ def _read_batch(source: str) -> list[tuple[Any, str]]:
     try:
         text = sys.stdin.read() if source == "-" else Path(source).read_text(encoding="utf-8")
     except OSError as exc:
-        raise UserFacingError(f"cannot read --batch file {source} ({exc.strerror})") from exc
+        raise VaultctxError(
+            f"cannot read --batch file {source} ({exc.strerror})", "check the path, or pass -"
+        ) from exc
     queries: list[tuple[Any, str]] = []
     for number, line in enumerate(text.splitlines(), start=1):
         if not line.strip():
@@ -156,8 +132,9 @@ def _read_batch(source: str) -> list[tuple[Any, str]]:
                 item = json.loads(line)
                 queries.append((item.get("id", number), str(item["query"])))
             except (json.JSONDecodeError, KeyError, AttributeError) as exc:
-                raise UserFacingError(
-                    f'{source} line {number}: expected {{"id": …, "query": "…"}} ({exc})'
+                raise VaultctxError(
+                    f"{source} line {number} is not a query ({exc})",
+                    'write each line as {"id": …, "query": "…"} or as plain text',
                 ) from exc
         else:
             queries.append((number, line.strip()))
@@ -171,14 +148,32 @@ def search(
     limit: Annotated[int, typer.Option(min=1, max=200, help="Results to return.")] = 10,
     max_tokens: Annotated[int, typer.Option(min=1, help="Token budget of all texts.")] = 4000,
     mode: Annotated[str, typer.Option(help="hybrid, bm25 or vector.")] = "hybrid",
-    bm25_weight: Annotated[float, typer.Option(min=0.0, help="RRF weight of BM25.")] = 1.0,
+    bm25_weight: Annotated[
+        float | None,
+        typer.Option(
+            min=0.0,
+            help="Fusion weight of the keyword (BM25) list [default: 1.0; 0.5 with --graph].",
+            show_default=False,
+        ),
+    ] = None,
     vec_weight: Annotated[
-        float | None, typer.Option(min=0.0, help="RRF weight of vectors.")
+        float | None,
+        typer.Option(
+            min=0.0,
+            help="Fusion weight of the vector lists [default: each model's measured weight; "
+            "1.0 for the graph list with --graph].",
+            show_default=False,
+        ),
     ] = None,
     notes: Annotated[bool, typer.Option("--notes", help="One result per note.")] = False,
     fusion: Annotated[
-        str, typer.Option(help="score (min-max weighted sum, default) or rrf.")
-    ] = "score",
+        str | None,
+        typer.Option(
+            help="score (min-max weighted sum) or rrf (reciprocal rank) [default: score; rrf "
+            "with --graph].",
+            show_default=False,
+        ),
+    ] = None,
     batch: Annotated[
         str | None, typer.Option(help="JSONL/plain file of queries; - for stdin.")
     ] = None,
@@ -195,37 +190,48 @@ def search(
 
     The filters (--folder, --tag, --where, --since, --until) choose the notes before ranking.
     """
-    checked = _check_mode(mode)
-    if fusion not in FUSIONS:
-        raise UserFacingError(f"unknown --fusion {fusion!r}; use one of: {', '.join(FUSIONS)}")
     if (query is None) == (batch is None):
-        raise UserFacingError("give a QUERY or --batch FILE (exactly one of them)")
-    handle = open_vault(vault, db)
-    options: dict[str, Any] = {
-        "limit": limit,
-        "max_tokens": max_tokens,
-        "mode": checked,
-        "bm25_weight": bm25_weight,
-        "vec_weight": vec_weight,
-        "notes": notes,
-        "fusion": fusion,
-        **_graph_options(graph, depth),
-        "filters": _filters(folder, tag, where, since, until),
-    }
-    with user_errors():
-        if batch is not None:
-            # From its third vector query on the retriever ranks vectors from memory by itself.
-            for query_id, text in _read_batch(batch):
-                response = handle.search(text, **options)
-                line = {"id": query_id, **response.as_dict()}
-                print(json.dumps(line, ensure_ascii=False), flush=True)
-            return
-        assert query is not None
-        response = handle.search(query, **options)
+        raise VaultctxError(
+            "nothing to search for" if query is None else "QUERY and --batch both given",
+            "give a QUERY or --batch FILE (exactly one of them)",
+        )
+    filters = Filters(folder=folder, tags=tag or (), since=since, until=until, where=where or ())
+    weights = Weights(bm25=bm25_weight, vector=vec_weight)
+    graph_depth = _depth(graph, depth)
+
+    def request(text: str) -> SearchRequest:
+        # mode and fusion are checked by SearchRequest itself, with the fix in its error.
+        return SearchRequest(
+            text,
+            limit=limit,
+            max_tokens=max_tokens,
+            mode=cast(Mode, mode),
+            weights=weights,
+            fusion=cast("Fusion | None", fusion),
+            notes=notes,
+            filters=filters,
+            graph=graph,
+            depth=graph_depth,
+        )
+
+    if batch is not None:
+        _search_batch(open_vault(vault, db), batch, request)
+        return
+    assert query is not None
+    asked = request(query)  # a bad option is an error before the vault is opened
+    response = open_vault(vault, db).search(asked)
     if as_json:
         print(json.dumps(response.as_dict(), ensure_ascii=False))
     else:
         _print_results(response)
+
+
+def _search_batch(handle: Vault, source: str, request: Callable[[str], SearchRequest]) -> None:
+    """One JSON line per query, as each is answered; from its third vector query on the
+    retriever ranks vectors from memory by itself."""
+    for query_id, text in _read_batch(source):
+        response = handle.search(request(text))
+        print(json.dumps({"id": query_id, **response.as_dict()}, ensure_ascii=False), flush=True)
 
 
 def context(
@@ -233,7 +239,9 @@ def context(
     vault: VaultOption = None,
     db: DbOption = None,
     output_format: Annotated[str, typer.Option("--format", help="markdown or json.")] = "markdown",
-    max_tokens: Annotated[int, typer.Option(min=50, help="Token budget of the block.")] = 2000,
+    max_tokens: Annotated[
+        int, typer.Option(min=50, help="Token budget of the block.")
+    ] = CONTEXT_DEFAULTS["max_tokens"],
     block_name: Annotated[
         str | None,
         typer.Option("--block", help="A named block from vaultctx.toml [blocks.NAME], cached."),
@@ -251,24 +259,33 @@ def context(
 ) -> None:
     """Print a block of vault context about TOPIC, ready to paste into any AI tool."""
     if output_format not in ("markdown", "json"):
-        raise UserFacingError(f"unknown --format {output_format!r}; use markdown or json")
+        raise VaultctxError(f"unknown --format {output_format!r}", "use markdown or json")
     if (topic is None) == (block_name is None):
-        raise UserFacingError("give a TOPIC or --block NAME (exactly one of them)")
-    filters = _filters(folder, tag, where, since, until)
-    if filters is not None and block_name is not None:
-        raise UserFacingError("filters apply to a TOPIC; a --block keeps its own query")
-    handle: Vault = open_vault(vault, db)
+        raise VaultctxError(
+            "nothing to gather context on" if topic is None else "TOPIC and --block both given",
+            "give a TOPIC or --block NAME (exactly one of them)",
+        )
+    filters = Filters(folder=folder, tags=tag or (), since=since, until=until, where=where or ())
     if block_name is not None:
-        with user_errors():
-            named = handle.context_block(block_name, refresh=refresh)
+        if not filters.is_empty or graph:
+            raise VaultctxError(
+                "filters and --graph apply to a TOPIC; a --block keeps its own query",
+                "drop them, or change the block in vaultctx.toml",
+            )
+        named = open_vault(vault, db).context_block(block_name, refresh=refresh)
         as_json = output_format == "json"
         print(json.dumps(named.as_dict(), ensure_ascii=False) if as_json else named.markdown)
         return
     assert topic is not None
-    with user_errors():
-        block = handle.context(
-            topic, max_tokens=max_tokens, filters=filters, **_graph_options(graph, depth)
-        )
+    asked = SearchRequest(
+        topic,
+        limit=CONTEXT_DEFAULTS["limit"],
+        max_tokens=max_tokens,
+        filters=filters,
+        graph=graph,
+        depth=_depth(graph, depth),
+    )
+    block = open_vault(vault, db).context(asked)
     if output_format == "json":
         print(json.dumps(block.as_dict(), ensure_ascii=False))
     else:

@@ -12,10 +12,11 @@ from typing import Annotated
 
 import typer
 
-from vaultctx.cli.common import DbOption, UserFacingError, VaultOption, open_vault, stdout
+from vaultctx.cli.common import DbOption, VaultOption, open_vault, stdout
+from vaultctx.errors import VaultctxError
 from vaultctx.mcp import client_config, http_policy
-from vaultctx.mcp.listeners import ListenError, bind_listeners
-from vaultctx.mcp.token import TokenFileError, load_or_create_token, token_problem
+from vaultctx.mcp.listeners import bind_listeners
+from vaultctx.mcp.token import load_or_create_token, token_problem
 
 
 def serve(
@@ -58,18 +59,17 @@ def serve(
 ) -> None:
     """Run the MCP server over stdio (one client) or Streamable HTTP at /mcp (--http)."""
     if watch and not http:
-        raise UserFacingError("--watch needs --http; beside a stdio server run `vaultctx watch`")
+        raise VaultctxError(
+            "--watch needs --http", "add --http, or beside a stdio server run `vaultctx watch`"
+        )
     handle = open_vault(vault, db)
     if not http:
         from vaultctx.mcp.server import run_stdio
 
         run_stdio(handle)
         return
-    try:
-        required, where = _http_token(host, token or None, no_token)
-        sockets = bind_listeners(host, port)  # a busy port is refused before anything starts
-    except (http_policy.InsecureBindError, TokenFileError, ListenError) as exc:
-        raise UserFacingError(str(exc)) from exc
+    required, where = _http_token(host, token or None, no_token)
+    sockets = bind_listeners(host, port)  # a busy port is refused before anything starts
     from vaultctx.mcp.server import run_http
 
     shown_host = f"[{host}]" if ":" in host else host
@@ -90,9 +90,9 @@ def _http_token(host: str, given: str | None, no_token: bool) -> tuple[str | Non
     the start-up line describes it. The token itself is never printed: stderr ends up in logs."""
     if no_token:
         if given:
-            raise UserFacingError(
-                f"--no-token contradicts the token given with --token or {http_policy.TOKEN_ENV}; "
-                "drop one of them"
+            raise VaultctxError(
+                f"--no-token contradicts the token given with --token or {http_policy.TOKEN_ENV}",
+                "drop one of them",
             )
         http_policy.check_bind(host, None)
         print(
@@ -104,7 +104,10 @@ def _http_token(host: str, given: str | None, no_token: bool) -> tuple[str | Non
     if given:
         problem = token_problem(given)
         if problem:
-            raise UserFacingError(f"the bearer token cannot be sent in a header: {problem}")
+            raise VaultctxError(
+                f"the bearer token cannot be sent in a header: {problem}",
+                "choose printable ASCII without spaces, e.g. from `openssl rand -hex 32`",
+            )
         http_policy.check_bind(host, given)
         return given, " (bearer token required)"
     stored = load_or_create_token()
@@ -126,7 +129,9 @@ def _configure(
     client: client_config.ClientName, vault: str | None, db: str | None, write: bool, remove: bool
 ) -> None:
     if write and remove:
-        raise UserFacingError("--write adds this vault's entry and --remove takes it out: give one")
+        raise VaultctxError(
+            "--write adds this vault's entry and --remove takes it out", "give one of them"
+        )
     handle = open_vault(vault, db)
     path = client_config.config_path(client)
     if remove:
@@ -137,10 +142,7 @@ def _configure(
         print(client_config.snippet(client, command), end="")
         print(f"add this to {path}, or run again with --write", file=sys.stderr)
         return
-    try:
-        report = client_config.write_client_config(client, path, command)
-    except client_config.ClientConfigError as exc:
-        raise UserFacingError(f"{path}: {exc}") from exc
+    report = client_config.write_client_config(client, path, command)
     if not report.changed:
         stdout.print(
             f"{path} already has the {report.name} entry; nothing changed", highlight=False
@@ -152,10 +154,7 @@ def _configure(
 
 
 def _remove(client: client_config.ClientName, path: Path, vault: Path) -> None:
-    try:
-        report = client_config.remove_client_config(client, path, vault)
-    except client_config.ClientConfigError as exc:
-        raise UserFacingError(f"{path}: {exc}") from exc
+    report = client_config.remove_client_config(client, path, vault)
     if not report.changed:
         stdout.print(f"{path} has no vaultctx entry for {vault}; nothing changed", highlight=False)
         return

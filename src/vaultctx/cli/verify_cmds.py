@@ -12,15 +12,8 @@ import typer
 from rich.markup import escape
 
 from vaultctx.citations import CitationReport
-from vaultctx.cli.common import (
-    DbOption,
-    JsonOption,
-    UserFacingError,
-    VaultOption,
-    open_vault,
-    stdout,
-    user_errors,
-)
+from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault, stdout
+from vaultctx.errors import VaultctxError
 
 STDIN = "-"
 
@@ -44,8 +37,7 @@ def verify_citations(
     text = _read_text(file)
     handle = open_vault(vault, db)
     source = None if file == STDIN else _path_in_vault(Path(file), handle.path)
-    with user_errors():
-        report = handle.verify_citations(text, source=source)
+    report = handle.verify_citations(text, source=source)
     if as_json:
         print(json.dumps(report.as_dict(), ensure_ascii=False))
     else:
@@ -59,11 +51,11 @@ def _read_text(file: str) -> str:
     try:
         return sys.stdin.read() if file == STDIN else Path(file).read_text(encoding="utf-8")
     except OSError as exc:
-        raise UserFacingError(
-            f"cannot read {where} ({exc.strerror}); pass a text file, or - to read standard input"
+        raise VaultctxError(
+            f"cannot read {where} ({exc.strerror})", "pass a text file, or - to read standard input"
         ) from exc
     except UnicodeDecodeError as exc:
-        raise UserFacingError(f"{where} is not UTF-8 text; save it as UTF-8 and retry") from exc
+        raise VaultctxError(f"{where} is not UTF-8 text", "save it as UTF-8 and retry") from exc
 
 
 def _path_in_vault(file: Path, vault: Path) -> str | None:

@@ -8,20 +8,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from vaultctx.errors import VaultctxError
+
 MODELS_DIR = Path(__file__).resolve().parent / "models"
 
 
-class ModelNotFoundError(FileNotFoundError):
-    """A model folder is missing or incomplete; the message names the folder and what to do."""
+class ModelNotFoundError(VaultctxError):
+    """A model folder is missing or incomplete; the message names the folder and what is missing."""
 
     def __init__(self, folder: Path, missing: list[str]) -> None:
         self.folder = folder
         self.missing = missing
         what = "folder does not exist" if not folder.is_dir() else f"missing {', '.join(missing)}"
         super().__init__(
-            f"embedding model not found at {folder} ({what}). Point to a complete local model "
-            "folder, or reinstall vaultctx to restore the bundled models "
-            "(developers: run scripts/build_models.py)."
+            f"embedding model not found at {folder} ({what})",
+            "point to a complete local model folder, or reinstall vaultctx to restore the bundled "
+            "models (developers: run scripts/build_models.py)",
         )
 
 

@@ -13,12 +13,13 @@ from pathlib import Path
 
 from vaultctx.embed.base import Embedder
 from vaultctx.embed.model_files import MODELS_DIR, ModelNotFoundError, require_model_files
+from vaultctx.errors import VaultctxError
 
 EngineFactory = Callable[[Path | None], Embedder]
 
 
-class UnknownEngineError(ValueError):
-    """No engine is registered under that name; the message lists the ones that are."""
+class UnknownEngineError(VaultctxError, ValueError):
+    """No engine is registered under that name; the suggestion lists the ones that are."""
 
 
 def _static(model_dir: Path | None) -> Embedder:
@@ -52,7 +53,7 @@ def create_embedder(engine: str, model_dir: Path | str | None = None) -> Embedde
     except KeyError:
         known = ", ".join(engine_names())
         raise UnknownEngineError(
-            f"unknown embedding engine {engine!r}; choose one of: {known}"
+            f"unknown embedding engine {engine!r}", f"choose one of: {known}"
         ) from None
     return factory(Path(model_dir) if model_dir is not None else None)
 

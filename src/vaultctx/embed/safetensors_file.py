@@ -15,6 +15,8 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 
+from vaultctx.errors import VaultctxError
+
 _DTYPES = {
     "I8": np.int8,
     "U8": np.uint8,
@@ -26,7 +28,10 @@ _DTYPES = {
 }
 
 
-class SafetensorsError(ValueError):
+_REINSTALL = "point to a complete model folder, or reinstall vaultctx to restore the bundled models"
+
+
+class SafetensorsError(VaultctxError):
     """The file is not a readable safetensors file; the message names it."""
 
 
@@ -36,9 +41,11 @@ def _header(data: bytes, path: Path) -> tuple[dict[str, Any], int]:
         (header_size,) = struct.unpack("<Q", data[:8])
         header = json.loads(data[8 : 8 + header_size])
     except (struct.error, ValueError) as exc:
-        raise SafetensorsError(f"{path} is not a safetensors file ({exc})") from None
+        raise SafetensorsError(f"{path} is not a safetensors file ({exc})", _REINSTALL) from None
     if not isinstance(header, dict):
-        raise SafetensorsError(f"{path} is not a safetensors file (header is not an object)")
+        raise SafetensorsError(
+            f"{path} is not a safetensors file (header is not an object)", _REINSTALL
+        )
     return header, 8 + header_size
 
 
@@ -60,7 +67,9 @@ def load_safetensors(path: Path) -> dict[str, npt.NDArray[np.generic]]:
             continue
         dtype = _DTYPES.get(spec.get("dtype"))
         if dtype is None:
-            raise SafetensorsError(f"{path}: tensor {name!r} has unsupported dtype {spec['dtype']}")
+            raise SafetensorsError(
+                f"{path}: tensor {name!r} has unsupported dtype {spec['dtype']}", _REINSTALL
+            )
         begin, end = spec["data_offsets"]
         array = np.frombuffer(
             data,

@@ -16,9 +16,11 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from typing import Any, Literal, NamedTuple, TextIO
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TextIO
 
 from vaultctx.config import Config, load_config
+from vaultctx.errors import VaultctxError
 from vaultctx.hooks import server_link, session
 from vaultctx.hooks.context import (
     Excerpt,
@@ -27,6 +29,9 @@ from vaultctx.hooks.context import (
     format_context,
     relevant_excerpts,
 )
+
+if TYPE_CHECKING:
+    from vaultctx.search.request import SearchRequest
 
 HookKind = Literal["context", "compress"]
 GUARD_ENV = "VAULTCTX_HOOK_ACTIVE"
@@ -39,8 +44,11 @@ class HookOptions(NamedTuple):
     db: str | None = None
 
 
-class HookInputError(ValueError):
+class HookInputError(VaultctxError):
     """Standard input did not hold a hook event."""
+
+
+_HOOK_INPUT_ADVICE = "run it as a Claude Code hook, which writes the event JSON to standard input"
 
 
 def enter_hook_process() -> bool:
@@ -63,7 +71,10 @@ def run_hook(
         else:
             answer = compress_answer(event)
     except Exception as exc:
-        message = " ".join(f"{type(exc).__name__}: {exc}".split())
+        problem = (
+            exc.one_line() if isinstance(exc, VaultctxError) else f"{type(exc).__name__}: {exc}"
+        )
+        message = " ".join(problem.split())
         print(f"vaultctx hook {kind}: {message[:300]}", file=stderr)
         return 0
     if answer is not None:
@@ -77,9 +88,13 @@ def read_event(stdin: TextIO) -> dict[str, Any]:
     try:
         event = json.loads(raw)
     except ValueError as exc:
-        raise HookInputError(f"stdin is not a hook event (invalid JSON: {exc})") from exc
+        raise HookInputError(
+            f"stdin is not a hook event (invalid JSON: {exc})", _HOOK_INPUT_ADVICE
+        ) from exc
     if not isinstance(event, dict):
-        raise HookInputError("stdin is not a hook event (expected a JSON object)")
+        raise HookInputError(
+            "stdin is not a hook event (expected a JSON object)", _HOOK_INPUT_ADVICE
+        )
     return event
 
 
@@ -139,9 +154,8 @@ def search_in_process(config: Config, text: str) -> list[Excerpt]:
     try:
         retriever = Retriever(db, None)
 
-        def keyword_search(query: str, *, limit: int, max_tokens: int) -> list[Any]:
-            response = retriever.search(query, limit=limit, max_tokens=max_tokens, mode="bm25")
-            return list(response.results)
+        def keyword_search(request: SearchRequest) -> list[Any]:
+            return list(retriever.search(replace(request, mode="bm25")).results)
 
         return relevant_excerpts(keyword_search, text)
     finally:

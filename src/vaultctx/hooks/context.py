@@ -13,17 +13,20 @@ it can rank passages but never prove that something relevant exists.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any, NamedTuple, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol
 
 from vaultctx.search.budget import CHARS_PER_TOKEN, fit_to_budget
 from vaultctx.search.fts_query import STOPWORDS
+
+if TYPE_CHECKING:
+    from vaultctx.search.request import SearchRequest
 
 HOOK_MAX_TOKENS = 1500
 MAX_PASSAGES = 4
 PASSAGE_MAX_TOKENS = 225  # ~900 characters: the seed's "first 300-500 characters carry it", doubled
 CANDIDATES = 30  # BM25's own top k: hybrid ranking must not push keyword hits out
-CHUNK_MAX_TOKENS = 500  # a chunk is at most 2,000 characters (SPEC §2)
+CHUNK_MAX_TOKENS = 500  # a chunk is at most 2,000 characters
 MAX_TERMS = 24
 MAX_REQUEST_CHARS = 4000
 
@@ -70,8 +73,8 @@ class Passage(Protocol):
     def bm25_rank(self) -> int | None: ...
 
 
-class Searcher(Protocol):
-    def __call__(self, query: str, *, limit: int, max_tokens: int) -> Sequence[Passage]: ...
+# Runs the hook's search: in the hook process (keywords only) or on a warm server (hybrid).
+Searcher = Callable[["SearchRequest"], Sequence[Passage]]
 
 
 def context_request(event: Mapping[str, Any]) -> ContextRequest | None:
@@ -174,11 +177,14 @@ def relevant_excerpts(search: Searcher, text: str) -> list[Excerpt]:
 
     Scrubbed here, where the search ran, so the hook process never loads the scrubber.
     """
+    from vaultctx.search.request import SearchRequest
+
     terms = query_terms(text)
     if not terms:
         return []
     # Budget for every candidate whole: a cut passage could lose the words that make it relevant.
-    results = search(" ".join(terms), limit=CANDIDATES, max_tokens=CANDIDATES * CHUNK_MAX_TOKENS)
+    budget = CANDIDATES * CHUNK_MAX_TOKENS
+    results = search(SearchRequest(" ".join(terms), limit=CANDIDATES, max_tokens=budget))
     relevant = [r for r in results if is_relevant(terms, r)][:MAX_PASSAGES]
     if not relevant:
         return []

@@ -24,16 +24,16 @@ from starlette.applications import Starlette
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 
+from vaultctx.errors import VaultctxError
 from vaultctx.hooks.context import Excerpt, relevant_excerpts
 from vaultctx.hooks.server_link import HOOK_CONTEXT_PATH
-from vaultctx.index.db import IndexDatabaseError
 from vaultctx.mcp.http_policy import LOCAL_NAMES, is_loopback
-from vaultctx.vault.errors import VaultError
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
     from vaultctx.api import Vault
+    from vaultctx.search.request import SearchRequest
 
 MAX_BODY_BYTES = 64 * 1024
 
@@ -93,8 +93,8 @@ def parse_request(body: bytes) -> str:
 def hook_excerpts(vault: Vault, text: str) -> list[Excerpt]:
     """Hybrid search on the warm server; the relevance rule still demands a keyword hit."""
 
-    def search(query: str, *, limit: int, max_tokens: int) -> list[Any]:
-        return list(vault.search(query, limit=limit, max_tokens=max_tokens).results)
+    def search(request: SearchRequest) -> list[Any]:
+        return list(vault.search(request).results)
 
     return relevant_excerpts(search, text)
 
@@ -118,8 +118,8 @@ def add_hook_endpoint(server: MCPServer[Any], call: VaultCall, token: str | None
             return Response(status_code=400)
         try:
             excerpts = await anyio.to_thread.run_sync(call, partial(hook_excerpts, text=text))
-        except (IndexDatabaseError, VaultError) as exc:
-            return JSONResponse({"error": str(exc)}, status_code=503)
+        except VaultctxError as exc:
+            return JSONResponse({"error": exc.one_line()}, status_code=503)
         return JSONResponse({"excerpts": [list(excerpt) for excerpt in excerpts]})
 
     server.custom_route(HOOK_CONTEXT_PATH, methods=["POST"], include_in_schema=False)(endpoint)

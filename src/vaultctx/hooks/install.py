@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultctx.atomic_write import UnsafeWriteError, checked_target, write_atomically
+from vaultctx.errors import VaultctxError
 
 HOOK_MODULE = "vaultctx.hooks"
 CONTEXT_TIMEOUT_SECONDS = 10
@@ -29,7 +30,7 @@ _CONTEXT_MATCHER = "Edit|MultiEdit|Write|Bash"
 _CLI_NAMES = ("vaultctx", "vaultctx.exe")
 
 
-class HookInstallError(Exception):
+class HookInstallError(VaultctxError):
     """The settings file cannot be updated safely; nothing was written."""
 
 
@@ -111,7 +112,7 @@ def install_hooks(path: Path, commands: dict[str, str]) -> InstallReport:
     before = copy.deepcopy(settings)
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
-        raise HookInstallError(f'{path}: "hooks" is not an object; fix it by hand first')
+        raise HookInstallError(f'{path}: "hooks" is not an object', "fix it by hand first")
     for entry in ENTRIES:
         _merge(path, hooks, entry, commands[entry.kind])
     events = [entry.event for entry in ENTRIES]
@@ -127,7 +128,7 @@ def uninstall_hooks(path: Path) -> InstallReport:
     original, settings = _load(path)
     hooks = settings.get("hooks", {})
     if not isinstance(hooks, dict):
-        raise HookInstallError(f'{path}: "hooks" is not an object; fix it by hand first')
+        raise HookInstallError(f'{path}: "hooks" is not an object', "fix it by hand first")
     events = [event for event, groups in hooks.items() if _remove_ours(groups)]
     if original is None or not events:
         return InstallReport(path, None, False, [])
@@ -167,9 +168,12 @@ def _save(path: Path, settings: dict[str, Any]) -> Path | None:
     try:
         return write_atomically(path, text, backup=True)
     except UnsafeWriteError as exc:
-        raise HookInstallError(f"{exc}; nothing was changed") from exc
+        raise HookInstallError(f"{exc}; nothing was changed", exc.suggestion) from exc
     except OSError as exc:
-        raise HookInstallError(f"cannot write {path} ({exc}); nothing was changed") from exc
+        raise HookInstallError(
+            f"cannot write {path} ({exc}); nothing was changed",
+            "make the file and its folder writable, then run again",
+        ) from exc
 
 
 def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
@@ -178,11 +182,13 @@ def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
         checked_target(path)
         original = path.read_text(encoding="utf-8")
     except UnsafeWriteError as exc:
-        raise HookInstallError(f"{exc}; nothing was changed") from exc
+        raise HookInstallError(f"{exc}; nothing was changed", exc.suggestion) from exc
     except FileNotFoundError:
         return None, {}
     except OSError as exc:
-        raise HookInstallError(f"cannot read {path} ({exc.strerror})") from exc
+        raise HookInstallError(
+            f"cannot read {path} ({exc.strerror})", "make the file readable, then run again"
+        ) from exc
     if not original.strip():
         return original, {}
     try:
@@ -190,10 +196,14 @@ def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
     except json.JSONDecodeError as exc:
         raise HookInstallError(
             f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "nothing was changed: fix the file (or move it away) and run again"
+            "nothing was changed",
+            "fix the file (or move it away) and run again",
         ) from exc
     if not isinstance(settings, dict):
-        raise HookInstallError(f"{path} does not hold a JSON object; nothing was changed")
+        raise HookInstallError(
+            f"{path} does not hold a JSON object; nothing was changed",
+            "fix the file (or move it away) and run again",
+        )
     return original, settings
 
 
@@ -201,7 +211,9 @@ def _merge(path: Path, hooks: dict[str, Any], entry: HookEntry, command: str) ->
     """Update our hook in place wherever it is, else append a group of our own."""
     groups = hooks.setdefault(entry.event, [])
     if not isinstance(groups, list):
-        raise HookInstallError(f'{path}: "hooks.{entry.event}" is not a list; fix it by hand')
+        raise HookInstallError(
+            f'{path}: "hooks.{entry.event}" is not a list', "fix it by hand first"
+        )
     wanted = {"type": "command", "command": command, "timeout": entry.timeout}
     for group in groups:
         group_hooks = group.get("hooks") if isinstance(group, dict) else None

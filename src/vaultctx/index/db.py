@@ -20,6 +20,7 @@ from typing import Any
 
 import apsw
 
+from vaultctx.errors import VaultctxError
 from vaultctx.index.migrations import MIGRATIONS
 from vaultctx.index.ownership import (
     APPLICATION_ID,
@@ -36,10 +37,13 @@ BUSY_TIMEOUT_MS = 5000
 # Recorded in ``PRAGMA user_version``: a newer vaultctx's index is refused, never rebuilt.
 SCHEMA_VERSION = len(MIGRATIONS)
 MMAP_BYTES = 256 * 1024 * 1024
+# Advice that does not know the vault; ``Vault`` names its own command instead (api.py).
+INDEX_ADVICE = "run `vaultctx index --vault <your vault>`"
+WRITABLE_ADVICE = "choose a writable location with --db or DB_PATH"
 
 
-class IndexDatabaseError(Exception):
-    """Base of the errors this module raises; each message names the fix."""
+class IndexDatabaseError(VaultctxError):
+    """Base of the errors this module raises; each suggestion names the fix."""
 
 
 class IndexMissingError(IndexDatabaseError):
@@ -210,8 +214,8 @@ def _check_not_newer(conn: apsw.Connection, path: Path) -> None:
     if version > SCHEMA_VERSION or unknown:
         schema = sorted(unknown)[-1] if unknown else f"version {version}"
         raise IndexFromNewerVersionError(
-            f"the index at {path} was written by a newer vaultctx (schema {schema}); "
-            "upgrade vaultctx (pip install -U vaultctx), or index into another file with --db"
+            f"the index at {path} was written by a newer vaultctx (schema {schema})",
+            "upgrade vaultctx (pip install -U vaultctx), or index into another file with --db",
         )
 
 
@@ -251,8 +255,8 @@ def ensure_index_folder(path: Path) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise IndexUnwritableError(
-            f"cannot create the folder for the index {path.parent} ({exc.strerror}); "
-            "choose a writable location with --db or DB_PATH"
+            f"cannot create the folder for the index {path.parent} ({exc.strerror})",
+            WRITABLE_ADVICE,
         ) from exc
 
 
@@ -261,7 +265,7 @@ def check_index_file(path: Path) -> IndexFileKind:
     try:
         return classify_index_file(path)
     except ForeignFileError as exc:
-        raise NotAnIndexError(str(exc)) from exc
+        raise NotAnIndexError(exc.message, exc.suggestion) from exc
 
 
 def open_index(path: Path, *, readonly: bool = False) -> IndexDatabase:
@@ -270,9 +274,7 @@ def open_index(path: Path, *, readonly: bool = False) -> IndexDatabase:
     kind = check_index_file(path)
     if readonly:
         if kind is not IndexFileKind.OURS:
-            raise IndexMissingError(
-                f"no index at {path}; run `vaultctx index --vault <your vault>` first"
-            )
+            raise IndexMissingError(f"no index at {path}", f"{INDEX_ADVICE} first")
     else:
         ensure_index_folder(path)
         if kind is IndexFileKind.ABSENT:
@@ -291,25 +293,29 @@ def open_index(path: Path, *, readonly: bool = False) -> IndexDatabase:
             _migrate(conn, path)
         elif not _has_schema(conn):
             conn.close()
-            raise IndexMissingError(
-                f"{path} holds no vaultctx index; run `vaultctx index --vault <your vault>`"
-            )
+            raise IndexMissingError(f"{path} holds no vaultctx index", INDEX_ADVICE)
         else:
             _check_not_newer_or_close(conn, path)
         if readonly and _pending_migrations(conn):
             conn.close()
             raise IndexOutdatedError(
-                f"the index at {path} was built by an older vaultctx; "
-                "run `vaultctx index` to upgrade it"
+                f"the index at {path} was built by an older vaultctx",
+                f"{INDEX_ADVICE} to upgrade it",
             )
     except (apsw.CorruptError, apsw.NotADBError) as exc:
-        raise IndexNeedsRebuildError(f"index file {path} is damaged ({exc})") from exc
+        raise IndexNeedsRebuildError(
+            f"index file {path} is damaged ({exc})",
+            "rebuild it with `vaultctx index --full --vault <your vault>` (the vault is the "
+            "source of truth)",
+        ) from exc
     except (apsw.ReadOnlyError, apsw.CantOpenError, apsw.IOError) as exc:
         if readonly:
-            raise IndexMissingError(f"cannot open the index at {path} ({exc})") from exc
+            raise IndexMissingError(
+                f"cannot open the index at {path} ({exc})",
+                f"check that the file is readable, or {INDEX_ADVICE}",
+            ) from exc
         raise IndexUnwritableError(
-            f"cannot write the index at {path} ({exc}); "
-            "choose a writable location with --db or DB_PATH"
+            f"cannot write the index at {path} ({exc})", WRITABLE_ADVICE
         ) from exc
     return IndexDatabase(conn, path, readonly)
 
@@ -343,8 +349,7 @@ def _create_private(path: Path) -> None:
         create_private_file(path)
     except OSError as exc:
         raise IndexUnwritableError(
-            f"cannot create the index {path} ({exc.strerror}); "
-            "choose a writable location with --db or DB_PATH"
+            f"cannot create the index {path} ({exc.strerror})", WRITABLE_ADVICE
         ) from exc
 
 

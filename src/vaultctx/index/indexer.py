@@ -28,9 +28,11 @@ from filelock import FileLock, Timeout
 
 from vaultctx.config import Config, check_db_location
 from vaultctx.embed.base import Embedder
+from vaultctx.errors import VaultctxError
 from vaultctx.index.db import (
     STAT_DIGEST_META,
     VECTOR_STORAGE,
+    WRITABLE_ADVICE,
     IndexDatabase,
     IndexNeedsRebuildError,
     IndexUnwritableError,
@@ -71,7 +73,7 @@ from vaultctx.vault.scanner import VaultFile, scan_vault
 log = logging.getLogger(__name__)
 
 
-class IndexerBusyError(RuntimeError):
+class IndexerBusyError(VaultctxError):
     """Another indexer holds this database's lock."""
 
 
@@ -211,13 +213,13 @@ class Indexer:
             lock.acquire(timeout=0)
         except Timeout as exc:  # before OSError: filelock's Timeout is a TimeoutError
             raise IndexerBusyError(
-                f"another `vaultctx index` is already updating {self.config.db}; "
-                "wait for it to finish (or stop it) and run again"
+                f"another `vaultctx index` is already updating {self.config.db}",
+                "wait for it to finish (or stop it) and run again",
             ) from exc
         except OSError as exc:
             raise IndexUnwritableError(
-                f"cannot lock the index at {self.config.db} ({exc.strerror or exc}); "
-                "choose a writable location with --db or DB_PATH"
+                f"cannot lock the index at {self.config.db} ({exc.strerror or exc})",
+                WRITABLE_ADVICE,
             ) from exc
         try:
             db = self._open_or_rebuild(report)
@@ -522,8 +524,8 @@ def _create_lock_file(db: Path) -> Path:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644))
     except OSError as exc:
         raise IndexUnwritableError(
-            f"cannot write the index at {db} (its lock file {path.name}: {exc.strerror}); "
-            "choose a writable location with --db or DB_PATH"
+            f"cannot write the index at {db} (its lock file {path.name}: {exc.strerror})",
+            WRITABLE_ADVICE,
         ) from exc
     return path
 

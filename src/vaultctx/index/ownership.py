@@ -22,6 +22,8 @@ from pathlib import Path
 
 import apsw
 
+from vaultctx.errors import VaultctxError
+
 # "vctx" in ASCII; SQLite stores it big-endian at offset 68 of the file header.
 APPLICATION_ID = 0x76637478
 _SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -37,8 +39,18 @@ class IndexFileKind(Enum):
     OURS = "ours"  # stamped, or a legacy vaultctx index the indexer will stamp
 
 
-class ForeignFileError(Exception):
-    """The path holds a file that is not a vaultctx index; the message names the fix."""
+class ForeignFileError(VaultctxError):
+    """The path holds a file that is not a vaultctx index; the suggestion names the fix.
+
+    ``what`` continues a sentence whose subject is the path: "is not a regular file"."""
+
+    def __init__(self, path: Path, what: str) -> None:
+        super().__init__(
+            f"{path} {what}, so it is not a vaultctx index; vaultctx never overwrites or deletes "
+            "a file it did not create",
+            "choose another path with --db or DB_PATH (or move the file away if it really is an "
+            "old index)",
+        )
 
 
 def classify_index_file(path: Path) -> IndexFileKind:
@@ -48,20 +60,20 @@ def classify_index_file(path: Path) -> IndexFileKind:
     except FileNotFoundError:
         return IndexFileKind.ABSENT
     except OSError as exc:
-        raise ForeignFileError(_refusal(path, f"cannot be examined ({exc.strerror})")) from exc
+        raise ForeignFileError(path, f"cannot be examined ({exc.strerror})") from exc
     if not stat.S_ISREG(info.st_mode):
-        raise ForeignFileError(_refusal(path, "is not a regular file"))
+        raise ForeignFileError(path, "is not a regular file")
     if info.st_size == 0:
         return IndexFileKind.EMPTY
     header = _read_header(path)
     if not header.startswith(_SQLITE_MAGIC) or len(header) < _HEADER_BYTES:
-        raise ForeignFileError(_refusal(path, "is not a SQLite database"))
+        raise ForeignFileError(path, "is not a SQLite database")
     raw_id = int.from_bytes(header[_APPLICATION_ID_OFFSET : _APPLICATION_ID_OFFSET + 4], "big")
     if raw_id == APPLICATION_ID:
         return IndexFileKind.OURS
     if raw_id != 0:
         raise ForeignFileError(
-            _refusal(path, f"is another application's database (application_id {raw_id:#x})")
+            path, f"is another application's database (application_id {raw_id:#x})"
         )
     return _classify_unstamped(path)
 
@@ -71,7 +83,7 @@ def _read_header(path: Path) -> bytes:
         with open(path, "rb") as handle:
             return handle.read(_HEADER_BYTES)
     except OSError as exc:
-        raise ForeignFileError(_refusal(path, f"cannot be read ({exc.strerror})")) from exc
+        raise ForeignFileError(path, f"cannot be read ({exc.strerror})") from exc
 
 
 def _classify_unstamped(path: Path) -> IndexFileKind:
@@ -80,7 +92,7 @@ def _classify_unstamped(path: Path) -> IndexFileKind:
     try:
         conn = apsw.Connection(str(path), flags=apsw.SQLITE_OPEN_READONLY)
     except apsw.Error as exc:
-        raise ForeignFileError(_refusal(path, f"cannot be opened ({exc})")) from exc
+        raise ForeignFileError(path, f"cannot be opened ({exc})") from exc
     try:
         row = conn.execute("PRAGMA application_id").fetchone()
         application_id = int(row[0]) if row else 0
@@ -92,23 +104,15 @@ def _classify_unstamped(path: Path) -> IndexFileKind:
         if application_id == 0 and "_migrations" in names and _has_legacy_marker(conn):
             return IndexFileKind.OURS
     except apsw.Error as exc:
-        raise ForeignFileError(_refusal(path, f"cannot be read as a database ({exc})")) from exc
+        raise ForeignFileError(path, f"cannot be read as a database ({exc})") from exc
     finally:
         conn.close()
-    raise ForeignFileError(_refusal(path, "is a SQLite database that vaultctx did not create"))
+    raise ForeignFileError(path, "is a SQLite database that vaultctx did not create")
 
 
 def _has_legacy_marker(conn: apsw.Connection) -> bool:
     row = conn.execute("SELECT 1 FROM _migrations WHERE name = ?", (_LEGACY_MARKER,)).fetchone()
     return row is not None
-
-
-def _refusal(path: Path, what: str) -> str:
-    return (
-        f"{path} {what}, so it is not a vaultctx index; vaultctx never overwrites or deletes "
-        "a file it did not create: choose another path with --db or DB_PATH (or move the file "
-        "away if it really is an old index)"
-    )
 
 
 def create_private_file(path: Path) -> None:

@@ -94,7 +94,7 @@ def read_file(vault_file: VaultFile) -> tuple[PreparedFile, str | None]:
         with timed(prepared.phase_seconds, "read"):
             text = read_vault_file(vault_file)
     except UnreadableFileError as exc:
-        prepared.unreadable = exc.reason
+        prepared.unreadable = exc.problem
         return prepared, None
     prepared.content_hash = digest(text).hex()
     return prepared, text

@@ -20,12 +20,14 @@ a link planted at the file, its backup or a staging name must not redirect our J
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import os
 import re
 import shutil
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PureWindowsPath
 from typing import Any, Literal
@@ -33,6 +35,7 @@ from typing import Any, Literal
 from vaultctx.api import Vault
 from vaultctx.atomic_write import UnsafeWriteError, checked_target, write_atomically
 from vaultctx.config import default_db_path
+from vaultctx.errors import VaultctxError
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -46,6 +49,7 @@ SERVER_PREFIX = "vaultctx-"
 # with the longest tool name (obsidian_get_context) and a disambiguating suffix, 20 fit.
 MAX_FOLDER_CHARS = 20
 _CLI_NAMES = ("vaultctx", "vaultctx.exe")
+_FIX_THE_FILE = "fix the file or move it away, then run again"
 # Codex gives a server 10 s to start by default; importing the MCP SDK alone can take seconds on a
 # busy machine.
 CODEX_STARTUP_TIMEOUT_SEC = 30
@@ -54,7 +58,7 @@ _TOML_HEADER = re.compile(r"^\s*\[(?!\[)\s*(?P<name>[^\]]+?)\s*\]\s*(?:#.*)?$")
 _TOML_ARRAY_HEADER = re.compile(r"^\s*\[\[")
 
 
-class ClientConfigError(Exception):
+class ClientConfigError(VaultctxError):
     """The client's file cannot be updated safely; nothing was written."""
 
 
@@ -160,8 +164,9 @@ def _name_in(servers: dict[str, Any], vault: str) -> str:
         if name not in servers or _serves(servers[name], vault):
             return name
     raise ClientConfigError(
-        f"the names {plain} and {plain}-{_digest(vault)} belong to other servers; rename one "
-        "of them — nothing was written"
+        f"the names {plain} and {plain}-{_digest(vault)} belong to other servers; nothing was "
+        "written",
+        "rename one of them in the file, then run again",
     )
 
 
@@ -200,7 +205,8 @@ def write_client_config(client: ClientName, path: Path, command: list[str]) -> W
     refused before the file is read, so a link to ``/dev/zero`` cannot hang us either.
     """
     existing = _read(path)
-    updated, name, replaced = _merge(client, existing, command)
+    with _naming(path):
+        updated, name, replaced = _merge(client, existing, command)
     if updated == existing:
         return WriteReport(path, None, changed=False, name=name)
     return WriteReport(path, _write(path, updated), True, name, replaced)
@@ -211,10 +217,20 @@ def remove_client_config(client: ClientName, path: Path, vault: Path) -> WriteRe
     existing = _read(path)
     if existing is None:
         return WriteReport(path, None, changed=False)
-    updated, names = _remove(client, existing, str(vault))
+    with _naming(path):
+        updated, names = _remove(client, existing, str(vault))
     if not names:
         return WriteReport(path, None, changed=False)
     return WriteReport(path, _write(path, updated), True, removed=names)
+
+
+@contextlib.contextmanager
+def _naming(path: Path) -> Iterator[None]:
+    """The file's contents are at fault: the message says which file."""
+    try:
+        yield
+    except ClientConfigError as exc:
+        raise ClientConfigError(f"{path}: {exc.message}", exc.suggestion) from exc
 
 
 def _read(path: Path) -> str | None:
@@ -222,18 +238,23 @@ def _read(path: Path) -> str | None:
         checked_target(path)
         return path.read_text(encoding="utf-8") if path.exists() else None
     except UnsafeWriteError as exc:
-        raise ClientConfigError(f"the file {exc.problem}; nothing was written") from exc
+        raise ClientConfigError(f"{path} {exc.problem}; nothing was written", exc.fix) from exc
     except (OSError, UnicodeDecodeError) as exc:
-        raise ClientConfigError(f"cannot read {path} ({exc}); nothing was written") from exc
+        raise ClientConfigError(
+            f"cannot read {path} ({exc}); nothing was written", _FIX_THE_FILE
+        ) from exc
 
 
 def _write(path: Path, text: str) -> Path | None:
     try:
         return write_atomically(path, text, backup=True)
     except UnsafeWriteError as exc:
-        raise ClientConfigError(f"the file {exc.problem}; it was not changed") from exc
+        raise ClientConfigError(f"{path} {exc.problem}; it was not changed", exc.fix) from exc
     except OSError as exc:
-        raise ClientConfigError(f"cannot write {path} ({exc}); the file was not changed") from exc
+        raise ClientConfigError(
+            f"cannot write {path} ({exc}); the file was not changed",
+            "make the file and its folder writable, or add the snippet by hand",
+        ) from exc
 
 
 def _merge(
@@ -262,13 +283,18 @@ def _json_servers(existing: str | None) -> tuple[dict[str, Any], dict[str, Any]]
         except json.JSONDecodeError as exc:
             raise ClientConfigError(
                 f"the file is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-                "fix it or move it away, then run again — nothing was written"
+                "nothing was written",
+                _FIX_THE_FILE,
             ) from exc
     if not isinstance(data, dict):
-        raise ClientConfigError("the file is JSON but not an object; nothing was written")
+        raise ClientConfigError(
+            "the file is JSON but not an object; nothing was written", _FIX_THE_FILE
+        )
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
-        raise ClientConfigError('"mcpServers" in the file is not an object; nothing was written')
+        raise ClientConfigError(
+            '"mcpServers" in the file is not an object; nothing was written', _FIX_THE_FILE
+        )
     return data, servers
 
 
@@ -300,7 +326,9 @@ def _toml_servers(existing: str) -> tuple[dict[str, Any], dict[str, Any]]:
     original = _parse_toml(existing)
     servers = original.get("mcp_servers", {})
     if not isinstance(servers, dict):
-        raise ClientConfigError("`mcp_servers` in the file is not a table; nothing was written")
+        raise ClientConfigError(
+            "`mcp_servers` in the file is not a table; nothing was written", _FIX_THE_FILE
+        )
     return original, servers
 
 
@@ -337,7 +365,8 @@ def _check_toml(updated: str, expected: dict[str, Any], names: set[str], verb: s
         tables = ", ".join(f"[mcp_servers.{name}]" for name in sorted(names))
         raise ClientConfigError(
             f"{tables} is written in a form vaultctx does not rewrite (an inline table or dotted "
-            f"keys); {verb} it by hand (the snippet is printed without --write)"
+            "keys)",
+            f"{verb} it by hand (the snippet is printed without --write)",
         )
 
 
@@ -351,8 +380,7 @@ def _parse_toml(text: str) -> dict[str, Any]:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise ClientConfigError(
-            f"the file is not valid TOML ({exc}); fix it or move it away, then run again — "
-            "nothing was written"
+            f"the file is not valid TOML ({exc}); nothing was written", _FIX_THE_FILE
         ) from exc
 
 

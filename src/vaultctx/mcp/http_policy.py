@@ -9,6 +9,7 @@ from __future__ import annotations
 import ipaddress
 from collections.abc import Sequence
 
+from vaultctx.errors import VaultctxError
 from vaultctx.mcp.token import TOKEN_BYTES, strength_problem
 
 DEFAULT_HTTP_HOST = "127.0.0.1"
@@ -19,7 +20,7 @@ LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
 
-class InsecureBindError(ValueError):
+class InsecureBindError(VaultctxError):
     """Serving beyond this machine without a strong bearer token would expose every note."""
 
 
@@ -44,16 +45,18 @@ def check_bind(host: str, token: str | None) -> None:
     if not token:
         raise InsecureBindError(
             f"--host {host} makes your notes reachable from other machines, so it needs a bearer "
-            f"token: leave out --no-token to use the generated one, or set one with --token or "
-            f"{TOKEN_ENV} (clients send `Authorization: Bearer <token>`)"
+            "token",
+            f"leave out --no-token to use the generated one, or set one with --token or "
+            f"{TOKEN_ENV} (clients send `Authorization: Bearer <token>`)",
         )
     problem = strength_problem(token)
     if problem:
         raise InsecureBindError(
             f"--host {host} needs a bearer token of at least {TOKEN_BYTES} random bytes, and this "
-            f'one has {problem}. Generate one with `openssl rand -hex 32` or `python -c "import '
-            f'secrets; print(secrets.token_urlsafe(32))"`, or leave out --token and {TOKEN_ENV} '
-            "to use the generated token"
+            f"one has {problem}",
+            'generate one with `openssl rand -hex 32` or `python -c "import secrets; '
+            f'print(secrets.token_urlsafe(32))"`, or leave out --token and {TOKEN_ENV} to use '
+            "the generated token",
         )
 
 

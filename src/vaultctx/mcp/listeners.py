@@ -3,7 +3,8 @@
 ``serve --http`` binds its address first, so a port already in use is one line of advice and exit
 status 2, before the server announces itself or records itself for hooks; uvicorn then serves on
 these very sockets, so no other program can take the port in between. Imports the standard library
-only: the CLI binds before it spends a second importing the MCP SDK.
+(and vaultctx's dependency-free error type) only: the CLI binds before it spends a second importing
+the MCP SDK.
 """
 
 from __future__ import annotations
@@ -12,11 +13,13 @@ import errno
 import os
 import socket
 
+from vaultctx.errors import VaultctxError
+
 BACKLOG = 2048  # uvicorn's default
 
 
-class ListenError(OSError):
-    """The address cannot be listened on; the message names the fix."""
+class ListenError(VaultctxError, OSError):
+    """The address cannot be listened on; the suggestion names the fix."""
 
 
 def bind_listeners(host: str, port: int) -> list[socket.socket]:
@@ -28,8 +31,8 @@ def bind_listeners(host: str, port: int) -> list[socket.socket]:
         )
     except socket.gaierror as exc:
         raise ListenError(
-            f"cannot listen on --host {host} ({exc.strerror}); give a name or address of this "
-            "machine, e.g. 127.0.0.1"
+            f"cannot listen on --host {host} ({exc.strerror})",
+            "give a name or address of this machine, e.g. 127.0.0.1",
         ) from exc
     sockets: list[socket.socket] = []
     try:
@@ -38,7 +41,7 @@ def bind_listeners(host: str, port: int) -> list[socket.socket]:
     except OSError as exc:
         for sock in sockets:
             sock.close()
-        raise ListenError(_problem(host, port, exc)) from exc
+        raise ListenError(*_problem(host, port, exc)) from exc
     return sockets
 
 
@@ -62,14 +65,18 @@ def _listen(
     return sock
 
 
-def _problem(host: str, port: int, exc: OSError) -> str:
+def _problem(host: str, port: int, exc: OSError) -> tuple[str, str]:
+    """(what went wrong, the fix) for a failed bind."""
     if exc.errno == errno.EADDRINUSE:
         return (
-            f"port {port} is in use (another `vaultctx serve --http`, or another program); "
-            "choose another with --port"
+            f"port {port} is in use (another `vaultctx serve --http`, or another program)",
+            "choose another with --port",
         )
     if exc.errno == errno.EACCES:
-        return f"not allowed to listen on port {port}; choose one above 1023 with --port"
+        return f"not allowed to listen on port {port}", "choose one above 1023 with --port"
     if exc.errno == errno.EADDRNOTAVAIL:
-        return f"{host} is not an address of this machine; choose another with --host"
-    return f"cannot listen on {host}:{port} ({exc.strerror or exc}); check --host and --port"
+        return f"{host} is not an address of this machine", "choose another with --host"
+    return (
+        f"cannot listen on {host}:{port} ({exc.strerror or exc})",
+        "check --host and --port",
+    )

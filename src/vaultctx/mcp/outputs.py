@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING
 
 from pydantic import BaseModel, Field
 
+from vaultctx.text.counting import counted
+
 if TYPE_CHECKING:
     from vaultctx.api import ContextBlock
     from vaultctx.notes import NoteList, NoteText
@@ -40,7 +42,10 @@ class SearchHit(BaseModel):
     section: str = Field(description="The H2 heading the passage is under ('' before the first).")
     citation: str = Field(description="`path#Section`, to cite the source.")
     text: str = Field(description="The passage, credential-scrubbed, within the token budget.")
-    score: float = Field(description="Reciprocal rank fusion score; higher is better.")
+    score: float = Field(
+        description="Fused score (weighted min-max sum, or reciprocal rank fusion in a graph "
+        "search); higher is better, comparable within one response only."
+    )
     bm25_rank: int | None = Field(description="Rank in the keyword list, if there.")
     vec_rank: int | None = Field(description="Rank in the vector list, if there.")
     graph: GraphWhy | None = Field(
@@ -142,7 +147,7 @@ def search_text(output: SearchOutput) -> str:
     lines = [f"note: {notice}" for notice in output.notices]
     if output.message:
         return "\n".join([*lines, output.message])
-    lines.append(f"{output.count} results for {output.query!r} ({output.mode}):")
+    lines.append(f"{counted(output.count, 'result')} for {output.query!r} ({output.mode}):")
     for rank, hit in enumerate(output.results, start=1):
         lines += ["", f"{rank}. {hit.title} — {hit.citation}{_why(hit.graph)}", hit.text]
     if output.related_mocs:
@@ -154,7 +159,7 @@ def search_text(output: SearchOutput) -> str:
 def _why(graph: GraphWhy | None) -> str:
     if graph is None or graph.role == "seed":
         return ""
-    return f" (linked from {graph.via}, {graph.hop} link{'s' if graph.hop > 1 else ''} away)"
+    return f" (linked from {graph.via}, {counted(graph.hop, 'link')} away)"
 
 
 def note_output(note: NoteText) -> NoteOutput:
@@ -189,7 +194,9 @@ def note_list_text(output: NoteListOutput) -> str:
     if output.message:
         return output.message
     filters = ", ".join(f"{key}={value}" for key, value in output.filters.items())
-    header = f"{output.count} of {output.total} notes" + (f" ({filters})" if filters else "")
+    header = f"{output.count} of {counted(output.total, 'note')}" + (
+        f" ({filters})" if filters else ""
+    )
     lines = [header + ", newest first:"]
     for note in output.notes:
         kind = ", ".join(v for v in (note.type, note.status) if v)

@@ -1,7 +1,8 @@
-"""The MCP server (SPEC §9): four read-only tools and a note resource over one ``Vault``.
+"""The MCP server: four read-only tools and a note resource over one ``Vault``.
 
 Everything a tool returns has been through the same API the CLI uses, then scrubbed once more as a
-whole (defence in depth, SPEC §3). Failures a model can fix come back as tool results with
+whole (defence in depth). The tools build the same ``SearchRequest`` and ``Filters`` values as the
+CLI, which check the arguments. Failures a model can fix come back as tool results with
 ``isError`` and a JSON ``{error, suggestion}``, so the model can correct itself; only bugs surface
 as the SDK's generic error.
 
@@ -20,6 +21,7 @@ import socket
 import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import replace
 from typing import Annotated, Any, Literal, TypeVar
 
 from mcp.server.auth.provider import AccessToken
@@ -32,21 +34,16 @@ from mcp_types import CallToolResult, TextContent, ToolAnnotations
 from pydantic import AnyHttpUrl, BaseModel, Field
 
 from vaultctx import __version__
-from vaultctx.api import Vault
+from vaultctx.api import CONTEXT_DEFAULTS, Vault
+from vaultctx.errors import VaultctxError
 from vaultctx.hooks import server_link
 from vaultctx.hooks.endpoint import add_hook_endpoint, run_while_serving
-from vaultctx.index.db import (
-    IndexDatabaseError,
-    IndexFromNewerVersionError,
-    IndexMissingError,
-    NotAnIndexError,
-)
 from vaultctx.mcp import http_policy, outputs
 from vaultctx.scrub import scrub_secrets
+from vaultctx.search.filters import Filters
 from vaultctx.search.graph import DEFAULT_DEPTH as DEFAULT_GRAPH_DEPTH
 from vaultctx.search.graph import MAX_DEPTH as MAX_GRAPH_DEPTH
-from vaultctx.vault.errors import VaultError
-from vaultctx.vault.paths import VaultAccessError
+from vaultctx.search.request import SearchRequest
 
 log = logging.getLogger(__name__)
 
@@ -71,7 +68,7 @@ READ_ONLY = ToolAnnotations(
 
 T = TypeVar("T")
 
-# Filter arguments shared by obsidian_search and obsidian_list_notes (SPEC §8).
+# Filter arguments shared by obsidian_search and obsidian_list_notes.
 FolderArg = Annotated[
     str | None,
     Field(description="Only notes under this vault folder and its subfolders, e.g. `projects`."),
@@ -124,13 +121,15 @@ class VaultService:
 
     def _warm(self) -> None:
         try:
-            self.call(lambda vault: vault.search("warm up", limit=1, max_tokens=50))
+            warm = SearchRequest("warm up", limit=1, max_tokens=50)
+            self.call(lambda vault: vault.search(warm))
             # Loads Kiwi (2-7 s) only if the index was built with Korean morphemes.
-            self.call(lambda vault: vault.search("준비", limit=1, max_tokens=50, mode="bm25"))
+            korean = replace(warm, query="준비", mode="bm25")
+            self.call(lambda vault: vault.search(korean))
             # A server answers many queries: rank vectors from RAM once they are loaded.
             self.call(lambda vault: vault.retriever().hold_vectors_in_memory())
-        except (IndexDatabaseError, VaultError) as exc:
-            log.warning("search is not ready yet: %s", exc)
+        except VaultctxError as exc:
+            log.warning("search is not ready yet: %s", exc.one_line())
 
 
 class WarmUpAfterHandshake:
@@ -253,16 +252,8 @@ def _add_tools(server: MCPServer[Any], service: VaultService) -> None:
         modified_until: UntilArg = None,
     ) -> Annotated[CallToolResult, outputs.SearchOutput]:
         def run(vault: Vault) -> outputs.SearchOutput:
-            from vaultctx.search.filters import parse_filter
-
-            filters = parse_filter(
-                folder=folder,
-                tags=[tag] if tag else [],
-                since=modified_since,
-                until=modified_until,
-                where=where or [],
-            )
-            response = vault.search(
+            filters = _filters(folder, tag, None, modified_since, modified_until, where)
+            request = SearchRequest(
                 query,
                 limit=limit,
                 max_tokens=max_tokens,
@@ -271,7 +262,7 @@ def _add_tools(server: MCPServer[Any], service: VaultService) -> None:
                 depth=depth,
                 filters=filters,
             )
-            return outputs.search_output(response)
+            return outputs.search_output(vault.search(request))
 
         return _respond(service, run, outputs.search_text)
 
@@ -311,16 +302,8 @@ def _add_tools(server: MCPServer[Any], service: VaultService) -> None:
         limit: Annotated[int, Field(ge=1, le=MAX_LIMIT_LIST, description="Notes to return.")] = 20,
     ) -> Annotated[CallToolResult, outputs.NoteListOutput]:
         def run(vault: Vault) -> outputs.NoteListOutput:
-            listing = vault.list_notes(
-                folder=folder,
-                tag=tag,
-                note_type=type,
-                modified_since=modified_since,
-                modified_until=modified_until,
-                where=where or [],
-                limit=limit,
-            )
-            return outputs.note_list_output(listing)
+            filters = _filters(folder, tag, type, modified_since, modified_until, where)
+            return outputs.note_list_output(vault.list_notes(filters, limit=limit))
 
         return _respond(service, run, outputs.note_list_text)
 
@@ -331,7 +314,8 @@ def _add_tools(server: MCPServer[Any], service: VaultService) -> None:
         ] = 2000,
     ) -> Annotated[CallToolResult, outputs.ContextOutput]:
         def run(vault: Vault) -> outputs.ContextOutput:
-            return outputs.context_output(vault.context(topic, max_tokens=max_tokens))
+            request = SearchRequest(topic, limit=CONTEXT_DEFAULTS["limit"], max_tokens=max_tokens)
+            return outputs.context_output(vault.context(request))
 
         return _respond(service, run, outputs.context_text)
 
@@ -376,6 +360,19 @@ def _add_tools(server: MCPServer[Any], service: VaultService) -> None:
         )
 
 
+def _filters(
+    folder: str | None,
+    tag: str | None,
+    note_type: str | None,
+    since: str | None,
+    until: str | None,
+    where: list[str] | None,
+) -> Filters:
+    """The filter arguments, as obsidian_search and obsidian_list_notes both take them."""
+    tags = [tag] if tag else []
+    return Filters(folder, tags, note_type, since=since, until=until, where=where or [])
+
+
 OutputT = TypeVar("OutputT", bound=BaseModel)
 
 
@@ -393,8 +390,8 @@ def _respond(
     """
     try:
         output = service.call(run)
-    except (VaultError, IndexDatabaseError) as exc:
-        failure = error_output(exc, service.vault)
+    except VaultctxError as exc:
+        failure = error_output(exc)
         text = json.dumps(_scrub_tree(failure.model_dump()), ensure_ascii=False)
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
     structured = _scrub_tree(output.model_dump(mode="json"))
@@ -404,25 +401,9 @@ def _respond(
     )
 
 
-def error_output(exc: Exception, vault: Vault) -> outputs.ErrorOutput:
-    """The message and the next step for an error a user or model can do something about."""
-    if isinstance(exc, VaultAccessError):
-        return outputs.ErrorOutput(error=str(exc), suggestion=exc.suggestion)
-    if isinstance(exc, IndexMissingError):
-        return outputs.ErrorOutput(
-            error=f"the vault has no index yet ({vault.db_path} is missing)",
-            suggestion=f"ask the user to run `{vault.index_command()}`, then try again",
-        )
-    if isinstance(exc, (NotAnIndexError, IndexFromNewerVersionError)):
-        return outputs.ErrorOutput(
-            error=str(exc), suggestion="ask the user to fix the index location or version"
-        )
-    if isinstance(exc, IndexDatabaseError):
-        return outputs.ErrorOutput(
-            error=str(exc),
-            suggestion=f"ask the user to rebuild it with `{vault.index_command(full=True)}`",
-        )
-    return outputs.ErrorOutput(error=str(exc), suggestion="check the vault folder and try again")
+def error_output(exc: VaultctxError) -> outputs.ErrorOutput:
+    """The message and the next step, as every ``VaultctxError`` carries them."""
+    return outputs.ErrorOutput(error=exc.message, suggestion=exc.suggestion)
 
 
 def _scrub_tree(value: Any) -> Any:
@@ -448,9 +429,8 @@ def _add_note_resource(server: MCPServer[Any], service: VaultService) -> None:
     def read_note_resource(path: str) -> str:
         try:
             note = service.call(lambda vault: vault.read_note(path))
-        except (VaultError, IndexDatabaseError) as exc:
-            failure = error_output(exc, service.vault)
-            raise ResourceError(f"{failure.error}; {failure.suggestion}") from exc
+        except VaultctxError as exc:
+            raise ResourceError(exc.one_line()) from exc
         return scrub_secrets(outputs.note_text(outputs.note_output(note))).text
 
 

@@ -26,6 +26,7 @@ from typing import NamedTuple
 import platformdirs
 
 from vaultctx.config import APP_NAME
+from vaultctx.errors import VaultctxError
 
 TOKEN_FILE_NAME = "http-token"
 TOKEN_BYTES = 32  # what a generated token carries, and the least a token for a remote bind must
@@ -35,8 +36,8 @@ _MIN_DISTINCT_CHARACTERS = 10  # a random 32-byte token has 14+ even in hex; "aa
 _READ_LIMIT = 4096
 
 
-class TokenFileError(Exception):
-    """The persistent token file cannot be trusted or read; the message says how to fix it."""
+class TokenFileError(VaultctxError):
+    """The persistent token file cannot be trusted or read; the suggestion says how to fix it."""
 
 
 class StoredToken(NamedTuple):
@@ -63,8 +64,8 @@ def load_or_create_token(path: Path | None = None) -> StoredToken:
         return StoredToken(read_token_file(path), path, created=False)
     except OSError as exc:
         raise TokenFileError(
-            f"cannot create the bearer token file {path} ({exc}); pass a token with --token or "
-            "VAULTCTX_TOKEN instead"
+            f"cannot create the bearer token file {path} ({exc})",
+            "pass a token with --token or VAULTCTX_TOKEN instead",
         ) from exc
     return StoredToken(token, path, created=True)
 
@@ -79,12 +80,15 @@ def read_token_file(path: Path) -> str:
         raise
     except OSError as exc:
         if path.is_symlink():  # O_NOFOLLOW fails with ELOOP on a link
-            raise TokenFileError(_untrusted(path, "is a symbolic link")) from exc
-        raise TokenFileError(f"cannot read the bearer token file {path} ({exc})") from exc
+            raise _untrusted(path, "is a symbolic link") from exc
+        raise TokenFileError(
+            f"cannot read the bearer token file {path} ({exc})",
+            "make it readable by you alone, or pass a token with --token or VAULTCTX_TOKEN",
+        ) from exc
     with os.fdopen(fd, "rb") as handle:
         problem = _ownership_problem(os.fstat(handle.fileno()))
         if problem:
-            raise TokenFileError(_untrusted(path, problem))
+            raise _untrusted(path, problem)
         data = handle.read(_READ_LIMIT)
     try:
         token = data.decode("ascii").strip()
@@ -93,8 +97,8 @@ def read_token_file(path: Path) -> str:
     problem = token_problem(token)
     if problem:
         raise TokenFileError(
-            f"the bearer token in {path} is not usable ({problem}); delete the file and "
-            "vaultctx will generate a new one"
+            f"the bearer token in {path} is not usable ({problem})",
+            "delete the file and vaultctx will generate a new one",
         )
     return token
 
@@ -137,11 +141,11 @@ def _ownership_problem(info: os.stat_result) -> str | None:
     return None
 
 
-def _untrusted(path: Path, problem: str) -> str:
-    return (
-        f"refusing the bearer token file {path}: it {problem}. Someone else may know or have "
-        f"chosen the token; delete it (vaultctx then generates a new one, mode 0600) and update "
-        "your clients"
+def _untrusted(path: Path, problem: str) -> TokenFileError:
+    return TokenFileError(
+        f"refusing the bearer token file {path}: it {problem}; someone else may know or have "
+        "chosen the token",
+        "delete it (vaultctx then generates a new one, mode 0600) and update your clients",
     )
 
 

@@ -1,4 +1,4 @@
-"""Keyword ranking with FTS5's BM25 and the column weights of SPEC §6."""
+"""Keyword ranking with FTS5's BM25, weighting the chunk text over its headings."""
 
 from __future__ import annotations
 
@@ -23,7 +23,7 @@ def bm25_search(
     """(chunk id, bm25 score) best first; FTS5's bm25() is negative, lower is better.
 
     ``file_ids`` keeps only chunks of those notes, inside the query, so the top ``k`` are the best
-    of the allowed notes (search filters, SPEC §8).
+    of the allowed notes (search filters).
     """
     # Analyse the query as the index was analysed, which may differ from this process's default.
     match = build_fts_query(query, db.meta(FTS_ANALYZER_META))

@@ -1,4 +1,4 @@
-"""Fit ranked texts into a token budget (SPEC §6: 4 characters per token, greedy in rank order)."""
+"""Fit ranked texts into a token budget (4 characters per token, greedy in rank order)."""
 
 from __future__ import annotations
 

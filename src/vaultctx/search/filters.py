@@ -1,7 +1,8 @@
-"""Search filters (SPEC §8): which notes a search or a listing may return.
+"""Search filters: which notes a search or a listing may return.
 
-One ``SearchFilter``, built from the strings users and models type by ``parse_filter``, serves
-the API, the CLI and the MCP tools. It narrows the candidate notes *before* ranking:
+One ``Filters`` value, built from the strings users and models type and checked by its
+constructor, serves the API, the CLI and the MCP tools. It narrows the candidate notes *before*
+ranking:
 ``matching_file_ids`` feeds BM25 and the vector KNN, so ``limit`` results still come back when
 enough notes match. Filtering a ranked top-k afterwards would return few or none for a selective
 filter.
@@ -18,12 +19,13 @@ import datetime as dt
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, NoReturn
 
+from vaultctx.errors import VaultctxError
 from vaultctx.index.db import IndexDatabase
-from vaultctx.vault.paths import VaultAccessError, normalize_vault_path
+from vaultctx.vault.paths import normalize_vault_path
 
 Value = str | bool | int | float | dt.date  # dt.datetime is a dt.date too
 
@@ -38,27 +40,31 @@ CONDITION_EXAMPLES = (
 )
 TIME_SYNTAX = "use YYYY-MM-DD (e.g. 2024-03-01), YYYY-MM-DDTHH:MM, or an age such as 12h, 7d, 2w"
 
-# Longest operators first, so `>=` is not read as `>` followed by a value `=…`.
-_CONDITION = re.compile(
-    r"(?P<key>[^=!<>~]*?)\s*(?P<op>==|!=|>=|<=|=|>|<|~)\s*(?P<value>.*)", re.DOTALL
-)
+# The key ends at the first operator character; the operator is the whole run of them, so a
+# misspelt one (`=>`, `<>`, `==`) is refused as written instead of read as `=` or `<` followed by
+# a value that starts with the rest.
+_CONDITION = re.compile(r"(?P<key>[^=!<>~]*)(?P<op>[=!<>~]+)(?P<value>.*)", re.DOTALL)
+_OPERATOR_RUN = re.compile(r"[=!<>~][=!<>~\s]*")
 _NUMBER = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}.*")
 _AGE = re.compile(r"(?P<count>\d+)\s*(?P<unit>[hdw])", re.IGNORECASE)
 _AGE_UNITS = {"h": dt.timedelta(hours=1), "d": dt.timedelta(days=1), "w": dt.timedelta(weeks=1)}
 _INT64_LIMIT = 2**63 - 1
+# mtime_ns is a signed 64-bit integer: it counts from September 1677 to April 2262.
+_FIRST_YEAR, _LAST_YEAR = 1678, 2261
+# Python refuses to turn longer digit strings into an int; such numbers compare as floats.
+_MAX_INT_DIGITS = 4000
 _JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
 # The key that means the note's full tag list (front matter and inline tags, as indexed).
 TAGS_KEY = "tags"
 
 
-class InvalidFilterError(VaultAccessError):
+class InvalidFilterError(VaultctxError):
     """A filter that cannot be understood: the message names it, the suggestion shows the syntax.
 
-    A ``VaultAccessError`` so every integration already reports it as a one-line error (CLI) or
-    an ``{error, suggestion}`` tool result (MCP), never as a traceback or a silently ignored
-    filter.
+    Every integration reports it as it reports any ``VaultctxError``: a one-line error (CLI) or an
+    ``{error, suggestion}`` tool result (MCP), never a traceback or a silently ignored filter.
     """
 
 
@@ -115,15 +121,56 @@ class TimeBound:
 
 
 @dataclass(frozen=True)
-class SearchFilter:
-    """Every restriction must hold. The empty filter admits every note."""
+class Filters:
+    """Which notes a search or a listing may return: every restriction given must hold, and the
+    empty ``Filters()`` admits every note.
+
+    Built from the strings users and models type, and checked by the constructor, once:
+    ``InvalidFilterError`` names the part at fault. ``folder`` is vault-relative and recursive,
+    matched by whole path segments (``proj`` does not match ``project/``); ``tags`` must all be
+    present, nested tags included (``a`` matches ``a/b``); ``note_type`` is the front matter
+    ``type``; ``since``/``until`` bound the modification time (a date, a date-time or an age such
+    as ``7d``; a bare ``until`` date includes that day); ``where`` holds front matter conditions
+    (see ``parse_condition``). Empty strings mean "no filter", as an omitted option does. The
+    fields keep what was asked for, normalised; the parsed forms are ``conditions``,
+    ``since_bound`` and ``until_bound``.
+    """
 
     folder: str | None = None
-    tags: tuple[str, ...] = ()
+    tags: Sequence[str] = ()
     note_type: str | None = None
-    since: TimeBound | None = None
-    until: TimeBound | None = None
-    conditions: tuple[Condition, ...] = ()
+    since: str | dt.date | None = None
+    until: str | dt.date | None = None
+    where: Sequence[str] = ()
+    conditions: tuple[Condition, ...] = field(init=False, repr=False, compare=False)
+    since_bound: TimeBound | None = field(init=False, repr=False, compare=False)
+    until_bound: TimeBound | None = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        tags = [self.tags] if isinstance(self.tags, str) else self.tags
+        where = [self.where] if isinstance(self.where, str) else self.where
+        since = parse_time_bound("modified since", self.since, end_of_day=False)
+        until = parse_time_bound("modified until", self.until, end_of_day=True)
+        if since and until and since.ns >= until.ns:
+            raise InvalidFilterError(
+                f"modified since {since.text} is not before modified until {until.text}",
+                "swap the dates or widen the range",
+            )
+        note_type = self.note_type.strip() if self.note_type else None
+        texts = tuple(text.strip() for text in where if text.strip())
+        normalised = {
+            "folder": _folder(self.folder),
+            "tags": tuple(dict.fromkeys(tag for tag in map(_tag, tags) if tag)),
+            "note_type": note_type or None,
+            "since": None if since is None else self.since,
+            "until": None if until is None else self.until,
+            "where": texts,
+            "conditions": tuple(parse_condition(text) for text in texts),
+            "since_bound": since,
+            "until_bound": until,
+        }
+        for name, value in normalised.items():
+            object.__setattr__(self, name, value)  # frozen: the constructor's last word
 
     @property
     def is_empty(self) -> bool:
@@ -135,49 +182,11 @@ class SearchFilter:
             "folder": self.folder,
             "tag": ", ".join(self.tags),
             "type": self.note_type,
-            "modified_since": self.since.text if self.since else None,
-            "modified_until": self.until.text if self.until else None,
+            "modified_since": self.since_bound.text if self.since_bound else None,
+            "modified_until": self.until_bound.text if self.until_bound else None,
             "where": "; ".join(condition.text for condition in self.conditions),
         }
         return {key: value for key, value in shown.items() if value}
-
-
-def parse_filter(
-    *,
-    folder: str | None = None,
-    tags: Sequence[str] = (),
-    note_type: str | None = None,
-    since: str | dt.date | None = None,
-    until: str | dt.date | None = None,
-    where: Sequence[str] = (),
-) -> SearchFilter:
-    """The filter these strings describe, or ``InvalidFilterError`` naming the part at fault.
-
-    ``folder`` is vault-relative and recursive, matched by whole path segments (``proj`` does not
-    match ``project/``); ``tags`` must all be present, nested tags included (``a`` matches
-    ``a/b``); ``since``/``until`` bound the modification time (a bare ``until`` date includes
-    that day; ``7d`` means seven days ago); ``where`` holds front matter conditions (see
-    ``parse_condition``). Empty strings mean "no filter", as an omitted option does.
-    """
-    if isinstance(tags, str):
-        tags = [tags]
-    if isinstance(where, str):
-        where = [where]
-    since_bound = parse_time_bound("modified since", since, end_of_day=False)
-    until_bound = parse_time_bound("modified until", until, end_of_day=True)
-    if since_bound and until_bound and since_bound.ns >= until_bound.ns:
-        raise InvalidFilterError(
-            f"modified since {since_bound.text} is not before modified until {until_bound.text}",
-            "swap the dates or widen the range",
-        )
-    return SearchFilter(
-        folder=_folder(folder),
-        tags=tuple(dict.fromkeys(tag for tag in map(_tag, tags) if tag)),
-        note_type=note_type.strip() if note_type and note_type.strip() else None,
-        since=since_bound,
-        until=until_bound,
-        conditions=tuple(parse_condition(text) for text in where if text.strip()),
-    )
 
 
 def parse_condition(text: str) -> Condition:
@@ -194,7 +203,14 @@ def parse_condition(text: str) -> Condition:
     if match is None:
         _reject(written, "has no operator")
     key, op, raw = match["key"].strip(), match["op"], match["value"].strip()
-    op = "=" if op == "==" else op
+    spelt = _OPERATOR_RUN.match(written, match.start("op"))
+    if op not in OPERATORS or (spelt is not None and spelt[0].strip() != op):
+        shown = " ".join(spelt[0].split()) if spelt is not None else op
+        _reject(
+            written,
+            f"uses `{shown}`, which is not an operator (quote a value that starts with "
+            "= ! < > or ~)",
+        )
     if not key:
         _reject(written, f"has no front matter key before `{op}`")
     if '"' in key or any(not part.strip() for part in key.split(".")):
@@ -218,15 +234,14 @@ def parse_time_bound(
     if isinstance(value, dt.datetime):
         return TimeBound(value.isoformat(), _ns(value))
     if isinstance(value, dt.date):
-        return TimeBound(value.isoformat(), _ns(_day_bound(value, end_of_day)))
+        return TimeBound(value.isoformat(), _day_ns(value, end_of_day))
     text = value.strip()
     age = _AGE.fullmatch(text)
     if age is not None:
-        delta = int(age["count"]) * _AGE_UNITS[age["unit"].lower()]
-        return TimeBound(text, _ns(dt.datetime.now().astimezone() - delta))
+        return TimeBound(text, _age_ns(int(age["count"]), age["unit"].lower()))
     try:
         if _DATE.fullmatch(text):
-            return TimeBound(text, _ns(_day_bound(dt.date.fromisoformat(text), end_of_day)))
+            return TimeBound(text, _day_ns(dt.date.fromisoformat(text), end_of_day))
         if _DATETIME.fullmatch(text):
             return TimeBound(text, _ns(dt.datetime.fromisoformat(text.replace("Z", "+00:00"))))
     except ValueError:
@@ -234,7 +249,7 @@ def parse_time_bound(
     raise InvalidFilterError(f"{name} {text!r} is not an ISO 8601 date or an age", TIME_SYNTAX)
 
 
-def matching_file_ids(db: IndexDatabase, search_filter: SearchFilter) -> list[int]:
+def matching_file_ids(db: IndexDatabase, search_filter: Filters) -> list[int]:
     """Ids of the indexed notes (``files.id``) that pass every part of ``search_filter``.
 
     SQL narrows by folder, tags, type and dates and extracts each condition's value as JSON
@@ -260,7 +275,7 @@ def matching_file_ids(db: IndexDatabase, search_filter: SearchFilter) -> list[in
     ]
 
 
-def _sql_clause(search_filter: SearchFilter) -> tuple[str, list[Any]]:
+def _sql_clause(search_filter: Filters) -> tuple[str, list[Any]]:
     """Folder, tags, type and dates as one SQL condition over ``files f``."""
     where: list[str] = ["1"]
     params: list[Any] = []
@@ -276,12 +291,12 @@ def _sql_clause(search_filter: SearchFilter) -> tuple[str, list[Any]]:
     if search_filter.note_type is not None:
         where.append("f.type = ? COLLATE NOCASE")
         params.append(search_filter.note_type)
-    if search_filter.since is not None:
+    if search_filter.since_bound is not None:
         where.append("f.mtime_ns >= ?")
-        params.append(search_filter.since.ns)
-    if search_filter.until is not None:
+        params.append(search_filter.since_bound.ns)
+    if search_filter.until_bound is not None:
         where.append("f.mtime_ns < ?")
-        params.append(search_filter.until.ns)
+        params.append(search_filter.until_bound.ns)
     return " AND ".join(where), params
 
 
@@ -326,7 +341,7 @@ def _parse_value(written: str, op: str, raw: str) -> Value:
             _reject(written, f"compares true/false with `{op}`; use = or !=")
         return lowered == "true"
     if _NUMBER.fullmatch(raw):
-        return float(raw) if "." in raw else int(raw)
+        return float(raw) if "." in raw or len(raw) > _MAX_INT_DIGITS else int(raw)
     try:
         if _DATE.fullmatch(raw):
             return dt.date.fromisoformat(raw)
@@ -437,11 +452,26 @@ def _like_escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
-def _day_bound(day: dt.date, end_of_day: bool) -> dt.datetime:
-    start = dt.datetime.combine(day, dt.time.min)
-    return start + dt.timedelta(days=1) if end_of_day else start
+def _day_ns(day: dt.date, end_of_day: bool) -> int:
+    """Local midnight starting ``day``, or ending it."""
+    if end_of_day:
+        if day == dt.date.max:
+            return _INT64_LIMIT
+        day += dt.timedelta(days=1)
+    return _ns(dt.datetime.combine(day, dt.time.min))
+
+
+def _age_ns(count: int, unit: str) -> int:
+    try:
+        return _ns(dt.datetime.now().astimezone() - count * _AGE_UNITS[unit])
+    except OverflowError:  # longer ago than dates reach: before every file
+        return -_INT64_LIMIT
 
 
 def _ns(moment: dt.datetime) -> int:
-    # mtime_ns is a signed 64-bit integer in SQLite: nanoseconds run out in the year 2262.
+    """``moment`` as ``files.mtime_ns`` counts; moments beyond its range are clamped to its ends."""
+    if moment.year < _FIRST_YEAR:
+        return -_INT64_LIMIT
+    if moment.year > _LAST_YEAR:
+        return _INT64_LIMIT
     return max(-_INT64_LIMIT, min(int(moment.timestamp() * 1_000_000_000), _INT64_LIMIT))

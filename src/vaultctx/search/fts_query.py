@@ -1,4 +1,4 @@
-"""Turn any text a user types into a valid FTS5 MATCH expression (SPEC §6).
+"""Turn any text a user types into a valid FTS5 MATCH expression.
 
 FTS5 syntax errors must never reach the user, so we never pass their text through: we keep only
 the characters the ``unicode61`` tokenizer would index, and quote every whitespace-separated word as
@@ -127,3 +127,18 @@ def build_fts_query(text: str, index_analyzer: str | None = None) -> str | None:
             meaningful.append(phrase)
     chosen = meaningful or phrases
     return " OR ".join(chosen) if chosen else None
+
+
+def build_title_query(text: str, index_analyzer: str | None = None) -> str | None:
+    """An FTS5 expression for the chunks whose context line starts with ``text`` as a phrase, or
+    None. The context line starts with the note's title (``vault.chunker.heading_context``), so
+    these are the chunks of the notes whose title starts with ``text``: an indexed lookup, where
+    comparing every title would read the whole ``files`` table for each query.
+    """
+    parts = _PARTS.findall(analyse_query(text, index_analyzer).lower())
+    return f'heading_context : ^"{" ".join(parts)}"' if parts else None
+
+
+def title_key(text: str) -> str:
+    """A title or a query as they are compared: its words, case-folded, single-spaced."""
+    return " ".join(_PARTS.findall(text.casefold()))

@@ -1,4 +1,4 @@
-"""Fusing ranked lists: weighted RRF (SPEC §6) and score fusion (the measured default).
+"""Fusing ranked lists: weighted RRF and score fusion (the measured default).
 
 RRF: score = Σ weight_i / (k + rank_i), k = 60, ranks from 1.
 Score fusion: score = Σ weight_i · minmax_i(score), each list's scores scaled to 0–1 within the

@@ -1,4 +1,4 @@
-"""Graph RAG (SPEC §7): the vault's link graph, and search widened along it.
+"""Graph RAG: the vault's link graph, and search widened along it.
 
 The ``links`` table keeps links as written; they are resolved here, at query time, with
 Obsidian's rule (``vault.links.LinkResolver``), because which note ``[[Plan]]`` means can change
@@ -20,10 +20,9 @@ import posixpath
 from collections import defaultdict
 from collections.abc import Callable, Collection, Hashable, Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from vaultctx.index.db import IndexDatabase
-from vaultctx.search.fusion import Fused
 from vaultctx.vault.errors import VaultError
 from vaultctx.vault.links import LinkResolver
 
@@ -215,8 +214,9 @@ def note_links(graph: LinkGraph, name: str) -> NoteLinks:
     note = graph.find(name)
     if note is None:
         raise UnknownNoteError(
-            f"no note {name!r} in the index; give its vault-relative path (e.g. folder/Note.md), "
-            "its name or an alias, or run `vaultctx index` if it is new"
+            f"no note {name!r} in the index",
+            "give its vault-relative path (e.g. folder/Note.md), its name or an alias, or run "
+            "`vaultctx index` if it is new",
         )
     outlinks = [link for link in graph.links if link.source == note.path]
     backlinks = [
@@ -455,31 +455,35 @@ def _cosine(
 # --- fusion and wider context ---------------------------------------------------------------------
 
 
+Ranked = TypeVar("Ranked")
+
+
 def reserve_keyword_slots(
-    fused: Sequence[Fused],
+    fused: Sequence[Ranked],
     limit: int,
     *,
-    vector_list: int,
-    unit_of: Callable[[int], Hashable],
-) -> list[Fused]:
+    in_vectors: Callable[[Ranked], bool],
+    unit_of: Callable[[Ranked], Hashable],
+) -> list[Ranked]:
     """``fused`` reordered so the first ``limit`` units include up to two keyword-only hits.
 
     RRF with keyword weight 0.5 ranks the best keyword-only hit (0.5/61) below the tenth vector
     hit (1/70): without reserved slots an error code or a version string found only by keywords
     would never be shown. A unit is a chunk, or a note when results are one per note; a note is
-    keyword-only when none of its chunks is in the vector ranking. Order otherwise stays fused.
-    Short lists reserve at most half their slots (``limit`` 3 keeps two for the fused ranking).
+    keyword-only when none of its chunks is in the vector (graph) ranking, which ``in_vectors``
+    tells of each entry. Order otherwise stays fused. Short lists reserve at most half their
+    slots (``limit`` 3 keeps two for the fused ranking).
     """
     reserved = min(RESERVED_KEYWORD_SLOTS, limit // 2)
-    in_vectors = {unit_of(entry.id) for entry in fused if entry.ranks[vector_list] is not None}
+    vector_units = {unit_of(entry) for entry in fused if in_vectors(entry)}
     chosen: dict[Hashable, int] = {}
 
     def take(until: int, keyword_only: bool) -> None:
         for position, entry in enumerate(fused):
             if len(chosen) >= until:
                 return
-            unit = unit_of(entry.id)
-            if unit not in chosen and not (keyword_only and unit in in_vectors):
+            unit = unit_of(entry)
+            if unit not in chosen and not (keyword_only and unit in vector_units):
                 chosen[unit] = position
 
     take(limit - reserved, keyword_only=False)

@@ -1,15 +1,26 @@
-"""The search facade: BM25 + vectors fused, degraded gracefully, scrubbed and budgeted (SPEC §6).
+"""The search facade: one ``SearchRequest`` in, ranked, scrubbed and budgeted passages out.
 
-Integrations call ``Retriever.search`` and never run SQL. Which rankers run follows what the index
-can do: no sqlite-vec or no vectors → BM25 only; no FTS table → vectors only. Each degradation is
-reported in ``SearchResponse.notices`` instead of failing.
+``Retriever.search`` runs four steps, each its own function:
+
+1. rank each list: BM25, one list per vector model, and the notes whose title is the query,
+   over the notes the filters allow;
+2. expand by graph: with ``request.graph`` the vector lists give way to the graph ranking
+   (``graph.py``), seeded by the first vector list;
+3. fuse: the lists become one ranking of ``Candidate`` chunks (``fusion.py``), a note named by
+   the query first;
+4. assemble: one result per chunk (or note), scrubbed and fitted to the token budget.
+
+Integrations call ``Retriever.search`` (through ``Vault.search``) and never run SQL. Which rankers
+run follows what the index can do: no sqlite-vec or no vectors → BM25 only; no FTS table →
+vectors only. Each degradation is reported in ``SearchResponse.notices`` instead of failing.
 """
 
 from __future__ import annotations
 
+import json
 import re
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -19,20 +30,19 @@ from vaultctx.scrub import scrub_secrets
 from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
 from vaultctx.search.bm25 import BM25_TOP_K, bm25_search
 from vaultctx.search.budget import fit_to_budget
-from vaultctx.search.fusion import fuse_rrf, fuse_scores
+from vaultctx.search.fts_query import build_title_query, title_key
+from vaultctx.search.fusion import Fused, fuse_rrf, fuse_scores
 from vaultctx.search.graph import (
-    DEFAULT_DEPTH,
     GRAPH_WEIGHT,
-    KEYWORD_WEIGHT,
     GraphOrigin,
     LinkGraphCache,
     RelatedMoc,
-    check_depth,
     chunk_notes,
     graph_ranking,
     related_mocs,
     reserve_keyword_slots,
 )
+from vaultctx.search.request import Mode, SearchRequest
 from vaultctx.text.lexical import FTS_ANALYZER_META, query_notice
 
 if TYPE_CHECKING:
@@ -40,17 +50,14 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from vaultctx.search.filters import SearchFilter
+    from vaultctx.search.filters import Filters
     from vaultctx.search.vector_memory import InMemoryVectors
 
 # The vector query after which a retriever starts holding vectors in memory (vector_memory.py).
 VECTORS_IN_MEMORY_AFTER = 3
 
-Mode = Literal["hybrid", "bm25", "vector"]
-Fusion = Literal["score", "rrf"]
-FUSIONS: tuple[str, ...] = ("score", "rrf")
 QueryEmbedder = Callable[[str], "npt.NDArray[np.float32]"]
-MODES: tuple[str, ...] = ("hybrid", "bm25", "vector")
+Ranker = Literal["bm25", "vector", "graph", "title"]
 
 # Hangul, kana and CJK ideographs: the bundled vector models are English-only (see fusion policy).
 _CJK = re.compile(r"[\u1100-\u11ff\u3040-\u30ff\u3130-\u318f\u3400-\u9fff\uac00-\ud7af]")
@@ -67,7 +74,7 @@ class SearchResult:
     bm25_rank: int | None
     vec_rank: int | None
     chunk_id: int
-    graph: GraphOrigin | None = None  # why a --graph search returned it (SPEC §7)
+    graph: GraphOrigin | None = None  # why a graph search returned it
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -100,11 +107,57 @@ class SearchResponse:
 
 @dataclass(frozen=True)
 class VectorSource:
-    """One vector table and the function that embeds a query into its space."""
+    """One vector table, the function that embeds a query into its space, its fusion weight, and
+    the cosine below which its nearest chunk is not about the query (0: never said)."""
 
     table: str
     embed_query: QueryEmbedder
     weight: float
+    weak_below: float = 0.0
+
+
+@dataclass(frozen=True)
+class RankedList:
+    """One ranker's hits for the query, best first, and the weight fusion gives them.
+
+    ``hits`` are (chunk id, score), the score growing with relevance; a vector list also keeps
+    its table and the query's vector in that table's space, which graph expansion starts from.
+    """
+
+    ranker: Ranker
+    hits: list[tuple[int, float]]
+    weight: float
+    table: str = ""
+    query_vector: npt.NDArray[np.float32] | None = None
+    weak_below: float = 0.0  # a vector list's: see VectorSource
+
+    @property
+    def weak(self) -> bool:
+        """A vector list whose nearest chunk is too far to be about the query."""
+        best = self.hits[0][1] if self.hits else 0.0
+        return self.ranker == "vector" and best < self.weak_below
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A chunk in the fused ranking, and where each ranker placed it."""
+
+    chunk_id: int
+    score: float
+    bm25_rank: int | None
+    vec_rank: int | None  # its best rank in a vector list, or in the graph list
+    graph: GraphOrigin | None = None
+
+
+@dataclass
+class _Search:
+    """One request on its way through the steps: the rankers it gets and what it reports."""
+
+    request: SearchRequest
+    mode: Mode
+    sources: list[VectorSource]
+    file_ids: list[int] | None  # the notes the filters allow; None: every note
+    notices: list[str]
 
 
 def citation_for(path: str, section: str) -> str:
@@ -174,169 +227,61 @@ class Retriever:
             "SELECT EXISTS(SELECT 1 FROM chunks WHERE quality_embedded_at IS NULL)"
         )
 
-    def search(
-        self,
-        query: str,
-        *,
-        limit: int = 10,
-        max_tokens: int = 4000,
-        mode: Mode = "hybrid",
-        bm25_weight: float = 1.0,
-        vec_weight: float | None = None,
-        notes: bool = False,
-        fusion: Fusion = "score",
-        graph: bool = False,
-        depth: int = DEFAULT_DEPTH,
-        filters: SearchFilter | None = None,
-    ) -> SearchResponse:
-        """``graph`` ranks as SPEC §7 does (weights and ``fusion`` then come from §7).
+    def search(self, request: SearchRequest) -> SearchResponse:
+        """The passages that answer ``request`` best, within its limit and token budget.
 
-        ``filters`` (SPEC §8) restrict both rankers before they rank, so ``limit`` results come
-        back whenever enough notes match; graph neighbours outside them are dropped.
+        The filters restrict every ranker before it ranks, so ``limit`` results come back
+        whenever enough notes match; graph neighbours outside them are dropped.
         """
         started = time.perf_counter()
-        if graph:
-            check_depth(depth)
-        if fusion not in FUSIONS:
-            raise ValueError(f"unknown fusion {fusion!r}; use one of {', '.join(FUSIONS)}")
-        if mode not in MODES:
-            raise ValueError(f"unknown mode {mode!r}; use one of {', '.join(MODES)}")
-        if limit < 1:
-            raise ValueError("limit must be at least 1")
+        search = self._start(request)
+        lists = self._rank_each_list(search)
+        weak = _weak_match_notice(lists)
+        lists, origins = self._expand_by_graph(search, lists)
+        candidates = self._fuse(search, lists, origins)
+        results = self._assemble(search, candidates, keyword_slots=bool(origins))
+        if weak and results and all(result.bm25_rank is None for result in results):
+            search.notices.append(weak)
+        mocs = related_mocs(self.links.get(), [r.file_path for r in results]) if origins else []
+        took = (time.perf_counter() - started) * 1000
+        return SearchResponse(request.query, search.mode, results, took, search.notices, mocs)
+
+    # --- which rankers the request gets ----------------------------------------------------------
+
+    def _start(self, request: SearchRequest) -> _Search:
         notices: list[str] = []
+        mode, sources = self._rankers(request, notices)
+        file_ids = self._filtered_file_ids(request.filters, notices)
+        return _Search(request, mode, sources, file_ids, notices)
+
+    def _rankers(
+        self, request: SearchRequest, notices: list[str]
+    ) -> tuple[Mode, list[VectorSource]]:
+        """The mode this index can serve and the vector models to ask, each change a notice."""
+        mode = request.mode
         if mode == "bm25" and not self.has_fts:
             notices.append("keyword index unavailable: falling back to vector search")
             mode = "vector"
-        sources = self.vector_sources() if mode in ("hybrid", "vector") else []
+        sources = self.vector_sources() if mode != "bm25" else []
         if mode == "vector" and not sources and self.has_fts:
             notices.append("no vectors in this index: falling back to keyword search")
-            mode = "bm25"
-        scored: list[list[tuple[int, float]]] = []
-        weights: list[float] = []
-        bm25_index: int | None = None
-        vec_indexes: list[int] = []
-        query_vectors: list[npt.NDArray[np.float32]] = []
-        pool = max(BM25_TOP_K, limit * 3) if notes else BM25_TOP_K
-        file_ids = self._filtered_file_ids(filters, notices)
-
-        if mode in ("hybrid", "bm25"):
-            if self.has_fts:
-                bm25_index = len(scored)
-                # FTS5's bm25() is lower-is-better; fusion wants higher-is-better.
-                keyword_hits = bm25_search(self.db, query, pool, file_ids=file_ids)
-                scored.append([(cid, -score) for cid, score in keyword_hits])
-                weights.append(bm25_weight)
-                if analysis_notice := query_notice(self.db.meta(FTS_ANALYZER_META), query):
-                    notices.append(analysis_notice)
-            else:
-                notices.append("keyword index unavailable: vector search only")
-        if mode in ("hybrid", "vector"):
-            if not sources:
-                notices.append(
-                    "no vectors in this index (sqlite-vec or model unavailable): "
-                    "keyword search only"
-                )
-            elif mode == "hybrid" and has_cjk(query) and bm25_index is not None:
-                # The bundled models are English-only: their neighbours of a Korean (CJK) query
-                # are noise, so keywords alone rank it.
-                notices.append("vector models are English-only: CJK query ranked by keywords")
-                sources = []
-            from vaultctx.search.vector import VECTOR_TOP_K, vector_search
-
-            k = max(VECTOR_TOP_K, limit * 3) if notes else VECTOR_TOP_K
-            if sources:
-                self._count_vector_query()
-            for source in sources:
-                vec_indexes.append(len(scored))
-                query_vectors.append(source.embed_query(query))
-                hits = None
-                if self.memory is not None:
-                    hits = self.memory.search(source.table, query_vectors[-1], k, file_ids=file_ids)
-                if hits is None:
-                    hits = vector_search(
-                        self.db, source.table, query_vectors[-1], k, file_ids=file_ids
-                    )
-                scored.append(hits)
-                weights.append(source.weight if vec_weight is None else vec_weight)
-        origins: dict[int, GraphOrigin] = {}
-        if graph and not vec_indexes:
-            notices.append("graph expansion needs vector hits: results not widened along links")
-        elif graph:
-            # The first source covers every chunk (see vector_sources): its hits are the seeds.
-            graph_hits = graph_ranking(
-                self.db,
-                self.links.get(),
-                sources[0].table,
-                query_vectors[0],
-                scored[vec_indexes[0]],
-                depth,
+            return "bm25", []
+        if mode == "hybrid" and not self.has_fts:
+            notices.append("keyword index unavailable: vector search only")
+        if mode != "bm25" and not sources:
+            notices.append(
+                "no vectors in this index (sqlite-vec or model unavailable): keyword search only"
             )
-            if file_ids is not None:
-                allowed = set(file_ids)
-                note_of = chunk_notes(self.db, [h.chunk_id for h in graph_hits])
-                graph_hits = [h for h in graph_hits if note_of.get(h.chunk_id) in allowed]
-            origins = {hit.chunk_id: hit.origin for hit in graph_hits}
-            keyword = [] if bm25_index is None else [scored[bm25_index]]
-            scored = [*keyword, [(hit.chunk_id, hit.origin.score) for hit in graph_hits]]
-            weights = [KEYWORD_WEIGHT] * len(keyword) + [GRAPH_WEIGHT]
-            vec_indexes = [len(keyword)]
-            fusion = "rrf"
-        if fusion == "rrf":
-            fused = fuse_rrf([[cid for cid, _ in hits] for hits in scored], weights)
-        else:
-            fused = fuse_scores(scored, weights)
-        fused = [
-            f
-            for f in fused
-            if any(r is not None and w > 0 for r, w in zip(f.ranks, weights, strict=True))
-        ]
-        rows = self._load([f.id for f in fused])
-        if origins and bm25_index is not None:
-            fused = reserve_keyword_slots(
-                fused,
-                limit,
-                vector_list=vec_indexes[0],
-                unit_of=lambda cid: rows[cid][0] if notes and cid in rows else cid,
-            )
-        results: list[SearchResult] = []
-        seen_files: set[str] = set()
-        for entry in fused:
-            row = rows.get(entry.id)
-            if row is None:
-                continue
-            path, title, section, text = row
-            if notes:
-                if path in seen_files:
-                    continue
-                seen_files.add(path)
-            vec_ranks = [r for i in vec_indexes if (r := entry.ranks[i]) is not None]
-            vec_rank = min(vec_ranks) if vec_ranks else None
-            results.append(
-                SearchResult(
-                    file_path=path,
-                    title=title,
-                    section=section,
-                    citation=citation_for(path, section),
-                    text=text,
-                    score=round(entry.score, 6),
-                    bm25_rank=entry.ranks[bm25_index] if bm25_index is not None else None,
-                    vec_rank=vec_rank,
-                    chunk_id=entry.id,
-                    graph=origins.get(entry.id),
-                )
-            )
-            if len(results) == limit:
-                break
-        results = _budgeted(results, max_tokens, scrub=not self._scrubbed_at_index())
-        mocs = related_mocs(self.links.get(), [r.file_path for r in results]) if origins else []
-        took = (time.perf_counter() - started) * 1000
-        return SearchResponse(query, mode, results, took, notices, related_mocs=mocs)
+        elif mode == "hybrid" and self.has_fts and has_cjk(request.query):
+            # The bundled models are English-only: their neighbours of a Korean (CJK) query are
+            # noise, so keywords alone rank it.
+            notices.append("vector models are English-only: CJK query ranked by keywords")
+            sources = []
+        return mode, sources
 
-    def _filtered_file_ids(
-        self, filters: SearchFilter | None, notices: list[str]
-    ) -> list[int] | None:
+    def _filtered_file_ids(self, filters: Filters, notices: list[str]) -> list[int] | None:
         """The notes a filtered search may return; None when every note may be returned."""
-        if filters is None or filters.is_empty:
+        if filters.is_empty:
             return None
         from vaultctx.search.filters import matching_file_ids
 
@@ -347,6 +292,157 @@ class Retriever:
         elif len(file_ids) == self.db.scalar("SELECT count(*) FROM files"):
             return None  # restricting the rankers to every note would only double their cost
         return file_ids
+
+    # --- 1. rank each list -----------------------------------------------------------------------
+
+    def _rank_each_list(self, search: _Search) -> list[RankedList]:
+        lists = [self._keyword_list(search)] if search.mode != "vector" and self.has_fts else []
+        if search.sources:
+            self._count_vector_query()
+        lists += [self._vector_list(search, source) for source in search.sources]
+        return [*lists, self._title_list(search)]
+
+    def _keyword_list(self, search: _Search) -> RankedList:
+        request = search.request
+        k = _pool(request, BM25_TOP_K)
+        hits = bm25_search(self.db, request.query, k, file_ids=search.file_ids)
+        if analysis_notice := query_notice(self.db.meta(FTS_ANALYZER_META), request.query):
+            search.notices.append(analysis_notice)
+        # FTS5's bm25() is lower-is-better; fusion wants higher-is-better.
+        weight = request.weights.keyword(graph=False)
+        return RankedList("bm25", [(chunk_id, -score) for chunk_id, score in hits], weight)
+
+    def _vector_list(self, search: _Search, source: VectorSource) -> RankedList:
+        from vaultctx.search.vector import VECTOR_TOP_K, vector_search
+
+        request = search.request
+        k = _pool(request, VECTOR_TOP_K)
+        vector = source.embed_query(request.query)
+        hits = None
+        if self.memory is not None:
+            hits = self.memory.search(source.table, vector, k, file_ids=search.file_ids)
+        if hits is None:
+            hits = vector_search(self.db, source.table, vector, k, file_ids=search.file_ids)
+        weight = request.weights.vectors(source.weight)
+        return RankedList("vector", hits, weight, source.table, vector, source.weak_below)
+
+    def _title_list(self, search: _Search) -> RankedList:
+        """The first chunk of each note whose title is the query, case and punctuation aside:
+        typing a note's name asks for that note (``compost`` → ``Compost``, not the passage that
+        says compost most). Looked up, not ranked, so it is found even outside the other lists;
+        its weight is set when fusing. Needs the keyword index, which holds the titles."""
+        query = search.request.query
+        match = build_title_query(query, self.db.meta(FTS_ANALYZER_META))
+        if not self.has_fts or match is None or search.file_ids == []:
+            return RankedList("title", [], 0.0)
+        restrict, params = "", [match]
+        if search.file_ids is not None:
+            restrict = " AND c.file_id IN (SELECT value FROM json_each(?))"
+            params.append(json.dumps(search.file_ids))
+        rows = self.db.execute(
+            "SELECT f.id, f.title, c.ordinal, c.id FROM chunks_fts "
+            "CROSS JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
+            f"WHERE chunks_fts MATCH ?{restrict} ORDER BY c.ordinal",
+            params,
+        )
+        first: dict[int, int] = {}  # note → its first chunk
+        for note, title, _, chunk in rows:
+            if title_key(str(title)) == title_key(query):
+                first.setdefault(int(note), int(chunk))
+        return RankedList("title", [(chunk, 1.0) for chunk in first.values()], 0.0)
+
+    # --- 2. expand by graph ----------------------------------------------------------------------
+
+    def _expand_by_graph(
+        self, search: _Search, lists: list[RankedList]
+    ) -> tuple[list[RankedList], dict[int, GraphOrigin]]:
+        """The keyword list and the graph ranking in place of the vector lists, with the graph
+        ranking's weights, and why each graph hit is there; ``lists`` unchanged without
+        ``graph`` or without vectors."""
+        request = search.request
+        vectors = [ranked for ranked in lists if ranked.ranker == "vector"]
+        if not request.graph:
+            return lists, {}
+        if not vectors:
+            search.notices.append(
+                "graph expansion needs vector hits: results not widened along links"
+            )
+            return lists, {}
+        # The first source covers every chunk (see vector_sources): its hits are the seeds.
+        seeds = vectors[0]
+        assert seeds.query_vector is not None
+        hits = graph_ranking(
+            self.db, self.links.get(), seeds.table, seeds.query_vector, seeds.hits, request.depth
+        )
+        if search.file_ids is not None:
+            allowed = set(search.file_ids)
+            note_of = chunk_notes(self.db, [hit.chunk_id for hit in hits])
+            hits = [hit for hit in hits if note_of.get(hit.chunk_id) in allowed]
+        ranked = [(hit.chunk_id, hit.origin.score) for hit in hits]
+        graph = RankedList("graph", ranked, request.weights.vectors(GRAPH_WEIGHT))
+        keyword = [
+            replace(ranked, weight=request.weights.keyword(graph=True))
+            for ranked in lists
+            if ranked.ranker == "bm25"
+        ]
+        title = [ranked for ranked in lists if ranked.ranker == "title"]
+        return [*keyword, graph, *title], {hit.chunk_id: hit.origin for hit in hits}
+
+    # --- 3. fuse ---------------------------------------------------------------------------------
+
+    def _fuse(
+        self, search: _Search, lists: list[RankedList], origins: dict[int, GraphOrigin]
+    ) -> list[Candidate]:
+        """One ranking of the chunks any list holds; a chunk only in lists of weight 0 is out.
+
+        The fusion asked for, else the one each ranking was measured with: score fusion, or RRF
+        for the graph ranking (graph.py). The title list outweighs all the others together, so a
+        note named by the query ranks first whichever fusion and weights are chosen.
+        """
+        ranked_weight = sum(ranked.weight for ranked in lists if ranked.ranker != "title")
+        weights = [
+            1.0 + ranked_weight if ranked.ranker == "title" else ranked.weight for ranked in lists
+        ]
+        if (search.request.fusion or ("rrf" if origins else "score")) == "rrf":
+            fused = fuse_rrf(
+                [[chunk_id for chunk_id, _ in ranked.hits] for ranked in lists], weights
+            )
+        else:
+            fused = fuse_scores([ranked.hits for ranked in lists], weights)
+        return [
+            _candidate(entry, lists, origins)
+            for entry in fused
+            if any(rank is not None and w > 0 for rank, w in zip(entry.ranks, weights, strict=True))
+        ]
+
+    # --- 4. assemble -----------------------------------------------------------------------------
+
+    def _assemble(
+        self, search: _Search, candidates: list[Candidate], *, keyword_slots: bool
+    ) -> list[SearchResult]:
+        """The first ``limit`` candidates as results (one per note with ``notes``), scrubbed and
+        within the token budget. A graph ranking keeps two slots for keyword-only hits."""
+        request = search.request
+        rows = self._load([candidate.chunk_id for candidate in candidates])
+        candidates = [candidate for candidate in candidates if candidate.chunk_id in rows]
+        if keyword_slots:
+            candidates = reserve_keyword_slots(
+                candidates,
+                request.limit,
+                in_vectors=lambda candidate: candidate.vec_rank is not None,
+                unit_of=_unit(request.notes, rows),
+            )
+        results: list[SearchResult] = []
+        seen_notes: set[str] = set()
+        for candidate in candidates:
+            path = rows[candidate.chunk_id][0]
+            if request.notes and path in seen_notes:
+                continue
+            seen_notes.add(path)
+            results.append(_result(candidate, rows[candidate.chunk_id]))
+            if len(results) == request.limit:
+                break
+        return _budgeted(results, request.max_tokens, scrub=not self._scrubbed_at_index())
 
     def _load(self, ids: list[int]) -> dict[int, tuple[str, str, str, str]]:
         if not ids:
@@ -360,9 +456,69 @@ class Retriever:
         return {int(r[0]): (str(r[1]), str(r[2]), str(r[3]), unpack_text(r[4])) for r in rows}
 
 
+def _weak_match_notice(lists: list[RankedList]) -> str | None:
+    """The notice for results that are only the least distant chunks, not relevant ones: when
+    every vector list is weak and no note is titled as the query (and, checked by the caller, no
+    result has a keyword hit)."""
+    vectors = [ranked for ranked in lists if ranked.ranker == "vector"]
+    titled = any(ranked.hits for ranked in lists if ranked.ranker == "title")
+    if titled or not vectors or not all(ranked.weak for ranked in vectors):
+        return None
+    best = max((ranked.hits[0][1] for ranked in vectors if ranked.hits), default=0.0)
+    return (
+        f"weak matches: no result contains the query's words and none is close in meaning "
+        f"(best similarity {best:.2f}); the notes may not cover this, or try other words"
+    )
+
+
+def _pool(request: SearchRequest, top_k: int) -> int:
+    """How many hits a ranker returns: its top k, or more when results are one per note."""
+    return max(top_k, request.limit * 3) if request.notes else top_k
+
+
+def _candidate(entry: Fused, lists: list[RankedList], origins: dict[int, GraphOrigin]) -> Candidate:
+    ranks = list(zip(entry.ranks, lists, strict=True))
+    keyword = [rank for rank, ranked in ranks if rank is not None and ranked.ranker == "bm25"]
+    vector = [
+        rank for rank, ranked in ranks if rank is not None and ranked.ranker in ("vector", "graph")
+    ]
+    return Candidate(
+        entry.id,
+        round(entry.score, 6),
+        keyword[0] if keyword else None,
+        min(vector, default=None),
+        origins.get(entry.id),
+    )
+
+
+def _unit(
+    notes: bool, rows: dict[int, tuple[str, str, str, str]]
+) -> Callable[[Candidate], Hashable]:
+    """What one result is: a chunk, or a note when results are one per note."""
+    if notes:
+        return lambda candidate: rows[candidate.chunk_id][0]
+    return lambda candidate: candidate.chunk_id
+
+
+def _result(candidate: Candidate, row: tuple[str, str, str, str]) -> SearchResult:
+    path, title, section, text = row
+    return SearchResult(
+        file_path=path,
+        title=title,
+        section=section,
+        citation=citation_for(path, section),
+        text=text,
+        score=candidate.score,
+        bm25_rank=candidate.bm25_rank,
+        vec_rank=candidate.vec_rank,
+        chunk_id=candidate.chunk_id,
+        graph=candidate.graph,
+    )
+
+
 def _budgeted(results: list[SearchResult], max_tokens: int, *, scrub: bool) -> list[SearchResult]:
-    """Scrub (defence in depth, SPEC §3) unless this scrubber already did at index time, and fit
-    the texts into the token budget."""
+    """Scrub (defence in depth) unless this scrubber already did at index time, and fit the texts
+    into the token budget."""
     if scrub:
         results = [
             replace(

@@ -1,4 +1,4 @@
-"""Nearest chunks by cosine distance with sqlite-vec (SPEC §6)."""
+"""Nearest chunks by cosine distance with sqlite-vec."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def vector_search(
 
     ``file_ids`` keeps only chunks of those notes. sqlite-vec applies a ``rowid IN (…)``
     constraint during the KNN scan, so the result is the exact top ``k`` of the allowed chunks
-    (search filters, SPEC §8), and a selective filter makes the scan cheaper, not emptier.
+    (search filters), and a selective filter makes the scan cheaper, not emptier.
     """
     vector = np.asarray(query_vector, dtype=np.float32)
     if not np.any(vector) or (file_ids is not None and not file_ids):

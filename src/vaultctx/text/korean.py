@@ -30,7 +30,7 @@ _INSTALL_HINT = "pip install 'vaultctx[ko]'"
 
 
 class KoreanAnalyzerError(ConfigError):
-    """Kiwi was asked for but cannot run; the message names the fix."""
+    """Kiwi was asked for but cannot run; the suggestion names the fix."""
 
 
 class _Token(Protocol):
@@ -80,8 +80,8 @@ def _load_kiwi() -> _Kiwi:
                 kiwi.tokenize("")  # Kiwi finishes loading its model on first use
             except Exception as exc:
                 raise KoreanAnalyzerError(
-                    f"kiwipiepy could not load its model ({exc}): reinstall it with "
-                    f"`{_INSTALL_HINT}`, or set VAULTCTX_KOREAN_ANALYZER=ngram"
+                    f"kiwipiepy could not load its model ({exc})",
+                    f"reinstall it with `{_INSTALL_HINT}`, or set VAULTCTX_KOREAN_ANALYZER=ngram",
                 ) from exc
             _kiwi = kiwi
         return _kiwi

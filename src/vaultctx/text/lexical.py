@@ -45,13 +45,14 @@ def korean_analysis() -> KoreanAnalysis:
         return "ngram"
     if choice not in ("auto", "kiwi"):
         raise KoreanAnalyzerError(
-            f"{ANALYZER_ENV}={choice!r} is not an analyzer: use kiwi, ngram or auto"
+            f"{ANALYZER_ENV}={choice!r} is not an analyzer", "set it to kiwi, ngram or auto"
         )
     if korean.kiwi_installed():
         return "kiwi"
     if choice == "kiwi":
         raise KoreanAnalyzerError(
-            f"{ANALYZER_ENV}=kiwi but kiwipiepy is not installed: pip install 'vaultctx[ko]'"
+            f"{ANALYZER_ENV}=kiwi but kiwipiepy is not installed",
+            f"pip install 'vaultctx[ko]', or set {ANALYZER_ENV}=ngram",
         )
     return "ngram"
 

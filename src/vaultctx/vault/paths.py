@@ -38,15 +38,8 @@ _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
 
 class VaultAccessError(VaultError):
-    """A request for something in the vault that cannot be served.
-
-    ``suggestion`` tells the caller (often a model) what to do instead; integrations show it next
-    to the message, as MCP's ``{error, suggestion}``.
-    """
-
-    def __init__(self, message: str, suggestion: str) -> None:
-        super().__init__(message)
-        self.suggestion = suggestion
+    """A request for something in the vault that cannot be served; ``suggestion`` tells the
+    caller (often a model) what to ask for instead."""
 
 
 class UnsafePathError(VaultAccessError):

@@ -42,6 +42,7 @@ _OWN_FILES_PREFIX = ".vaultctx"
 _SCANDIR_TAKES_FD = os.scandir in os.supports_fd
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)  # absent on Windows, where links need privileges
 _BINARY_SNIFF_BYTES = 8192
+_INDEX_AGAIN = "run `vaultctx index` again"
 _NAMED_GROUP = re.compile(r"\(\?P<\w+>")
 _ANY_PARENT_PREFIX = "^(?:.+/)?"  # how pathspec starts the regex of a pattern without a slash
 
@@ -226,10 +227,13 @@ def scan_vault(
     root = Path(root)
     if not root.exists():
         raise VaultNotFoundError(
-            f"Vault folder not found: {root}. Pass the folder of your notes (or set VAULT_PATH)."
+            f"vault folder not found: {root}",
+            "pass the folder of your notes with --vault (or set VAULT_PATH)",
         )
     if not root.is_dir():
-        raise VaultNotFoundError(f"{root} is a file, not a folder. Pass the folder of your notes.")
+        raise VaultNotFoundError(
+            f"{root} is a file, not a folder", "pass the folder of your notes with --vault"
+        )
     rules, problems = load_ignore_rules(root, extra_ignores)
     walker = _Walker(root, rules, max_file_bytes)
     walker.run()
@@ -439,23 +443,27 @@ def read_vault_file(vault_file: VaultFile) -> str:
     try:
         data = _read_bytes_no_follow(vault_file.fs_path)
     except FileNotFoundError:
-        raise UnreadableFileError(path, "vanished since the scan") from None
+        raise UnreadableFileError(path, "vanished since the scan", _INDEX_AGAIN) from None
     except PermissionError:
-        raise UnreadableFileError(path, "permission denied; check the file's permissions") from None
+        raise UnreadableFileError(
+            path, "permission denied", "check the file's permissions"
+        ) from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
-            reason = "became a symbolic link since the scan; index again"
-            raise UnreadableFileError(path, reason) from None
-        raise UnreadableFileError(path, f"cannot be read: {exc.strerror}") from None
+            reason = "became a symbolic link since the scan"
+            raise UnreadableFileError(path, reason, _INDEX_AGAIN) from None
+        raise UnreadableFileError(
+            path, f"cannot be read: {exc.strerror}", "check the file, then index again"
+        ) from None
     if b"\x00" in data[:_BINARY_SNIFF_BYTES]:
         raise UnreadableFileError(
-            path, "binary file (NUL byte in the first 8 KB); add it to .indexignore"
+            path, "binary file (NUL byte in the first 8 KB)", "add it to .indexignore"
         )
     bom = len(codecs.BOM_UTF8) if data.startswith(codecs.BOM_UTF8) else 0
     try:
         text = data[bom:].decode("utf-8")
     except UnicodeDecodeError as exc:
         raise UnreadableFileError(
-            path, f"not valid UTF-8 (byte offset {exc.start + bom}); re-save the file as UTF-8"
+            path, f"not valid UTF-8 (byte offset {exc.start + bom})", "re-save the file as UTF-8"
         ) from None
     return text.replace("\r\n", "\n")
