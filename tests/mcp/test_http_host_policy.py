@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import pytest
 
-from vaultctx.mcp.http_policy import allowed_host_headers, allowed_origins, is_loopback
+from vaultctx.mcp.http_policy import (
+    InsecureBindError,
+    allowed_host_headers,
+    allowed_origins,
+    check_bind,
+    is_loopback,
+)
 
 LOCAL = ["127.0.0.1", "127.0.0.1:*", "localhost", "localhost:*", "[::1]", "[::1]:*"]
 
@@ -62,8 +68,31 @@ def test_origins_are_this_machine_only() -> None:
         ("::", False),
         ("192.168.1.20", False),
         ("localhost.evil.example", False),
+        ("X::1", False),  # only the brackets of an IPv6 literal are taken off
         ("", False),
     ],
 )
 def test_loopback(host: str, loopback: bool) -> None:
     assert is_loopback(host) is loopback
+
+
+def test_a_network_bind_without_a_token_says_how_to_get_one() -> None:
+    with pytest.raises(InsecureBindError) as refused:
+        check_bind("0.0.0.0", None)
+    assert str(refused.value) == (
+        "--host 0.0.0.0 makes your notes reachable from other machines, so it needs a bearer "
+        "token: leave out --no-token to use the generated one, or set one with --token or "
+        "VAULTCTX_TOKEN (clients send `Authorization: Bearer <token>`)"
+    )
+
+
+def test_a_network_bind_with_a_weak_token_says_how_to_make_a_strong_one() -> None:
+    with pytest.raises(InsecureBindError) as refused:
+        check_bind("192.168.1.20", "a" * 64)
+    assert str(refused.value) == (
+        "--host 192.168.1.20 needs a bearer token of at least 32 random bytes, and this one has "
+        "only 1 different characters; it does not look random. Generate one with "
+        '`openssl rand -hex 32` or `python -c "import secrets; '
+        'print(secrets.token_urlsafe(32))"`, or leave out --token and VAULTCTX_TOKEN to use the '
+        "generated token"
+    )
