@@ -49,7 +49,11 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
     ),
     "quality_pass": (
         ["src/vaultctx/index/quality_pass.py"],
-        ["tests/index/test_quality_pass.py", "tests/index/test_model_hash_checks.py"],
+        [
+            "tests/index/test_quality_pass.py",
+            "tests/index/test_quality_pass_records.py",
+            "tests/index/test_model_hash_checks.py",
+        ],
     ),
     "scrub": (
         ["src/vaultctx/scrub/"],
