@@ -1,0 +1,141 @@
+"""Mutation testing: mutmut 3 over one group of modules, in a scratch copy of this checkout.
+
+Each group names the files to mutate and the tests that exercise them; mutmut first runs those
+tests once to learn which test calls which function, then runs only those tests against each
+mutant. A surviving mutant is a promise no test keeps: kill it with a test, or list it in
+bench/mutation.md with the reason it is acceptable. Results are in bench/mutation.md.
+
+mutmut lives in its own virtualenv, never in the project's:
+
+    python3 -m venv /work/mutvenv && /work/mutvenv/bin/pip install -e '.[dev]' mutmut==3.8.1
+    /work/mutvenv/bin/python bench/mutation.py paths --max-children 1 --timeout 1800
+
+The copy (``--workdir``, default a folder in the temp dir) keeps mutmut's ``mutants/`` folder and
+its ``[tool.mutmut]`` section out of the checkout; ``shared`` in it links to ``../shared`` so the
+tests that read the shared corpora run instead of skipping. A re-run in the same workdir reuses
+mutmut's results and tests only new or untested mutants (``--fresh`` starts over).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+
+# group -> (files or folders to mutate, tests that exercise them); tests that only reach the code
+# through a subprocess (the HTTP server, the CLI) are left out: mutmut cannot see their calls.
+GROUPS: dict[str, tuple[list[str], list[str]]] = {
+    "paths": (
+        ["src/vaultctx/vault/paths.py"],
+        [
+            "tests/vault/test_paths.py",
+            "tests/vault/test_paths_sibling_prefix.py",
+            "tests/vault/test_paths_refusals.py",
+            "tests/security/test_symlinks.py",
+            "tests/security/test_read_note_paths.py",
+            "tests/mcp/test_path_traversal.py",
+        ],
+    ),
+    "http_policy": (
+        ["src/vaultctx/mcp/http_policy.py"],
+        ["tests/mcp/test_http_host_policy.py", "tests/security/test_http_token.py"],
+    ),
+    "quality_pass": (
+        ["src/vaultctx/index/quality_pass.py"],
+        [
+            "tests/index/test_quality_pass.py",
+            "tests/index/test_quality_pass_records.py",
+            "tests/index/test_model_hash_checks.py",
+        ],
+    ),
+    "scrub": (
+        ["src/vaultctx/scrub/"],
+        ["tests/scrub", "tests/security/test_secrets_at_rest.py"],
+    ),
+    "search": (
+        ["src/vaultctx/search/"],
+        ["tests/search"],
+    ),
+}
+
+
+def only_mutate(targets: list[str]) -> list[str]:
+    return [f"{t}*" if t.endswith("/") else t for t in targets]
+
+
+def prepare(workdir: Path, group: str, fresh: bool) -> None:
+    targets, tests = GROUPS[group]
+    if fresh and workdir.exists():
+        shutil.rmtree(workdir)
+    workdir.mkdir(parents=True, exist_ok=True)
+    ignore = shutil.ignore_patterns("__pycache__", "*.egg-info", ".hypothesis")
+    for folder in ("src", "tests", "examples"):
+        shutil.copytree(REPO / folder, workdir / folder, ignore=ignore, dirs_exist_ok=True)
+    shared = workdir / "shared"
+    if not shared.exists() and (REPO.parent / "shared").exists():
+        shared.symlink_to((REPO.parent / "shared").resolve(), target_is_directory=True)
+    settings = {
+        "source_paths": ["src"],
+        "only_mutate": only_mutate(targets),
+        "also_copy": ["examples"],
+        "pytest_add_cli_args_test_selection": tests,
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q"],
+    }
+    section = "\n[tool.mutmut]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in settings.items())
+    (workdir / "pyproject.toml").write_text(
+        (REPO / "pyproject.toml").read_text(encoding="utf-8") + section, encoding="utf-8"
+    )
+
+
+def mutmut(workdir: Path, *args: str, timeout: float | None = None) -> int:
+    command = [str(Path(sys.executable).with_name("mutmut")), *args]
+    try:
+        return subprocess.run(command, cwd=workdir, timeout=timeout).returncode
+    except subprocess.TimeoutExpired:
+        print(f"stopped after {timeout:.0f} s: the figures below cover the mutants run so far")
+        return -1
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("group", choices=sorted(GROUPS))
+    parser.add_argument("--workdir", type=Path)
+    parser.add_argument("--max-children", type=int, default=1)
+    parser.add_argument("--timeout", type=float, default=3600.0, help="seconds for mutmut run")
+    parser.add_argument("--fresh", action="store_true", help="discard earlier results")
+    parser.add_argument("mutants", nargs="*", help="re-run only these mutants (names or globs)")
+    args = parser.parse_args()
+    workdir = args.workdir or Path(tempfile.gettempdir()) / "vaultctx-mutation" / args.group
+    prepare(workdir, args.group, args.fresh)
+    started = time.monotonic()
+    mutmut(
+        workdir,
+        "run",
+        "--max-children",
+        str(args.max_children),
+        *args.mutants,
+        timeout=args.timeout,
+    )
+    print(f"mutmut run: {time.monotonic() - started:.0f} s")
+    mutmut(workdir, "export-cicd-stats")
+    stats_file = workdir / "mutants" / "mutmut-cicd-stats.json"
+    if stats_file.exists():
+        stats = json.loads(stats_file.read_text(encoding="utf-8"))
+        print(json.dumps(stats))
+        # A mutant no selected test even calls is a survivor too: nothing keeps that promise.
+        alive = stats["survived"] + stats["no_tests"]
+        tried = alive + stats["killed"] + stats["timeout"] + stats["suspicious"] + stats["segfault"]
+        if tried:
+            print(f"surviving (incl. no tests) {alive} of {tried}: {alive / tried:.1%}")
+    mutmut(workdir, "results")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,81 @@
+"""What pass 2 leaves in the index: one quality vector per chunk, exactly the engine's vector of the
+chunk's context and text; committed in batches of 64; an honest run record. After a model change
+no vector of the old model survives, even when the new pass is interrupted.
+
+The quality engine here is the bundled static model under its own name (a real engine, fast).
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from vaultctx.config import Config
+from vaultctx.embed.base import embedding_input, quantize_int8
+from vaultctx.embed.static import StaticEmbedder
+from vaultctx.index.db import IndexDatabase, open_index
+from vaultctx.index.indexer import Indexer
+from vaultctx.index.quality_pass import QUALITY_TABLE, run_quality_pass
+from vaultctx.index.text_codec import unpack_text
+
+NOTES = 70  # one chunk each: a full batch of 64 and a partial one
+
+
+@pytest.fixture
+def db(tmp_path: Path) -> Iterator[IndexDatabase]:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for n in range(NOTES):
+        (vault / f"note {n:02}.md").write_text(f"# Note {n}\n\nLighthouse log entry {n}.\n")
+    Indexer(Config(vault=vault, db=tmp_path / "index.db"), StaticEmbedder()).run(fast=True)
+    index = open_index(tmp_path / "index.db")
+    yield index
+    index.close()
+
+
+def quality_rows(db: IndexDatabase) -> int:
+    return int(db.scalar(f"SELECT count(*) FROM {QUALITY_TABLE}"))
+
+
+def test_each_chunk_gets_the_engines_vector_of_its_context_and_text(db: IndexDatabase) -> None:
+    engine = StaticEmbedder(name="quality-test")
+    run_quality_pass(db, engine)
+    chunks = list(db.execute("SELECT id, heading_context, body FROM chunks ORDER BY id"))
+    assert len(chunks) == NOTES and quality_rows(db) == NOTES
+    for cid, context, body in chunks:
+        assert context  # the title, so leaving it out would change the vector
+        expected = quantize_int8(engine.embed([embedding_input(context, unpack_text(body))])[0])
+        stored = db.scalar(f"SELECT embedding FROM {QUALITY_TABLE} WHERE rowid = ?", (cid,))
+        assert stored == expected, cid
+
+
+def test_batches_of_64_and_a_run_record(db: IndexDatabase) -> None:
+    batches: list[int] = []
+    before, clock = time.time(), time.perf_counter()
+    report = run_quality_pass(db, StaticEmbedder(name="quality-test"), on_batch=batches.append)
+    elapsed, after = time.perf_counter() - clock, time.time()
+    assert batches == [64, NOTES - 64]
+    assert (report.chunks_embedded, report.remaining, report.interrupted) == (NOTES, 0, False)
+    assert 0 <= report.seconds <= elapsed
+    record = json.loads(db.meta("quality_last_run") or "{}")
+    assert set(record) == {"finished_at", "embedded", "remaining"}
+    assert (record["embedded"], record["remaining"]) == (NOTES, 0)
+    assert before <= record["finished_at"] <= after
+
+
+def test_an_interrupted_pass_after_a_model_change_keeps_no_old_vector(db: IndexDatabase) -> None:
+    run_quality_pass(db, StaticEmbedder(name="quality-a"))
+    assert quality_rows(db) == NOTES
+    stop = threading.Event()
+    report = run_quality_pass(
+        db, StaticEmbedder(name="quality-b"), batch_size=8, stop=stop, on_batch=lambda _: stop.set()
+    )
+    assert report.interrupted and report.reset_reason is not None
+    stamped = int(db.scalar("SELECT count(*) FROM chunks WHERE quality_embedded_at IS NOT NULL"))
+    assert stamped == 8 and quality_rows(db) == 8
+    assert report.remaining == NOTES - 8
