@@ -32,10 +32,13 @@ def vault(tmp_path: Path) -> Vault:
 def block_after_redeclaring(vault: Vault, old: str, new: str) -> tuple[str, str, float, bool]:
     toml = vault.path / "vaultctx.toml"
     files = [toml]
-    first = get_block(vault, "focus", files=files, now=1000.0)
-    assert not first.cached and get_block(vault, "focus", files=files, now=1001.0).cached
+    first = get_block(vault.config, vault.context, "focus", files=files, now=1000.0)
+    assert (
+        not first.cached
+        and get_block(vault.config, vault.context, "focus", files=files, now=1001.0).cached
+    )
     toml.write_text(DECLARED.replace(old, new))
-    block = get_block(vault, "focus", files=files, now=1002.0)
+    block = get_block(vault.config, vault.context, "focus", files=files, now=1002.0)
     return block.query, block.markdown, block.expires_at, block.cached
 
 

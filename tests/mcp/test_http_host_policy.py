@@ -79,9 +79,9 @@ def test_loopback(host: str, loopback: bool) -> None:
 def test_a_network_bind_without_a_token_says_how_to_get_one() -> None:
     with pytest.raises(InsecureBindError) as refused:
         check_bind("0.0.0.0", None)
-    assert str(refused.value) == (
+    assert refused.value.one_line() == (
         "--host 0.0.0.0 makes your notes reachable from other machines, so it needs a bearer "
-        "token: leave out --no-token to use the generated one, or set one with --token or "
+        "token; leave out --no-token to use the generated one, or set one with --token or "
         "VAULTCTX_TOKEN (clients send `Authorization: Bearer <token>`)"
     )
 
@@ -89,9 +89,9 @@ def test_a_network_bind_without_a_token_says_how_to_get_one() -> None:
 def test_a_network_bind_with_a_weak_token_says_how_to_make_a_strong_one() -> None:
     with pytest.raises(InsecureBindError) as refused:
         check_bind("192.168.1.20", "a" * 64)
-    assert str(refused.value) == (
+    assert refused.value.one_line() == (
         "--host 192.168.1.20 needs a bearer token of at least 32 random bytes, and this one has "
-        "only 1 different characters; it does not look random. Generate one with "
+        "only 1 different characters; it does not look random; generate one with "
         '`openssl rand -hex 32` or `python -c "import secrets; '
         'print(secrets.token_urlsafe(32))"`, or leave out --token and VAULTCTX_TOKEN to use the '
         "generated token"

@@ -9,6 +9,7 @@ import pytest
 
 from vaultctx.api import Vault
 from vaultctx.search.fusion import fuse_rrf
+from vaultctx.search.request import Weights
 
 
 def test_default_k_is_60() -> None:
@@ -21,7 +22,10 @@ def test_default_k_is_60() -> None:
 def test_hybrid_rrf_search_scores_follow_the_formula(example_vault: Path, tmp_path: Path) -> None:
     with Vault(example_vault, db=tmp_path / "index.db") as vault:
         vault.index(fast=True)  # static vectors only: one vector list, weighted 0.5 below
-        results = vault.search("reciprocal rank fusion", fusion="rrf", vec_weight=0.5).results
+        # Not a note's title: a title match ranks that note first, outside the formula.
+        results = vault.search(
+            "how ranked lists are fused", fusion="rrf", weights=Weights(vector=0.5)
+        ).results
     assert results
     assert any(r.bm25_rank is not None and r.vec_rank is not None for r in results)
     for result in results:
