@@ -119,3 +119,18 @@ def test_lower_layers_never_import_upper_ones() -> None:
         if target.startswith(UPPER)
     ]
     assert upward == []
+
+
+def test_the_repo_cites_only_its_own_documents() -> None:
+    """Users have the repo, not the documents it was planned from: code, help text and docs cite
+    docs/ (or nothing)."""
+    repo = SRC.parents[1]
+    texts = [*SRC.rglob("*.py"), *(repo / "docs").glob("*.md"), repo / "README.md"]
+    foreign = ("SPEC §", "SPEC.md", "DESIGN.md", "../shared", "seeds/")
+    found = [
+        f"{path.relative_to(repo)}: {needle}"
+        for path in texts
+        for needle in foreign
+        if needle in path.read_text(encoding="utf-8")
+    ]
+    assert found == []

@@ -1,4 +1,5 @@
-"""Check the note citations in a text — usually an agent's answer — against the vault (SPEC §11).
+"""Check the note citations in a text — usually an agent's answer — against the vault (README,
+Checking citations).
 
 A model cites notes that do not exist, headings that were renamed and paths it half remembers; the
 agent lists what does not resolve under its answer so the reader knows which sources to distrust.

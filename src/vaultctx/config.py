@@ -1,8 +1,8 @@
 """One configuration object for every entry point.
 
-Precedence (DESIGN.md): explicit arguments (CLI flags) > environment > ``vaultctx.toml`` in the
-vault > ``vaultctx.toml`` in the user config dir > defaults. The seed's environment names
-``VAULT_PATH`` and ``DB_PATH`` keep working so existing MCP client configs need no change.
+Precedence: explicit arguments (CLI flags) > environment > ``vaultctx.toml`` in the vault >
+``vaultctx.toml`` in the user config dir > defaults. ``VAULT_PATH`` and ``DB_PATH``, the names the
+tool vaultctx grew from used, keep working so existing MCP client configs need no change.
 """
 
 from __future__ import annotations

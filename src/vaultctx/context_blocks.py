@@ -1,4 +1,5 @@
-"""Named context blocks (SPEC §9): saved queries whose result is cached and reused.
+"""Named context blocks (docs/reference.md#integration): saved queries whose result is cached and
+reused.
 
 A block is declared in ``vaultctx.toml`` (user config dir, then the vault; the vault's wins)::
 

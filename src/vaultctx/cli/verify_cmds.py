@@ -1,4 +1,5 @@
-"""``vaultctx verify-citations``: which note citations in a text do not resolve (SPEC §11)."""
+"""``vaultctx verify-citations``: which note citations in a text do not resolve (README, Checking
+citations)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The one interface every embedding engine implements.
 
 The indexer and the retriever only ever see an ``Embedder``: which engine produced a vector is
-recorded through ``model_hash`` so vectors of two models never mix in one index (SPEC §4).
+recorded through ``model_hash`` so vectors of two models never mix in one index
+(docs/reference.md#storage).
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ Vectors = npt.NDArray[np.float32]
 
 
 def model_hash(name: str, vocab_size: int) -> str:
-    """SPEC §4: sha256(model name + vocab size)[:16] identifies a model's vector space."""
+    """sha256(model name + vocab size)[:16] identifies a model's vector space
+    (docs/reference.md#storage)."""
     return hashlib.sha256(f"{name}{vocab_size}".encode()).hexdigest()[:16]
 
 

@@ -1,4 +1,5 @@
-"""Claude Code hooks (SPEC §9): context injection, test-output compression, installation.
+"""Claude Code hooks (docs/reference.md#integration): context injection, test-output compression,
+installation.
 
 Kept import-free: ``python -m vaultctx.hooks`` runs on every prompt.
 """

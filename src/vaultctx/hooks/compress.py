@@ -12,7 +12,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
-MIN_CHARS = 2000  # the seed's threshold: shorter output passes through unchanged
+MIN_CHARS = 2000  # shorter output passes through unchanged (docs/hooks.md)
 DETAIL_CHARS = 3000
 MAX_FAILURES_LISTED = 30
 MARKER = "[vaultctx compressed"

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 HOOK_MAX_TOKENS = 1500
 MAX_PASSAGES = 4
-PASSAGE_MAX_TOKENS = 225  # ~900 characters: the seed's "first 300-500 characters carry it", doubled
+PASSAGE_MAX_TOKENS = 225  # ~900 characters: a passage's first 300-500 carry it, doubled
 CANDIDATES = 30  # BM25's own top k: hybrid ranking must not push keyword hits out
 CHUNK_MAX_TOKENS = 500  # a chunk is at most 2,000 characters
 MAX_TERMS = 24

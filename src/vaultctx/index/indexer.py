@@ -1,4 +1,5 @@
-"""Turn the vault into the index: incremental by default, crash-safe, memory-bounded (SPEC §5).
+"""Turn the vault into the index: incremental by default, crash-safe, memory-bounded
+(docs/reference.md#indexing).
 
 Consistency comes from one rule: a file's row and all its chunks, FTS rows, vectors, tags and links
 are replaced in the same transaction, and the file's ``mtime_ns`` is only recorded there. A kill at

@@ -69,7 +69,8 @@ def m001_create_tables(conn: Any) -> None:
 
 
 def m002_fts(conn: Any) -> None:
-    """FTS5 over chunks as external content, kept in sync by triggers (SPEC §4)."""
+    """FTS5 over chunks as external content, kept in sync by triggers
+    (docs/reference.md#storage)."""
     conn.execute(
         """
         CREATE VIRTUAL TABLE chunks_fts USING fts5(

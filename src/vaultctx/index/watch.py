@@ -1,4 +1,5 @@
-"""Watch mode (SPEC §5): re-index the vault as its files are created, edited, renamed or deleted.
+"""Watch mode (docs/reference.md#indexing): re-index the vault as its files are created, edited,
+renamed or deleted.
 
 ``watchfiles`` reports changes in batches (a save, a sync burst of 1,000 files); every batch that
 touches something indexable triggers one incremental run of the indexer, which re-reads only what

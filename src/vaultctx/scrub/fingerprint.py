@@ -1,6 +1,7 @@
 """Which scrubber produced a text: the hash of the scrubber's own code and rules.
 
-Search output is scrubbed again before it leaves (SPEC §3, defence in depth), which cost ~5 ms of
+Search output is scrubbed again before it leaves (docs/reference.md#credential-scrubbing, defence
+in depth), which cost ~5 ms of
 a 25 ms query for text the indexer had already scrubbed. When every stored chunk was scrubbed by
 this very scrubber, running it again cannot find anything, so the index records this fingerprint
 and readers skip the second pass only when it matches; any change to the rules or the code makes

@@ -5,7 +5,8 @@ Obsidian's rule (``vault.links.LinkResolver``), because which note ``[[Plan]]`` 
 whenever any note is added, renamed or given an alias. A warm process resolves the whole vault
 once and again only after the indexer commits (``LinkGraphCache``).
 
-Expansion, as seed 003 describes it: vector hits are seeds; the notes they link to and the notes
+Expansion (docs/reference.md#graph-search): vector hits are seeds; the notes they link to and the
+notes
 linking to them are candidates, to ``depth`` links away. A candidate's relevance is 0.6 × its own
 normalised similarity + 0.4 × its seed's; below 0.55 it is dropped; its score is the relevance
 × 0.5 per link followed. The seeds and kept neighbours, ranked by score, are fused with the

@@ -1,4 +1,5 @@
-"""Load a note's YAML front matter with a ceiling on what it may cost (SPEC §1).
+"""Load a note's YAML front matter with a ceiling on what it may cost
+(docs/reference.md#reading-the-vault).
 
 YAML lets a few hundred bytes describe billions of values: an anchor (``&a``) may be repeated by
 aliases (``*a``), and a list of nine aliases to a list of nine aliases, nine levels deep, is 9⁹

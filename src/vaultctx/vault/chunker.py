@@ -1,4 +1,4 @@
-"""Split a note body into retrieval chunks (SPEC §2).
+"""Split a note body into retrieval chunks (docs/reference.md#chunking).
 
 A chunk is a whitespace-trimmed slice of the body, so `Chunk.text == body[start:end]` always holds
 and a search hit can point back into the file. The steps:

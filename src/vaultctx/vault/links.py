@@ -1,4 +1,5 @@
-"""Links between notes as Obsidian writes them (SPEC §1) and resolves them (SPEC §7).
+"""Links between notes as Obsidian writes them (docs/reference.md#reading-the-vault) and resolves
+them (docs/reference.md#graph-search).
 
 Extraction runs on a copy of the text where code is blanked out (``mask_code``): a ``[[link]]``
 or ``#tag`` shown inside a code example is not a link or a tag. Blanking keeps every offset and

@@ -1,4 +1,5 @@
-"""Turn a file's text into a ``Note``: front matter, title, tags, aliases, links (SPEC §1).
+"""Turn a file's text into a ``Note``: front matter, title, tags, aliases, links
+(docs/reference.md#reading-the-vault).
 
 Parsing never fails: a note with broken front matter is still indexed as text and the problem is
 kept in ``Note.problems`` for the indexer to report, because one bad note must not stop a vault.

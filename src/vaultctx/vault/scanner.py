@@ -1,4 +1,4 @@
-"""Find the files of a vault that vaultctx indexes (SPEC §1).
+"""Find the files of a vault that vaultctx indexes (docs/reference.md#reading-the-vault).
 
 The walk is the first thing every index run does, so it is built for speed: ``os.scandir`` (file
 types come from the directory listing, no extra system call), ignored folders are pruned rather
