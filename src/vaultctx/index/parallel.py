@@ -214,5 +214,3 @@ def _stop_workers(pool: ProcessPoolExecutor) -> None:
     for process in processes:
         if process.is_alive():
             process.terminate()
-
-
