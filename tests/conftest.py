@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
@@ -20,9 +21,23 @@ def shared_data(*parts: str) -> Path:
     return path
 
 
+def make_vault(root: Path, notes: Mapping[str, str]) -> Path:
+    """A vault at ``root`` holding ``notes`` (vault-relative path → text); folders are made."""
+    root.mkdir(parents=True, exist_ok=True)
+    for relative, text in notes.items():
+        file = root / relative
+        file.parent.mkdir(parents=True, exist_ok=True)
+        file.write_text(text, encoding="utf-8")
+    return root
+
+
+def copy_example_vault(target: Path) -> Path:
+    """A private copy of the bundled example vault at ``target``, safe to edit."""
+    shutil.copytree(EXAMPLE_VAULT, target, symlinks=True)
+    return target
+
+
 @pytest.fixture
 def example_vault(tmp_path: Path) -> Path:
     """A private copy of the bundled example vault, safe to edit."""
-    target = tmp_path / "vault"
-    shutil.copytree(EXAMPLE_VAULT, target, symlinks=True)
-    return target
+    return copy_example_vault(tmp_path / "vault")

@@ -3,19 +3,18 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from pathlib import Path
 
-from tests.conftest import EXAMPLE_VAULT
+from tests.conftest import copy_example_vault
 from vaultctx.api import Vault
 
 CLI = [sys.executable, "-m", "vaultctx"]
 
 
 def test_batch_answers_every_line_with_its_id(tmp_path: Path) -> None:
-    vault = shutil.copytree(EXAMPLE_VAULT, tmp_path / "vault")
+    vault = copy_example_vault(tmp_path / "vault")
     Vault(vault, db=tmp_path / "index.db").index(fast=True)
     queries = [{"id": f"q{i}", "query": "why did the database lock up"} for i in range(4)]
     lines = [json.dumps(q) for q in queries] + ["meeting notes"]

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -12,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from tests.conftest import EXAMPLE_VAULT
+from tests.conftest import copy_example_vault
 from tests.mcp.conftest import subprocess_env as mcp_subprocess_env
 from vaultctx.api import Vault
 
@@ -30,7 +29,7 @@ class IndexedVault:
 def indexed_vault(tmp_path_factory: pytest.TempPathFactory) -> IndexedVault:
     root = tmp_path_factory.mktemp("hooks")
     vault = root / "vault"
-    shutil.copytree(EXAMPLE_VAULT, vault, symlinks=True)
+    copy_example_vault(vault)
     db = root / "index.db"
     handle = Vault(vault, db=db)
     handle.index(fast=True)

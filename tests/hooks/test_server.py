@@ -160,9 +160,17 @@ def server(indexed_vault: IndexedVault) -> Iterator[HttpServer]:
     try:
         wait_until_listening(started)
         state = server_link.state_path(indexed_vault.db)
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60
         while not state.exists() and time.monotonic() < deadline:
             time.sleep(0.05)
+        # One answered request first, with a generous deadline: the server warms its models on
+        # the first search, which on a loaded machine can outlast the hook's own 5 s budget.
+        server_link.post_json(
+            server_link.ServerInfo(f"http://127.0.0.1:{started.port}", TOKEN),
+            server_link.HOOK_CONTEXT_PATH,
+            {"text": "warm up"},
+            timeout=120,
+        )
         yield started
     finally:
         stop(started)

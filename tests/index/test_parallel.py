@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import os
-import shutil
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLE_VAULT
+from tests.conftest import copy_example_vault
 from tests.index.stopping import StopAfter
 from vaultctx.config import Config, Settings
 from vaultctx.embed.static import StaticEmbedder
@@ -27,7 +26,7 @@ def embedder() -> StaticEmbedder:
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
     root = tmp_path / "vault"
-    shutil.copytree(EXAMPLE_VAULT, root)
+    copy_example_vault(root)
     for i in range(30):
         (root / "bulk").mkdir(exist_ok=True)
         (root / "bulk" / f"note-{i:02}.md").write_text(

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import shutil
 import threading
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLE_VAULT
+from tests.conftest import copy_example_vault
 from vaultctx.api import Vault
 from vaultctx.index.db import open_index
 from vaultctx.index.quality_pass import quality_coverage, run_quality_pass
@@ -16,7 +15,7 @@ from vaultctx.index.quality_pass import quality_coverage, run_quality_pass
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Vault:
-    shutil.copytree(EXAMPLE_VAULT, tmp_path / "vault")
+    copy_example_vault(tmp_path / "vault")
     return Vault(tmp_path / "vault", db=tmp_path / "index.db")
 
 

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import socket
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import pytest
 from mcp_types import CallToolResult, TextContent
 
 from mcp import Client
-from tests.conftest import EXAMPLE_VAULT, REPO
+from tests.conftest import REPO, copy_example_vault
 from vaultctx.api import Vault
 from vaultctx.mcp.server import build_server
 
@@ -42,7 +41,7 @@ class IndexedVault:
 def indexed_vault(tmp_path_factory: pytest.TempPathFactory) -> IndexedVault:
     root = tmp_path_factory.mktemp("mcp")
     vault = root / "vault"
-    shutil.copytree(EXAMPLE_VAULT, vault, symlinks=True)
+    copy_example_vault(vault)
     outside = root / "outside"
     outside.mkdir()
     (outside / "secret.md").write_text(f"# Secret\n{OUTSIDE_SENTINEL}\n", encoding="utf-8")

@@ -7,6 +7,7 @@ import apsw
 import pytest
 
 import vaultctx.index.db as db_module
+from tests.conftest import copy_example_vault
 from vaultctx.api import Vault
 from vaultctx.index import indexer as indexer_module
 from vaultctx.index.db import IndexMissingError
@@ -18,10 +19,8 @@ from vaultctx.search.budget import estimate_tokens
 @pytest.fixture(scope="module")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Vault:
     root = tmp_path_factory.mktemp("ret")
-    from tests.conftest import EXAMPLE_VAULT
-
     vault_dir = root / "vault"
-    shutil.copytree(EXAMPLE_VAULT, vault_dir)
+    copy_example_vault(vault_dir)
     vault = Vault(vault_dir, db=root / "index.db")
     vault.index(fast=True)
     return vault
@@ -155,9 +154,8 @@ def test_output_is_scrubbed_again_unless_this_scrubber_wrote_every_chunk(
 def test_scrubber_change_withdraws_the_claim_until_a_full_run(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from tests.conftest import EXAMPLE_VAULT
 
-    vault = Vault(shutil.copytree(EXAMPLE_VAULT, tmp_path / "vault"), db=tmp_path / "i.db")
+    vault = Vault(copy_example_vault(tmp_path / "vault"), db=tmp_path / "i.db")
     vault.index(fast=True)
 
     def meta() -> str:

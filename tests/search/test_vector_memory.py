@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLE_VAULT
+from tests.conftest import copy_example_vault
 from vaultctx.api import Vault
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.db import open_index
@@ -21,7 +20,7 @@ QUERIES = ("why did the database lock up", "meeting notes", "kubernetes deploy r
 @pytest.fixture()
 def vault(tmp_path: Path) -> Vault:
     vault_dir = tmp_path / "vault"
-    shutil.copytree(EXAMPLE_VAULT, vault_dir)
+    copy_example_vault(vault_dir)
     vault = Vault(vault_dir, db=tmp_path / "index.db")
     vault.index(fast=True)
     return vault

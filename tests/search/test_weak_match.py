@@ -7,12 +7,11 @@ side, for both vector models.
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import EXAMPLE_VAULT
+from tests.conftest import copy_example_vault
 from vaultctx.api import Vault
 from vaultctx.search.request import SearchRequest
 
@@ -28,7 +27,7 @@ def weak(vault: Vault, query: str, **options: object) -> bool:
 @pytest.fixture(scope="module", params=["static", "transformer"])
 def vault(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Vault:
     root = tmp_path_factory.mktemp(f"weak-{request.param}")
-    shutil.copytree(EXAMPLE_VAULT, root / "vault")
+    copy_example_vault(root / "vault")
     handle = Vault(root / "vault", db=root / "index.db")
     handle.index(fast=request.param == "static")
     table = "chunk_vecs" if request.param == "static" else "chunk_vecs_quality"
