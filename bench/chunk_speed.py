@@ -1,4 +1,5 @@
-"""Chunker throughput on the PowerShell docs corpus (SPEC §2; budget: < 0.3 ms per average file).
+"""Chunker throughput on the PowerShell docs corpus (docs/reference.md#chunking; budget: < 0.3 ms
+per average file).
 
 The indexer must do about 350 files/s end to end on a 14k-file vault, so chunking has to be a small
 slice of that. Files are read into memory first; only `chunk_text` is timed.

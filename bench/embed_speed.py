@@ -2,7 +2,7 @@
 
 Chunks are consecutive 2,000-character slices of the BEIR SciFact abstracts joined together, so
 every chunk is full length, like the longest chunks of a real vault. They are fed in batches of
-64, as the indexer does (SPEC §5); models are loaded and warmed up before timing.
+64, as the indexer does (docs/reference.md#indexing); models are loaded and warmed up before timing.
 
     PYTHONPATH=src .venv/bin/python bench/embed_speed.py [--static-chunks 3000] [--onnx-chunks 256]
 

@@ -1,4 +1,5 @@
-"""Filtered search (SPEC §8) on real notes: latency with and without filters, and whether `limit`
+"""Filtered search (docs/reference.md#filters) on real notes: latency with and without filters,
+and whether `limit`
 still holds.
 
 Run: .venv/bin/python bench/filter_speed.py [--db PATH] [--queries 60]

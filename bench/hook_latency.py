@@ -1,4 +1,5 @@
-"""``hook context`` latency: what every Claude Code prompt waits for (SPEC §9).
+"""``hook context`` latency: what every Claude Code prompt waits for
+(docs/reference.md#integration).
 
 Indexes the Obsidian help vault (173 notes) into a temporary database and runs the hook exactly as
 Claude Code does: a new ``python -m vaultctx.hooks context`` process per event, the event JSON on

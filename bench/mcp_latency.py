@@ -1,4 +1,4 @@
-"""MCP round-trip latency over stdio: what a client waits for (SPEC §9).
+"""MCP round-trip latency over stdio: what a client waits for (docs/reference.md#integration).
 
 Indexes the Obsidian help vault (173 notes) into a temporary database, starts
 ``python -m vaultctx serve`` through the official SDK's stdio client, as Claude Code or Codex would,

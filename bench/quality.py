@@ -98,8 +98,9 @@ MODES: dict[str, dict[str, Any]] = {
     "bm25": {"mode": "bm25"},
     "vector": {"mode": "vector"},
     "hybrid": {"mode": "hybrid"},
-    # SPEC §7 ranking. BEIR sets have no links, so this measures its fusion (RRF, keyword weight
-    # 0.5, two keyword-only slots) against the default; bench/linked_quality.py measures links.
+    # docs/reference.md#graph-search ranking. BEIR sets have no links, so this measures its fusion
+    # (RRF, keyword weight 0.5, two keyword-only slots) against the default;
+    # bench/linked_quality.py measures links.
     "hybrid+graph": {"mode": "hybrid", "graph": True},
 }
 

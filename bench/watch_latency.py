@@ -1,4 +1,5 @@
-"""Watch mode: time from saving a note to finding it with search (SPEC §5, §9).
+"""Watch mode: time from saving a note to finding it with search (docs/reference.md#indexing,
+#integration).
 
 Indexes the Obsidian help vault (173 notes) into a temporary database, starts ``VaultWatcher`` (as
 ``vaultctx watch`` does) and then, one at a time, creates a new note and edits an existing one,
