@@ -25,14 +25,31 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 
-# group -> (files or folders to mutate, tests that exercise them); tests that only reach the code
-# through a subprocess (the HTTP server, the CLI) are left out: mutmut cannot see their calls.
-GROUPS: dict[str, tuple[list[str], list[str]]] = {
-    "paths": (
+
+@dataclass(frozen=True)
+class Group:
+    """Files or folders to mutate and the tests that exercise them. Tests that reach the code only
+    through a subprocess (the HTTP server, the CLI) are left out: mutmut cannot see their calls.
+
+    ``per_test_setup``: code appended to the copy's ``tests/conftest.py``. The scrubber compiles
+    its rules once per process; mutmut learns which tests call a function by running the tests
+    once, in one process, so without a rebuild before every test it would credit the compiling
+    code to the first test alone, and every mutant of it would run that one test against rules
+    compiled before the mutant existed (and survive).
+    """
+
+    mutate: list[str]
+    tests: list[str]
+    per_test_setup: str = ""
+
+
+GROUPS: dict[str, Group] = {
+    "paths": Group(
         ["src/vaultctx/vault/paths.py"],
         [
             "tests/vault/test_paths.py",
@@ -43,11 +60,11 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/mcp/test_path_traversal.py",
         ],
     ),
-    "http_policy": (
+    "http_policy": Group(
         ["src/vaultctx/mcp/http_policy.py"],
         ["tests/mcp/test_http_host_policy.py", "tests/security/test_http_token.py"],
     ),
-    "quality_pass": (
+    "quality_pass": Group(
         ["src/vaultctx/index/quality_pass.py"],
         [
             "tests/index/test_quality_pass.py",
@@ -55,14 +72,31 @@ GROUPS: dict[str, tuple[list[str], list[str]]] = {
             "tests/index/test_model_hash_checks.py",
         ],
     ),
-    "scrub": (
+    "scrub": Group(
         ["src/vaultctx/scrub/"],
         ["tests/scrub", "tests/security/test_secrets_at_rest.py"],
+        per_test_setup='''
+
+_rules_built_for: set[str] = set()
+
+
+@pytest.fixture(autouse=True)
+def _rebuild_scrubber_caches() -> None:
+    """Added by bench/mutation.py: the rules are compiled with the mutant in force, before every
+    test while mutmut learns which tests call what, then once per mutant."""
+    import os
+
+    from vaultctx.scrub import fingerprint, patterns, scrubber
+
+    mutant = os.environ.get("MUTANT_UNDER_TEST", "")
+    if mutant == "stats" or mutant not in _rules_built_for:
+        _rules_built_for.add(mutant)
+        scrubber._compiled = None
+        for cached in (patterns._regex, fingerprint.scrubber_fingerprint):
+            getattr(cached, "cache_clear", lambda: None)()
+''',
     ),
-    "search": (
-        ["src/vaultctx/search/"],
-        ["tests/search"],
-    ),
+    "search": Group(["src/vaultctx/search/"], ["tests/search"]),
 }
 
 
@@ -70,8 +104,8 @@ def only_mutate(targets: list[str]) -> list[str]:
     return [f"{t}*" if t.endswith("/") else t for t in targets]
 
 
-def prepare(workdir: Path, group: str, fresh: bool) -> None:
-    targets, tests = GROUPS[group]
+def prepare(workdir: Path, name: str, fresh: bool) -> None:
+    group = GROUPS[name]
     if fresh and workdir.exists():
         shutil.rmtree(workdir)
     workdir.mkdir(parents=True, exist_ok=True)
@@ -81,13 +115,18 @@ def prepare(workdir: Path, group: str, fresh: bool) -> None:
     shared = workdir / "shared"
     if not shared.exists() and (REPO.parent / "shared").exists():
         shared.symlink_to((REPO.parent / "shared").resolve(), target_is_directory=True)
-    settings = {
+    settings: dict[str, object] = {
         "source_paths": ["src"],
-        "only_mutate": only_mutate(targets),
+        "only_mutate": only_mutate(group.mutate),
         "also_copy": ["examples"],
-        "pytest_add_cli_args_test_selection": tests,
+        "pytest_add_cli_args_test_selection": group.tests,
         "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q"],
     }
+    if group.per_test_setup:
+        conftest = workdir / "tests" / "conftest.py"
+        conftest.write_text(
+            conftest.read_text(encoding="utf-8") + group.per_test_setup, encoding="utf-8"
+        )
     section = "\n[tool.mutmut]\n" + "".join(f"{k} = {json.dumps(v)}\n" for k, v in settings.items())
     (workdir / "pyproject.toml").write_text(
         (REPO / "pyproject.toml").read_text(encoding="utf-8") + section, encoding="utf-8"

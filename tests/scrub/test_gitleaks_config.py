@@ -1,0 +1,135 @@
+"""How a gitleaks config becomes rules, on a small config of our own written the way gitleaks
+writes its (JSON from gitleaks' TOML): what is compiled, skipped with which reason, and how each
+kind of allowlist applies to text that has no file path.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from vaultctx.scrub.patterns import Rule, load_gitleaks_rules
+
+CONFIG: dict[str, Any] = {
+    "allowlist": {
+        "paths": [r"(?i)\.png$"],
+        "regexes": [r"^PLACEHOLDER\w*$"],
+        "stopwords": ["NotASecretAtAll"],
+    },
+    "rules": [
+        {"id": "path-only", "path": r"\.p12$"},
+        {"id": "nested-set", "regex": r"acme_[[a-z]]{8}", "keywords": ["acme_"]},
+        {
+            "id": "acme-token",
+            "regex": r"(?i)[\w.-]{0,40}?acme_tok(?:en)?\s*=\s*([A-Za-z0-9]{12,})",
+            "keywords": ["ACME_TOK"],
+            "entropy": 3,
+            "allowlists": [
+                {"condition": "AND", "paths": [r"\.env$"], "regexTarget": "line", "regexes": ["x"]},
+                {"paths": [r"fixtures/"]},
+                {"regexTarget": "line", "regexes": [r"# not a secret"]},
+                {"regexTarget": "match", "regexes": [r"^test[_.]"]},
+                {"regexes": [r"^0{12}"], "stopwords": ["SAMPLEVALUE"]},
+            ],
+        },
+        {
+            "id": "beta-key",
+            "regex": r"beta-([a-z]{4})-([A-Z0-9]{16})",
+            "secretGroup": 2,
+            "keywords": ["beta-"],
+        },
+        {"id": "jwt", "regex": r"eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}", "keywords": ["eyJ"]},
+    ],
+}
+
+
+@pytest.fixture(scope="module")
+def loaded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Rule], Any, dict[str, str]]:
+    path = tmp_path_factory.mktemp("gitleaks") / "rules.json"
+    path.write_text(json.dumps(CONFIG), encoding="utf-8")
+    rules, global_allowlist, skipped = load_gitleaks_rules(path)
+    return {rule.name: rule for rule in rules}, global_allowlist, skipped
+
+
+def test_rules_python_cannot_run_are_skipped_with_the_reason(loaded: Any) -> None:
+    rules, _, skipped = loaded
+    assert set(rules) == {"acme-token", "beta-key", "jwt"}
+    assert skipped["path-only"] == "matches file paths only"
+    assert skipped["nested-set"].startswith("Python re rejects it: ")
+    assert "nested set" in skipped["nested-set"]
+
+
+def test_keywords_entropy_and_the_lazy_left_context(loaded: Any) -> None:
+    rules, _, _ = loaded
+    acme: Rule = rules["acme-token"]
+    assert acme.keywords == ("acme_tok",)
+    assert (acme.entropy, rules["beta-key"].entropy) == (3.0, 0.0)
+    # The leading lazy [\w.-]{0,40}? is dropped for speed and its reach remembered; the (?i)
+    # before it is kept.
+    assert acme.left_context == 40 and rules["beta-key"].left_context == 0
+    assert acme.regex.pattern.startswith("(?i)") and "{0,40}" not in acme.regex.pattern
+    assert acme.regex.search("ACME_TOKEN = a1B2c3D4e5F6") is not None
+
+
+def test_secret_group_and_validators(loaded: Any) -> None:
+    rules, _, _ = loaded
+    assert rules["beta-key"].groups == (2,)
+    assert rules["acme-token"].groups == (1,)
+    assert len(rules["jwt"].validators) == 1 and rules["beta-key"].validators == ()
+
+
+def test_go_semantics_of_word_classes(loaded: Any) -> None:
+    rules, _, _ = loaded
+    # RE2's \w and \s are ASCII: a Korean letter or a non-breaking space does not match them.
+    assert rules["acme-token"].regex.search("acme_token\u00a0=\u00a0a1B2c3D4e5F6") is None
+
+
+def test_only_allowlists_that_can_hold_without_a_path_are_kept(loaded: Any) -> None:
+    rules, _, _ = loaded
+    targets = [allowlist.target for allowlist in rules["acme-token"].allowlists]
+    assert targets == ["line", "match", "secret"]
+
+
+@pytest.mark.parametrize(
+    ("secret", "match", "line", "allowed"),
+    [
+        ("a1B2c3D4e5F6", "acme_token = a1B2c3D4e5F6", "acme_token = a1B2c3D4e5F6", False),
+        (
+            "a1B2c3D4e5F6",
+            "acme_token = a1B2c3D4e5F6",
+            "x acme_token = a1B2c3D4e5F6 # not a secret",
+            True,
+        ),
+        ("a1B2c3D4e5F6", "test_acme_token = a1B2c3D4e5F6", "test_acme_token = a1B2c3D4e5F6", True),
+        ("000000000000x", "acme_token = 000000000000x", "acme_token = 000000000000x", True),
+        ("xxSampleValuexx", "acme_token = xxSampleValuexx", "acme_token = xxSampleValuexx", True),
+        ("SampleValue", "acme_token = SampleValue", "acme_token = SampleValue", True),
+        ("SampleValu", "acme_token = SampleValu", "acme_token = SampleValu", False),
+    ],
+)
+def test_each_allowlist_reads_its_target(
+    loaded: Any, secret: str, match: str, line: str, allowed: bool
+) -> None:
+    rules, _, _ = loaded
+    verdict = any(a.allows(secret, match, line) for a in rules["acme-token"].allowlists)
+    assert verdict is allowed
+
+
+def test_the_global_allowlist_reads_the_secret(loaded: Any) -> None:
+    _, global_allowlist, _ = loaded
+    assert global_allowlist.target == "secret"
+    assert global_allowlist.allows("PLACEHOLDER_1", "k = PLACEHOLDER_1", "k = PLACEHOLDER_1")
+    assert global_allowlist.allows("xnotasecretatallx", "k = x", "k = x")
+    assert not global_allowlist.allows("a1B2c3D4e5F6", "PLACEHOLDER = a1B2c3D4e5F6", "PLACEHOLDER")
+
+
+def test_a_config_without_a_global_allowlist(tmp_path: Path) -> None:
+    path = tmp_path / "rules.json"
+    path.write_text(json.dumps({"rules": [CONFIG["rules"][3]]}), encoding="utf-8")
+    rules, global_allowlist, skipped = load_gitleaks_rules(path)
+    assert [rule.name for rule in rules] == ["beta-key"] and skipped == {}
+    assert global_allowlist.regexes == () and global_allowlist.stopwords == frozenset()
+    assert not global_allowlist.allows("anything", "anything", "anything")
