@@ -150,7 +150,7 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds for mutmut run")
     parser.add_argument("--fresh", action="store_true", help="discard earlier results")
     parser.add_argument("mutants", nargs="*", help="re-run only these mutants (names or globs)")
-    args = parser.parse_args()
+    args = parser.parse_intermixed_args()
     workdir = args.workdir or Path(tempfile.gettempdir()) / "vaultctx-mutation" / args.group
     prepare(workdir, args.group, args.fresh)
     started = time.monotonic()

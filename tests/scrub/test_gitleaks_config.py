@@ -30,11 +30,14 @@ CONFIG: dict[str, Any] = {
             "allowlists": [
                 {"condition": "AND", "paths": [r"\.env$"], "regexTarget": "line", "regexes": ["x"]},
                 {"paths": [r"fixtures/"]},
+                {"paths": [r"docs/"], "regexes": [r"^skipme"]},  # either may hold: kept
                 {"regexTarget": "line", "regexes": [r"# not a secret"]},
                 {"regexTarget": "match", "regexes": [r"^test[_.]"]},
                 {"regexes": [r"^0{12}"], "stopwords": ["SAMPLEVALUE"]},
+                {"stopwords": ["ExampleOnly"]},
             ],
         },
+        {"id": "gamma-key", "regex": r"[\w.-]{0,20}?gamma_key=(\w{10})", "keywords": ["gamma_key"]},
         {
             "id": "beta-key",
             "regex": r"beta-([a-z]{4})-([A-Z0-9]{16})",
@@ -46,9 +49,10 @@ CONFIG: dict[str, Any] = {
 }
 
 
-@pytest.fixture(scope="module")
-def loaded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Rule], Any, dict[str, str]]:
-    path = tmp_path_factory.mktemp("gitleaks") / "rules.json"
+@pytest.fixture
+def loaded(tmp_path: Path) -> tuple[dict[str, Rule], Any, dict[str, str]]:
+    """Loaded per test (it takes milliseconds), so each test sees a fresh load."""
+    path = tmp_path / "rules.json"
     path.write_text(json.dumps(CONFIG), encoding="utf-8")
     rules, global_allowlist, skipped = load_gitleaks_rules(path)
     return {rule.name: rule for rule in rules}, global_allowlist, skipped
@@ -56,7 +60,7 @@ def loaded(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, Rule], A
 
 def test_rules_python_cannot_run_are_skipped_with_the_reason(loaded: Any) -> None:
     rules, _, skipped = loaded
-    assert set(rules) == {"acme-token", "beta-key", "jwt"}
+    assert set(rules) == {"acme-token", "gamma-key", "beta-key", "jwt"}
     assert skipped["path-only"] == "matches file paths only"
     assert skipped["nested-set"].startswith("Python re rejects it: ")
     assert "nested set" in skipped["nested-set"]
@@ -71,6 +75,8 @@ def test_keywords_entropy_and_the_lazy_left_context(loaded: Any) -> None:
     # before it is kept.
     assert acme.left_context == 40 and rules["beta-key"].left_context == 0
     assert acme.regex.pattern.startswith("(?i)") and "{0,40}" not in acme.regex.pattern
+    assert rules["gamma-key"].left_context == 20
+    assert rules["gamma-key"].regex.pattern == r"gamma_key=(\w{10})"
     assert acme.regex.search("ACME_TOKEN = a1B2c3D4e5F6") is not None
 
 
@@ -90,7 +96,7 @@ def test_go_semantics_of_word_classes(loaded: Any) -> None:
 def test_only_allowlists_that_can_hold_without_a_path_are_kept(loaded: Any) -> None:
     rules, _, _ = loaded
     targets = [allowlist.target for allowlist in rules["acme-token"].allowlists]
-    assert targets == ["line", "match", "secret"]
+    assert targets == ["secret", "line", "match", "secret", "secret"]
 
 
 @pytest.mark.parametrize(
@@ -108,6 +114,8 @@ def test_only_allowlists_that_can_hold_without_a_path_are_kept(loaded: Any) -> N
         ("xxSampleValuexx", "acme_token = xxSampleValuexx", "acme_token = xxSampleValuexx", True),
         ("SampleValue", "acme_token = SampleValue", "acme_token = SampleValue", True),
         ("SampleValu", "acme_token = SampleValu", "acme_token = SampleValu", False),
+        ("skipme12345678", "acme_token = skipme12345678", "acme_token = skipme12345678", True),
+        ("anExampleOnly1", "acme_token = anExampleOnly1", "acme_token = anExampleOnly1", True),
     ],
 )
 def test_each_allowlist_reads_its_target(
@@ -128,7 +136,8 @@ def test_the_global_allowlist_reads_the_secret(loaded: Any) -> None:
 
 def test_a_config_without_a_global_allowlist(tmp_path: Path) -> None:
     path = tmp_path / "rules.json"
-    path.write_text(json.dumps({"rules": [CONFIG["rules"][3]]}), encoding="utf-8")
+    beta = next(rule for rule in CONFIG["rules"] if rule["id"] == "beta-key")
+    path.write_text(json.dumps({"rules": [beta]}), encoding="utf-8")
     rules, global_allowlist, skipped = load_gitleaks_rules(path)
     assert [rule.name for rule in rules] == ["beta-key"] and skipped == {}
     assert global_allowlist.regexes == () and global_allowlist.stopwords == frozenset()

@@ -1,0 +1,34 @@
+"""``literal_heads``: the texts every match must start with. The scrubber runs a rule only where
+one of them starts, so a head that is too long (or a prefix marked complete too early) would make
+a rule skip real secrets; each case below stops a prefix at the first atom that is not a literal.
+"""
+
+from __future__ import annotations
+
+from itertools import product
+
+import pytest
+
+from vaultctx.scrub.patterns import literal_heads
+
+
+@pytest.mark.parametrize(
+    ("pattern", "heads"),
+    [
+        (r"\x41bc", {"abc"}),  # a hex escape is its character, lowercased
+        (r"a?b", {"ab", "b"}),
+        (r"(?:ab|cd)e", {"abe", "cde"}),
+        (r"(?:ab|c\w)x", {"ab", "c"}),  # one open branch ends the known prefix
+        (r"(?:ab{2})c", {"ab"}),  # a repeated atom ends it too
+        (r"(?:ab*)c", {"a"}),
+        (r"(?:a\w)c", {"a"}),
+        (r"xa*b", {"x"}),
+    ],
+)
+def test_heads_stop_at_the_first_atom_that_is_not_literal(pattern: str, heads: set[str]) -> None:
+    assert literal_heads(pattern) == heads
+
+
+def test_up_to_64_heads_are_listed() -> None:
+    assert literal_heads("[ab]" * 6) == {"".join(p) for p in product("ab", repeat=6)}
+    assert literal_heads("[ab]" * 6 + "[cd]") is None  # 128: too many to be worth it
