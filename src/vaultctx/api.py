@@ -482,6 +482,21 @@ class Vault:
         with self._naming_this_index():
             return verify_citations(text, self.config, source=source)
 
+    def korean_share(self) -> float:
+        """Share of Korean words in the indexed notes (a sample of chunks; 0.0 without an index):
+        the agent translates a question that is not in the notes' language."""
+        from vaultctx.index.db import IndexMissingError, open_index
+
+        try:
+            with self._naming_this_index():
+                db = open_index(self.config.db, readonly=True)
+        except IndexMissingError:
+            return 0.0
+        try:
+            return _korean_share(db)
+        finally:
+            db.close()
+
     def status(self) -> IndexStatus:
         from vaultctx.index.db import IndexMissingError, index_is_writable, open_index
         from vaultctx.index.inspect import counts, fts_tokenizer

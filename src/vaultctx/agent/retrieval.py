@@ -1,0 +1,112 @@
+"""What the model reads with each question: the vault's best passages, each under its citation.
+
+One hybrid search per query (the question, and its translation when the question's language is
+not the vault's), the lists fused by rank, the passages fitted to a token budget. The model is
+told to copy the citations as they are, so ``verify_citations`` can check every one it makes.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from vaultctx.search.budget import fit_to_budget
+from vaultctx.search.fusion import fuse_rrf
+from vaultctx.search.request import SearchRequest
+from vaultctx.text.cjk import hangul_word_share
+
+if TYPE_CHECKING:
+    from vaultctx.api import Vault
+    from vaultctx.search.retriever import SearchResult
+
+# Enough passages to answer most questions; the token budget decides how many are really sent.
+PASSAGES = 8
+# A question is Korean when most of its words are; a vault "has" a language above this share.
+KOREAN_QUESTION = 0.5
+LANGUAGE_PRESENT = 0.1
+
+
+@dataclass(frozen=True)
+class Passage:
+    citation: str  # path#Heading, as search returns it
+    link: str  # the same as the wikilink the model is asked to write
+    title: str
+    text: str
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    passages: list[Passage]
+    queries: list[str]
+    took_ms: float
+    notices: list[str] = field(default_factory=list)
+
+
+def wikilink(citation: str) -> str:
+    """``a/Note.md#Heading`` as ``[[a/Note#Heading]]``, the form Obsidian users write."""
+    path, _, anchor = citation.partition("#")
+    if path.lower().endswith(".md"):
+        path = path[:-3]
+    return f"[[{path}#{anchor}]]" if anchor else f"[[{path}]]"
+
+
+def translation_target(question: str, korean_share: float) -> str | None:
+    """The language to translate ``question`` into so it meets the vault's notes, or None.
+
+    The bundled embedders are English-only and BM25 matches words, so an English question over
+    Korean notes (or the reverse) finds nothing unless it is also asked in the notes' language.
+    """
+    korean_question = hangul_word_share([question]) > KOREAN_QUESTION
+    if korean_question and korean_share < 1 - LANGUAGE_PRESENT:
+        return "English"
+    if not korean_question and korean_share >= LANGUAGE_PRESENT:
+        return "Korean"
+    return None
+
+
+def retrieve(
+    vault: Vault,
+    queries: Sequence[str],
+    *,
+    max_tokens: int,
+    graph: bool = False,
+    limit: int = PASSAGES,
+) -> Retrieved:
+    """The best passages for ``queries`` (one list each, fused by rank) within ``max_tokens``."""
+    started = time.perf_counter()
+    lists: list[list[SearchResult]] = []
+    notices: list[str] = []
+    for query in dict.fromkeys(q.strip() for q in queries if q.strip()):
+        request = SearchRequest(query, limit=limit, max_tokens=max_tokens, graph=graph)
+        response = vault.search(request)
+        lists.append(response.results)
+        notices.extend(n for n in response.notices if n not in notices)
+    results = _fused(lists, limit)
+    texts = fit_to_budget([result.text for result in results], max_tokens)
+    passages = [
+        Passage(result.citation, wikilink(result.citation), result.title, text)
+        for result, text in zip(results, texts, strict=False)  # fit_to_budget may drop the tail
+    ]
+    took = (time.perf_counter() - started) * 1000
+    return Retrieved(passages, [q for q in queries if q.strip()], took, notices)
+
+
+def _fused(lists: list[list[SearchResult]], limit: int) -> list[SearchResult]:
+    if len(lists) == 1:
+        return lists[0][:limit]
+    by_id = {result.chunk_id: result for results in lists for result in results}
+    fused = fuse_rrf([[result.chunk_id for result in results] for results in lists])
+    return [by_id[item.id] for item in fused[:limit]]
+
+
+def passages_block(retrieved: Retrieved) -> str:
+    """The passages as the model sees them; empty text when the vault had nothing."""
+    if not retrieved.passages:
+        return "No passage in the notes matched this question."
+    parts = ["Passages from the user's notes (cite them as shown):"]
+    for passage in retrieved.passages:
+        body = passage.text.replace("</passage>", "</ passage>")
+        parts.append(f'<passage cite="{passage.link}">\n{body}\n</passage>')
+    return "\n\n".join(parts)

@@ -1,0 +1,198 @@
+"""One conversation with the vault: each question is searched, answered, streamed and checked.
+
+``ChatSession.ask`` runs a turn: the vault's passages (and any attachments) go to the model with
+the question, the answer streams to ``on_text`` as it arrives, then every citation in it is checked
+against the vault. A failure mid-answer keeps what had arrived (``Turn.partial``) and reports the
+failure as one line; the conversation history only ever holds complete turns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from vaultctx.agent.backends import Backend, build_backend
+from vaultctx.agent.failures import BackendFailure, describe_failure
+from vaultctx.agent.prompt import system_prompt
+from vaultctx.agent.retrieval import Retrieved, passages_block, retrieve, translation_target
+from vaultctx.agent.settings import AgentSettings
+
+if TYPE_CHECKING:
+    from pydantic_ai.messages import ModelMessage, UserContent
+
+    from vaultctx.agent.attachments import Attachment
+    from vaultctx.api import Vault
+
+TextSink = Callable[[str], None]
+
+
+@dataclass
+class Turn:
+    """A question and what came back; ``as_dict`` is ``vaultctx ask --json``."""
+
+    question: str
+    answer: str = ""
+    partial: bool = False
+    error: BackendFailure | None = None
+    retrieved: Retrieved | None = None
+    citations: list[str] = field(default_factory=list)
+    unresolved: list[dict[str, Any]] = field(default_factory=list)
+    tool_calls: list[dict[str, Any]] = field(default_factory=list)
+    usage: dict[str, int] = field(default_factory=dict)
+    attachments: list[str] = field(default_factory=list)
+    conversation_id: str | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        retrieved = self.retrieved
+        return {
+            "question": self.question,
+            "answer": self.answer,
+            "partial": self.partial,
+            "error": self.error.one_line() if self.error else None,
+            "citations": self.citations,
+            "unresolved": self.unresolved,
+            "sources": [p.citation for p in retrieved.passages] if retrieved else [],
+            "queries": retrieved.queries if retrieved else [],
+            "tool_calls": self.tool_calls,
+            "usage": self.usage,
+            "attachments": self.attachments,
+            "conversation_id": self.conversation_id,
+        }
+
+
+class ChatSession:
+    """A conversation: the model, the vault it answers from, and the turns so far."""
+
+    def __init__(self, vault: Vault, settings: AgentSettings, backend: Backend | None = None):
+        self.vault = vault
+        self.settings = settings
+        self.backend = backend or build_backend(settings)
+        self.history: list[ModelMessage] = []
+        self.effort: str | None = settings.effort
+
+    def switch_model(self, model: str) -> None:
+        from dataclasses import replace
+
+        self.settings = replace(self.settings, model=model)
+        self.backend = build_backend(self.settings)
+
+    def reset(self) -> None:
+        self.history = []
+
+    async def ask(
+        self,
+        question: str,
+        on_text: TextSink,
+        *,
+        attachments: Sequence[Attachment] = (),
+    ) -> Turn:
+        from vaultctx.agent.attachments import check_backend_support
+
+        check_backend_support(self.backend.name, attachments)
+        turn = Turn(question, attachments=[a.name for a in attachments])
+        turn.retrieved = await self._retrieve(question)
+        content = self._user_content(question, turn.retrieved, attachments)
+        await self._stream(turn, content, on_text)
+        self._check_citations(turn)
+        return turn
+
+    async def _retrieve(self, question: str) -> Retrieved:
+        queries = [question]
+        target = None
+        if self.settings.translate:
+            target = translation_target(question, self.vault.korean_share())
+        if target is not None:
+            translated = await self._translate(question, target)
+            if translated:
+                queries.append(translated)
+        return retrieve(self.vault, queries, max_tokens=self.settings.context_tokens, graph=False)
+
+    async def _translate(self, question: str, language: str) -> str | None:
+        """The question in ``language``, or None when the backend cannot say: the search then
+        runs on the question alone rather than failing the turn."""
+        from pydantic_ai import Agent
+        from pydantic_ai import exceptions as errors
+
+        agent: Agent[None, str] = Agent(
+            self.backend.model,
+            instructions=(
+                f"Translate the user's search query into {language}. Reply with the "
+                "translation only, no quotes, no explanation."
+            ),
+        )
+        try:
+            result = await agent.run(question, model_settings={"max_tokens": 200})
+        except (errors.AgentRunError, errors.UserError):
+            return None
+        text = result.output.strip().strip('"').strip()
+        return text[:500] or None
+
+    def _user_content(
+        self, question: str, retrieved: Retrieved, attachments: Sequence[Attachment]
+    ) -> list[UserContent]:
+        from vaultctx.agent.attachments import to_user_content
+
+        prompt = f"{passages_block(retrieved)}\n\nQuestion: {question}"
+        return to_user_content(prompt, attachments)
+
+    def _model_settings(self) -> dict[str, Any]:
+        from vaultctx.agent.effort import effort_model_settings
+
+        settings: dict[str, Any] = {"max_tokens": self.settings.max_tokens}
+        settings.update(
+            effort_model_settings(self.backend.name, self.backend.model_name, self.effort)
+        )
+        return settings
+
+    async def _stream(self, turn: Turn, content: list[UserContent], on_text: TextSink) -> None:
+        from pydantic_ai import Agent
+
+        agent: Agent[None, str] = Agent(
+            self.backend.model, instructions=system_prompt(self.settings.system_prompt)
+        )
+        received: list[str] = []
+        try:
+            async with agent.run_stream(
+                content,
+                message_history=self.history,
+                model_settings=self._model_settings(),  # type: ignore[arg-type]
+            ) as result:
+                async for delta in result.stream_text(delta=True, debounce_by=None):
+                    received.append(delta)
+                    on_text(delta)
+            turn.usage = _usage(result.usage())
+            self.history = result.all_messages()
+        except Exception as exc:  # every backend failure becomes one line; the text is kept
+            if isinstance(exc, BackendFailure):
+                raise
+            turn.error = self._failure(exc)
+            turn.partial = bool(received)
+        turn.answer = "".join(received)
+
+    def _failure(self, exc: BaseException) -> BackendFailure:
+        from pydantic_ai import exceptions as errors
+
+        if not isinstance(exc, (errors.AgentRunError, errors.UserError, OSError)):
+            raise exc
+        return describe_failure(
+            exc,
+            backend=self.backend.name,
+            model=self.backend.model_name,
+            endpoint=self.backend.endpoint,
+            secret=self.settings.api_key_secret,
+        )
+
+    def _check_citations(self, turn: Turn) -> None:
+        from vaultctx.citations import find_citations
+
+        if not turn.answer:
+            return
+        turn.citations = list(dict.fromkeys(c.text for c in find_citations(turn.answer)))
+        report = self.vault.verify_citations(turn.answer)
+        turn.unresolved = report.as_dict()["unresolved"]
+
+
+def _usage(usage: Any) -> dict[str, int]:
+    fields = ("input_tokens", "output_tokens", "requests")
+    return {name: int(getattr(usage, name, 0) or 0) for name in fields}

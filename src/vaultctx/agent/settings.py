@@ -1,0 +1,218 @@
+"""The agent's settings: which backend and model, where it is, and the name of its key.
+
+Read from the ``[agent]`` table of ``vaultctx.toml`` (the user config dir's, then the vault's),
+then ``VAULTCTX_AGENT_*`` environment variables, then command-line flags, each overriding the one
+before. A key itself is never a setting: ``api_key_secret`` names a secret in the OS keyring
+(agent/secrets.py), so a settings file can be shared or synced without leaking anything.
+
+A vault's own ``vaultctx.toml`` travels with the vault (sync, a cloned repo), so it is trusted less
+than the user's config dir: it may not set ``base_url`` for a backend that sends a key, or a
+synced note folder could send the user's OpenAI key to a server of its choosing.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import platformdirs
+
+from vaultctx.config import APP_NAME, CONFIG_FILE_NAME, ConfigError, read_toml
+
+BACKENDS = ("openai", "ollama", "gemini", "bedrock")
+# Backends whose requests carry a key: their endpoint may come only from a trusted source.
+KEYED_BACKENDS = ("openai", "gemini", "bedrock")
+DEFAULT_BASE_URLS = {"openai": "https://api.openai.com/v1", "ollama": "http://localhost:11434"}
+DEFAULT_REGION = "us-east-1"
+MAX_TOKENS_RANGE = (1, 200_000)
+ENV_PREFIX = "VAULTCTX_AGENT_"
+
+
+@dataclass(frozen=True)
+class AgentSettings:
+    """What ``vaultctx ask`` and ``chat`` talk to, and how much they ask for."""
+
+    backend: str = "ollama"
+    model: str | None = None
+    base_url: str | None = None
+    region: str | None = None
+    profile: str | None = None
+    api_key_secret: str | None = None
+    effort: str | None = None
+    max_tokens: int = 4096
+    system_prompt: str = ""
+    # Tokens of vault passages given to the model with each question.
+    context_tokens: int = 3000
+    # Also search a translation of a question whose language differs from the vault's.
+    translate: bool = True
+    # Seconds to wait for the backend's first byte, and between bytes after it.
+    timeout: float = 120.0
+
+    def endpoint(self) -> str | None:
+        """The base URL requests go to (None: the client library's own, Gemini and Bedrock)."""
+        return self.base_url or DEFAULT_BASE_URLS.get(self.backend)
+
+
+_STRING_KEYS = ("backend", "model", "base_url", "region", "profile", "api_key_secret", "effort")
+
+
+def user_config_file() -> Path:
+    return Path(platformdirs.user_config_dir(APP_NAME)) / CONFIG_FILE_NAME
+
+
+def load_agent_settings(
+    vault: Path | None,
+    overrides: Mapping[str, Any] | None = None,
+    *,
+    env: Mapping[str, str] | None = None,
+    user_config: Path | None = None,
+) -> AgentSettings:
+    """Settings from the files, the environment and ``overrides`` (flags; None values ignored)."""
+    settings = AgentSettings()
+    trusted = user_config or user_config_file()
+    if trusted.is_file():
+        settings = _apply(settings, _agent_table(trusted), str(trusted))
+    vault_file = vault / CONFIG_FILE_NAME if vault is not None else None
+    vault_table: dict[str, Any] = {}
+    if vault_file is not None and vault_file.is_file():
+        vault_table = _agent_table(vault_file)
+        settings = _apply(settings, vault_table, str(vault_file))
+    environ = os.environ if env is None else env
+    from_env = {
+        f.name: environ[ENV_PREFIX + f.name.upper()]
+        for f in fields(AgentSettings)
+        if ENV_PREFIX + f.name.upper() in environ
+    }
+    settings = _apply(settings, from_env, "the environment", strings=True)
+    given = {key: value for key, value in (overrides or {}).items() if value is not None}
+    settings = _apply(settings, given, "the command line")
+    if "base_url" in vault_table and settings.base_url == vault_table["base_url"]:
+        _refuse_untrusted_endpoint(settings, vault_file, trusted)
+    return settings
+
+
+def _agent_table(path: Path) -> dict[str, Any]:
+    table = read_toml(path).get("agent", {})
+    if not isinstance(table, dict):
+        raise ConfigError(f"{path}: 'agent' must be a table", "write it as [agent] on its own line")
+    return table
+
+
+def _apply(
+    settings: AgentSettings, data: Mapping[str, Any], source: str, *, strings: bool = False
+) -> AgentSettings:
+    known = {f.name: f for f in fields(AgentSettings)}
+    updates: dict[str, Any] = {}
+    for key, raw in data.items():
+        if key not in known:
+            raise ConfigError(
+                f"{source}: unknown agent setting '{key}'",
+                f"use one of: {', '.join(sorted(known))}",
+            )
+        default = getattr(AgentSettings(), key)
+        value = _coerce(key, raw, default, source) if strings else raw
+        updates[key] = _checked(key, value, default, source)
+    return replace(settings, **updates)
+
+
+def _coerce(key: str, raw: str, default: object, source: str) -> object:
+    """An environment variable's text as the setting's type."""
+    if isinstance(default, bool):
+        if raw.lower() in ("1", "true", "yes", "on"):
+            return True
+        if raw.lower() in ("0", "false", "no", "off"):
+            return False
+        raise ConfigError(
+            f"{source}: {ENV_PREFIX}{key.upper()}={raw!r} is not true or false",
+            "set it to true or false",
+        )
+    if isinstance(default, (int, float)):
+        try:
+            return type(default)(raw)
+        except ValueError:
+            raise ConfigError(
+                f"{source}: {ENV_PREFIX}{key.upper()}={raw!r} is not a number",
+                f"set it to a number such as {default}",
+            ) from None
+    return raw
+
+
+def _checked(key: str, value: object, default: object, source: str) -> object:
+    if key in _STRING_KEYS or key == "system_prompt":
+        if not isinstance(value, str):
+            raise ConfigError(
+                f"{source}: '{key}' must be text, got {value!r}", f'write {key} = "..."'
+            )
+        value = value.strip() if key != "system_prompt" else value
+        if key in _STRING_KEYS and not value:
+            return None
+    elif isinstance(default, bool):
+        if not isinstance(value, bool):
+            raise ConfigError(f"{source}: '{key}' must be true or false", f"write {key} = true")
+    elif isinstance(default, (int, float)) and (
+        isinstance(value, bool) or not isinstance(value, (int, float))
+    ):
+        raise ConfigError(
+            f"{source}: '{key}' must be a number, got {value!r}", f"write {key} = {default}"
+        )
+    if key == "backend":
+        return check_backend(str(value), source)
+    if key == "base_url":
+        return check_base_url(str(value), source)
+    if key == "max_tokens":
+        return _in_range(key, int(value), MAX_TOKENS_RANGE, source)  # type: ignore[call-overload]
+    if key == "context_tokens":
+        return _in_range(key, int(value), (200, 100_000), source)  # type: ignore[call-overload]
+    if key == "timeout":
+        return float(_in_range(key, value, (1, 3600), source))  # type: ignore[arg-type]
+    return value
+
+
+def check_backend(name: str, source: str = "the command line") -> str:
+    backend = name.strip().lower()
+    if backend not in BACKENDS:
+        raise ConfigError(
+            f"{source}: unknown backend {name!r}", f"use one of: {', '.join(BACKENDS)}"
+        )
+    return backend
+
+
+def check_base_url(url: str, source: str = "the command line") -> str:
+    """An http(s) URL with a host; anything else (``file:``, a bare host) is refused."""
+    parts = urlsplit(url.strip())
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ConfigError(
+            f"{source}: base_url {url!r} is not an http:// or https:// URL",
+            "give the server's address, e.g. https://api.openai.com/v1 or http://localhost:11434",
+        )
+    if parts.username or parts.password:
+        raise ConfigError(
+            f"{source}: base_url must not carry a user name or password",
+            "store the key with `vaultctx secret set NAME` and set api_key_secret = NAME",
+        )
+    return url.strip().rstrip("/")
+
+
+def _in_range(key: str, value: float, bounds: tuple[int, int], source: str) -> float:
+    low, high = bounds
+    if not low <= value <= high:
+        raise ConfigError(
+            f"{source}: '{key}' must be between {low} and {high}, got {value}",
+            f"set {key} to a value in that range",
+        )
+    return value
+
+
+def _refuse_untrusted_endpoint(
+    settings: AgentSettings, vault_file: Path | None, trusted: Path
+) -> None:
+    if settings.backend in KEYED_BACKENDS:
+        raise ConfigError(
+            f"{vault_file}: base_url in a vault's own vaultctx.toml is not used for the "
+            f"{settings.backend} backend, which sends your key to that address",
+            f"move base_url to your own settings file {trusted} (or pass --base-url)",
+        )

@@ -1,0 +1,232 @@
+"""``vaultctx ask`` (one question) and ``vaultctx chat`` (a conversation) with the vault.
+
+Both need the agent extra (``pip install 'vaultctx[agent]'``); without it they say so in one line.
+The answer streams to stdout as it arrives (rendered markdown on a terminal, plain text when
+piped); citations that do not resolve in the vault are listed on stderr afterwards.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
+
+from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
+
+if TYPE_CHECKING:
+    from vaultctx.agent.attachments import Attachment
+    from vaultctx.agent.session import ChatSession, Turn
+    from vaultctx.agent.settings import AgentSettings
+    from vaultctx.api import Vault
+
+BackendOption = Annotated[
+    str | None,
+    typer.Option(
+        "--backend",
+        help="openai, ollama, gemini or bedrock (default: [agent] backend).",
+        show_default=False,
+    ),
+]
+ModelOption = Annotated[
+    str | None,
+    typer.Option("--model", help="Model name (default: [agent] model).", show_default=False),
+]
+BaseUrlOption = Annotated[
+    str | None,
+    typer.Option("--base-url", help="Server address (OpenAI: including /v1).", show_default=False),
+]
+SecretOption = Annotated[
+    str | None,
+    typer.Option(
+        "--api-key-secret",
+        help="Name of the stored key (`vaultctx secret set`).",
+        show_default=False,
+    ),
+]
+AttachOption = Annotated[
+    list[Path] | None,
+    typer.Option(
+        "--attach", help="A file to send with the question (repeatable).", show_default=False
+    ),
+]
+NoteOption = Annotated[
+    str | None,
+    typer.Option(
+        "--note",
+        help="The current note (vault-relative path), sent with the question.",
+        show_default=False,
+    ),
+]
+EffortOption = Annotated[
+    str | None,
+    typer.Option(
+        "--effort",
+        help="Reasoning effort: minimal, low, medium, high, xhigh, max.",
+        show_default=False,
+    ),
+]
+
+
+def agent_settings(vault: Vault, **flags: Any) -> AgentSettings:
+    from vaultctx.agent.backends import require_agent_extra
+    from vaultctx.agent.effort import check_effort_value
+    from vaultctx.agent.settings import load_agent_settings
+
+    require_agent_extra()
+    if flags.get("effort") is not None:
+        flags["effort"] = check_effort_value(flags["effort"])
+    return load_agent_settings(vault.path, flags)
+
+
+def load_attachments(vault: Vault, files: list[Path] | None, note: str | None) -> list[Attachment]:
+    from vaultctx.agent.attachments import load_attachment, note_attachment
+
+    loaded = [load_attachment(path) for path in files or []]
+    if note:
+        loaded.insert(0, note_attachment(vault, note))
+    return loaded
+
+
+class AnswerPrinter:
+    """Streams text: plain to a pipe, live-rendered markdown on a terminal."""
+
+    def __init__(self, *, render: bool) -> None:
+        self.text: list[str] = []
+        self._live: Any = None
+        if render:
+            from rich.live import Live
+
+            from vaultctx.cli.common import console
+
+            self._live = Live(console=console("stdout"), refresh_per_second=8, transient=False)
+
+    def __enter__(self) -> AnswerPrinter:
+        if self._live is not None:
+            self._live.__enter__()
+        return self
+
+    def __call__(self, delta: str) -> None:
+        self.text.append(delta)
+        if self._live is None:
+            sys.stdout.write(delta)
+            sys.stdout.flush()
+        else:
+            from rich.markdown import Markdown
+
+            self._live.update(Markdown("".join(self.text)))
+
+    def __exit__(self, *exc: object) -> None:
+        if self._live is not None:
+            self._live.__exit__(None, None, None)
+        elif self.text and not "".join(self.text).endswith("\n"):
+            sys.stdout.write("\n")
+            sys.stdout.flush()
+
+
+def report_turn(turn: Turn) -> None:
+    """After the answer: unresolved citations and any failure, on stderr."""
+    for item in turn.unresolved:
+        print(f"unresolved citation: {item['citation']} ({item['message']})", file=sys.stderr)
+    if turn.error is not None:
+        from vaultctx.cli.common import print_error
+
+        kept = " (the part that arrived is shown above)" if turn.partial else ""
+        print_error(turn.error.one_line() + kept)
+
+
+def run_turn(
+    session: ChatSession, question: str, attachments: list[Attachment], *, json_out: bool
+) -> Turn:
+    render = sys.stdout.isatty() and not json_out
+    printer = AnswerPrinter(render=render)
+    sink = (lambda _delta: None) if json_out else printer
+    with printer if not json_out else _nothing():
+        return asyncio.run(session.ask(question, sink, attachments=attachments))
+
+
+class _nothing:
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *exc: object) -> None:
+        return None
+
+
+def ask(
+    question: Annotated[str, typer.Argument(help="The question; - reads it from standard input.")],
+    vault: VaultOption = None,
+    db: DbOption = None,
+    backend: BackendOption = None,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    api_key_secret: SecretOption = None,
+    attach: AttachOption = None,
+    note: NoteOption = None,
+    effort: EffortOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Answer QUESTION from your notes with the configured model, citing the notes it used."""
+    from vaultctx.agent.session import ChatSession
+    from vaultctx.errors import VaultctxError
+
+    text = sys.stdin.read() if question == "-" else question
+    if not text.strip():
+        raise VaultctxError(
+            "the question is empty",
+            'ask something, e.g. vaultctx ask "what did we decide about X?"',
+        )
+    handle = open_vault(vault, db)
+    settings = agent_settings(
+        handle,
+        backend=backend,
+        model=model,
+        base_url=base_url,
+        api_key_secret=api_key_secret,
+        effort=effort,
+    )
+    attachments = load_attachments(handle, attach, note)
+    session = ChatSession(handle, settings)
+    turn = run_turn(session, text, attachments, json_out=as_json)
+    if as_json:
+        print(json.dumps(turn.as_dict(), ensure_ascii=False))
+    else:
+        report_turn(turn)
+    if turn.error is not None:
+        raise typer.Exit(2)
+
+
+def chat(
+    vault: VaultOption = None,
+    db: DbOption = None,
+    backend: BackendOption = None,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    api_key_secret: SecretOption = None,
+    attach: AttachOption = None,
+    note: NoteOption = None,
+    effort: EffortOption = None,
+) -> None:
+    """Chat with your notes. /help lists the commands; Ctrl-C stops an answer, twice leaves."""
+    from vaultctx.agent.session import ChatSession
+    from vaultctx.cli.chat_repl import ChatRepl
+
+    handle = open_vault(vault, db)
+    settings = agent_settings(
+        handle,
+        backend=backend,
+        model=model,
+        base_url=base_url,
+        api_key_secret=api_key_secret,
+        effort=effort,
+    )
+    session = ChatSession(handle, settings)
+    ChatRepl(session, load_attachments(handle, attach, note)).run()
+
+
+def register(app: typer.Typer) -> None:
+    app.command()(ask)
+    app.command()(chat)

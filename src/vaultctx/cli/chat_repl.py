@@ -1,0 +1,136 @@
+"""The interactive loop of ``vaultctx chat``: a prompt with history, slash commands, streaming.
+
+One event loop serves the whole chat (``asyncio.Runner``), so the backend's HTTP connections
+stay open between questions, and Ctrl-C during an answer cancels that answer alone: the part that
+arrived stays on screen and out of the history; a second Ctrl-C, at the prompt, leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from vaultctx.errors import VaultctxError
+
+if TYPE_CHECKING:
+    from vaultctx.agent.attachments import Attachment
+    from vaultctx.agent.session import ChatSession
+
+HELP = """\
+/effort LEVEL   reasoning effort (minimal, low, medium, high, xhigh, max)
+/attach PATH    send a file with the next question
+/note PATH      send a note of the vault (vault-relative path) with the next question
+/model NAME     switch model
+/save           save the conversation now and show its id
+/new            start a new conversation
+/help           this list
+/quit           leave (or Ctrl-D)"""
+
+
+class ChatRepl:
+    def __init__(self, session: ChatSession, attachments: list[Attachment]) -> None:
+        self.session = session
+        self.pending = list(attachments)
+        self.interrupted_once = False
+
+    def prompt_line(self) -> str:
+        from vaultctx.agent.effort import allowed_efforts, clamp_effort
+
+        backend = self.session.backend
+        effort = clamp_effort(
+            self.session.effort, allowed_efforts(backend.name, backend.model_name)
+        )
+        shown = f"{backend.model_name} · {effort}" if effort else backend.model_name
+        files = f" +{len(self.pending)} file(s)" if self.pending else ""
+        return f"[{shown}{files}] > "
+
+    def run(self) -> None:
+        from prompt_toolkit import PromptSession
+        from prompt_toolkit.history import FileHistory
+
+        history = _history_file()
+        prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
+        print("vaultctx chat: /help for commands, Ctrl-D to leave", file=sys.stderr)
+        with asyncio.Runner() as runner:
+            while True:
+                try:
+                    line = prompt.prompt(self.prompt_line()).strip()
+                except KeyboardInterrupt:
+                    return
+                except EOFError:
+                    return
+                if not line:
+                    continue
+                try:
+                    if line.startswith("/"):
+                        if self.command(line) == "quit":
+                            return
+                        continue
+                    self.answer(runner, line)
+                except VaultctxError as exc:
+                    from vaultctx.cli.common import print_error
+
+                    print_error(exc.one_line())
+
+    def answer(self, runner: asyncio.Runner, question: str) -> None:
+        from vaultctx.cli.agent_cmds import AnswerPrinter, report_turn
+
+        printer = AnswerPrinter(render=sys.stdout.isatty())
+        attachments, self.pending = self.pending, []
+        try:
+            with printer:
+                turn = runner.run(self.session.ask(question, printer, attachments=attachments))
+        except KeyboardInterrupt:
+            print("\n(stopped; the answer above is not kept in the conversation)", file=sys.stderr)
+            return
+        report_turn(turn)
+
+    def command(self, line: str) -> str | None:
+        name, _, argument = line.partition(" ")
+        argument = argument.strip()
+        if name in ("/quit", "/exit"):
+            return "quit"
+        if name == "/help":
+            print(HELP)
+        elif name == "/new":
+            self.session.reset()
+            print("new conversation", file=sys.stderr)
+        elif name == "/effort":
+            from vaultctx.agent.effort import check_effort_value
+
+            self.session.effort = check_effort_value(_needs(argument, "/effort high"))
+        elif name == "/model":
+            self.session.switch_model(_needs(argument, "/model NAME"))
+        elif name == "/attach":
+            from vaultctx.agent.attachments import check_backend_support, load_attachment
+
+            attachment = load_attachment(Path(_needs(argument, "/attach PATH")).expanduser())
+            check_backend_support(self.session.backend.name, [attachment])
+            self.pending.append(attachment)
+        elif name == "/note":
+            from vaultctx.agent.attachments import note_attachment
+
+            self.pending.append(note_attachment(self.session.vault, _needs(argument, "/note PATH")))
+        elif name == "/save":
+            print(f"saved as {self.session.save()}", file=sys.stderr)
+        else:
+            raise VaultctxError(f"unknown command {name}", "type /help for the list")
+        return None
+
+
+def _needs(argument: str, example: str) -> str:
+    if not argument:
+        raise VaultctxError(f"{example.split()[0]} needs a value", f"e.g. {example}")
+    return argument
+
+
+def _history_file() -> Path:
+    import platformdirs
+
+    from vaultctx.config import APP_NAME
+
+    folder = Path(platformdirs.user_state_dir(APP_NAME))
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder / "chat_history"
