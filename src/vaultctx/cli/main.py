@@ -98,11 +98,13 @@ def _new_app() -> typer.Typer:
 def build_app() -> typer.Typer:
     """The whole CLI, every command family registered."""
     from vaultctx.cli import (
+        agent_cmds,
         capture_cmds,
         hook_cmds,
         index_cmds,
         links_cmds,
         search_cmds,
+        secret_cmds,
         serve_cmds,
         verify_cmds,
     )
@@ -115,6 +117,8 @@ def build_app() -> typer.Typer:
     hook_cmds.register(app)
     links_cmds.register(app)
     verify_cmds.register(app)
+    agent_cmds.register(app)
+    secret_cmds.register(app)
     return app
 
 
