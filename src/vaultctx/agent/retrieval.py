@@ -83,7 +83,7 @@ def retrieve(
         response = vault.search(request)
         lists.append(response.results)
         notices.extend(n for n in response.notices if n not in notices)
-    results = _fused(lists, limit)
+    results = fuse_results(lists, limit)
     texts = fit_to_budget([result.text for result in results], max_tokens)
     passages = [
         Passage(result.citation, wikilink(result.citation), result.title, text)
@@ -93,9 +93,10 @@ def retrieve(
     return Retrieved(passages, [q for q in queries if q.strip()], took, notices)
 
 
-def _fused(lists: list[list[SearchResult]], limit: int) -> list[SearchResult]:
+def fuse_results(lists: Sequence[Sequence[SearchResult]], limit: int) -> list[SearchResult]:
+    """One ranking from the lists of several queries (RRF on chunk ids; one list as it is)."""
     if len(lists) == 1:
-        return lists[0][:limit]
+        return list(lists[0][:limit])
     by_id = {result.chunk_id: result for results in lists for result in results}
     fused = fuse_rrf([[result.chunk_id for result in results] for results in lists])
     return [by_id[item.id] for item in fused[:limit]]

@@ -17,6 +17,7 @@ from vaultctx.agent.failures import BackendFailure, describe_failure
 from vaultctx.agent.prompt import system_prompt
 from vaultctx.agent.retrieval import Retrieved, passages_block, retrieve, translation_target
 from vaultctx.agent.settings import AgentSettings
+from vaultctx.agent.translate import translate_query
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, UserContent
@@ -103,30 +104,10 @@ class ChatSession:
         if self.settings.translate:
             target = translation_target(question, self.vault.korean_share())
         if target is not None:
-            translated = await self._translate(question, target)
+            translated = await translate_query(self.backend.model, question, target)
             if translated:
                 queries.append(translated)
         return retrieve(self.vault, queries, max_tokens=self.settings.context_tokens, graph=False)
-
-    async def _translate(self, question: str, language: str) -> str | None:
-        """The question in ``language``, or None when the backend cannot say: the search then
-        runs on the question alone rather than failing the turn."""
-        from pydantic_ai import Agent
-        from pydantic_ai import exceptions as errors
-
-        agent: Agent[None, str] = Agent(
-            self.backend.model,
-            instructions=(
-                f"Translate the user's search query into {language}. Reply with the "
-                "translation only, no quotes, no explanation."
-            ),
-        )
-        try:
-            result = await agent.run(question, model_settings={"max_tokens": 200})
-        except (errors.AgentRunError, errors.UserError):
-            return None
-        text = result.output.strip().strip('"').strip()
-        return text[:500] or None
 
     def _user_content(
         self, question: str, retrieved: Retrieved, attachments: Sequence[Attachment]

@@ -184,6 +184,14 @@ def search(
     where: WhereOption = None,
     since: SinceOption = None,
     until: UntilOption = None,
+    translate: Annotated[
+        bool,
+        typer.Option(
+            "--translate",
+            help="Also search the query translated (by the [agent] model) into the notes' "
+            "language when it is not theirs (docs/agent.md).",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Search the vault: BM25 and vectors fused (hybrid), or one of them.
@@ -219,11 +227,21 @@ def search(
         return
     assert query is not None
     asked = request(query)  # a bad option is an error before the vault is opened
-    response = open_vault(vault, db).search(asked)
+    handle = open_vault(vault, db)
+    response = _search_translated(handle, asked) if translate else handle.search(asked)
     if as_json:
         print(json.dumps(response.as_dict(), ensure_ascii=False))
     else:
         _print_results(response)
+
+
+def _search_translated(handle: Vault, asked: SearchRequest) -> SearchResponse:
+    from vaultctx.agent.backends import require_agent_extra
+    from vaultctx.agent.settings import load_agent_settings
+    from vaultctx.agent.translate import search_translated
+
+    require_agent_extra()
+    return search_translated(handle, asked, load_agent_settings(handle.path))
 
 
 def _search_batch(handle: Vault, source: str, request: Callable[[str], SearchRequest]) -> None:
