@@ -1,0 +1,26 @@
+"""Fixtures: a fresh fake backend per test, so scripts and request logs never leak between tests."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.agent.fakes import OllamaFake, OpenAIFake
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.fixture
+def openai_fake() -> Iterator[OpenAIFake]:
+    with OpenAIFake() as fake:
+        yield fake
+
+
+@pytest.fixture
+def ollama_fake() -> Iterator[OllamaFake]:
+    with OllamaFake() as fake:
+        yield fake
