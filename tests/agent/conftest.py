@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.agent.fakes import OllamaFake, OpenAIFake
+from tests.agent.fakes import GeminiFake, OllamaFake, OpenAIFake
 
 
 @pytest.fixture
@@ -23,4 +23,10 @@ def openai_fake() -> Iterator[OpenAIFake]:
 @pytest.fixture
 def ollama_fake() -> Iterator[OllamaFake]:
     with OllamaFake() as fake:
+        yield fake
+
+
+@pytest.fixture
+def gemini_fake() -> Iterator[GeminiFake]:
+    with GeminiFake() as fake:
         yield fake

@@ -38,16 +38,12 @@ from tests.agent.fakes import (
     ToolCall,
     Usage,
 )
+from tests.agent.fakes.base import TINY_PNG as PNG
 from tests.agent.fakes.base import fake_vector
 
 MESSAGES: list[openai.types.chat.ChatCompletionMessageParam] = [
     {"role": "user", "content": "What do my notes say about SQLite?"}
 ]
-# A tiny valid PNG (1x1 transparent pixel), so image blocks have real bytes to carry.
-PNG = bytes.fromhex(
-    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
-    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
-)
 
 
 def client(fake: OpenAIFake, **options: object) -> openai.OpenAI:

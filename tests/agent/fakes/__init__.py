@@ -17,6 +17,7 @@ from .base import (
     ToolCall,
     Usage,
 )
+from .gemini_fake import GeminiFake, GeminiModel
 from .ollama_fake import OllamaFake, OllamaModel
 from .openai_fake import OpenAIFake
 
@@ -27,6 +28,8 @@ __all__ = [
     "Embeddings",
     "FakeServer",
     "Garbage",
+    "GeminiFake",
+    "GeminiModel",
     "HttpError",
     "OllamaFake",
     "OllamaModel",

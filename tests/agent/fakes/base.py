@@ -25,6 +25,12 @@ from urllib.parse import parse_qs, unquote, urlsplit
 DEFAULT_TEXT = "This is the fake model's answer."
 """What a chat endpoint answers when a test queued nothing, so smoke tests need no script."""
 
+TINY_PNG = bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+)
+"""A valid 1x1 PNG, so tests of image blocks send real image bytes."""
+
 MAX_RECORDED_BODY = 1 << 20
 """Bytes of each request body kept for tests; the rest is read and dropped, never held."""
 
