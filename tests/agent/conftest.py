@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.agent.fakes import GeminiFake, OllamaFake, OpenAIFake
+from tests.agent.fakes import BedrockFake, GeminiFake, OllamaFake, OpenAIFake
 
 
 @pytest.fixture
@@ -29,4 +29,10 @@ def ollama_fake() -> Iterator[OllamaFake]:
 @pytest.fixture
 def gemini_fake() -> Iterator[GeminiFake]:
     with GeminiFake() as fake:
+        yield fake
+
+
+@pytest.fixture
+def bedrock_fake() -> Iterator[BedrockFake]:
+    with BedrockFake() as fake:
         yield fake

@@ -17,6 +17,7 @@ from .base import (
     ToolCall,
     Usage,
 )
+from .bedrock_fake import BedrockFake, FoundationModel
 from .gemini_fake import GeminiFake, GeminiModel
 from .ollama_fake import OllamaFake, OllamaModel
 from .openai_fake import OpenAIFake
@@ -24,9 +25,11 @@ from .openai_fake import OpenAIFake
 __all__ = [
     "DEFAULT_TEXT",
     "Answer",
+    "BedrockFake",
     "Cut",
     "Embeddings",
     "FakeServer",
+    "FoundationModel",
     "Garbage",
     "GeminiFake",
     "GeminiModel",

@@ -11,13 +11,16 @@ from __future__ import annotations
 import hashlib
 import json
 import socket
+import ssl
 import sys
+import tempfile
 import threading
 import time
 from collections import deque
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from types import TracebackType
 from typing import Any, ClassVar
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -264,7 +267,10 @@ class FakeServer:
     name: ClassVar[str] = "fake"
     embedding_dim: int = 8
 
-    def __init__(self) -> None:
+    def __init__(self, *, tls: bool = False) -> None:
+        self.tls = tls
+        self.ca_file: str | None = None  # with tls: the self-signed certificate clients must trust
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
         self._lock = threading.Lock()
         self._queues: dict[str, deque[Reply]] = {"chat": deque(), "embed": deque()}
         self._requests: deque[RecordedRequest] = deque(maxlen=MAX_RECORDED_REQUESTS)
@@ -279,6 +285,16 @@ class FakeServer:
         handler = _make_handler(self)
         server = _Server(("127.0.0.1", 0), handler)
         server.owner = self
+        if self.tls:
+            self._tmp = tempfile.TemporaryDirectory(prefix="fake-tls-")
+            cert, key = _self_signed_certificate(Path(self._tmp.name))
+            self.ca_file = str(cert)
+            context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+            context.load_cert_chain(cert, key)
+            # The handshake happens in the handler thread, not in the accept loop.
+            server.socket = context.wrap_socket(
+                server.socket, server_side=True, do_handshake_on_connect=False
+            )
         self._server = server
         self._thread = threading.Thread(
             target=server.serve_forever, kwargs={"poll_interval": 0.05}, daemon=True
@@ -293,6 +309,8 @@ class FakeServer:
             self._server.server_close()
         if self._thread is not None:
             self._thread.join(timeout=30)
+        if self._tmp is not None:
+            self._tmp.cleanup()
 
     def __enter__(self) -> Any:
         return self.start()
@@ -312,7 +330,7 @@ class FakeServer:
 
     @property
     def base_url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     # -- the script
 
@@ -387,6 +405,70 @@ class FakeServer:
     def sleep(self, seconds: float) -> bool:
         """Sleep unless the fake is closing; True when it is (the handler should give up)."""
         return seconds > 0 and self._closing.wait(seconds)
+
+
+def _self_signed_certificate(folder: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and localhost that is its own CA, written to ``folder``.
+
+    Only for clients that refuse plain HTTP (botocore's bearer auth); ``cryptography`` comes with
+    the agent extra's dependencies, so no new package is needed.
+    """
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "vaultctx test fake")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    public = key.public_key()
+    certificate = (
+        x509.CertificateBuilder()
+        .subject_name(name)
+        .issuer_name(name)
+        .public_key(public)
+        .serial_number(x509.random_serial_number())
+        .not_valid_before(now - datetime.timedelta(hours=1))
+        .not_valid_after(now + datetime.timedelta(days=1))
+        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+        .add_extension(
+            x509.KeyUsage(
+                digital_signature=True,
+                content_commitment=False,
+                key_encipherment=False,
+                data_encipherment=False,
+                key_agreement=False,
+                key_cert_sign=True,
+                crl_sign=False,
+                encipher_only=False,
+                decipher_only=False,
+            ),
+            critical=True,
+        )
+        .add_extension(x509.ExtendedKeyUsage([ExtendedKeyUsageOID.SERVER_AUTH]), critical=False)
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [x509.DNSName("localhost"), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+            ),
+            critical=False,
+        )
+        .add_extension(x509.SubjectKeyIdentifier.from_public_key(public), critical=False)
+        .add_extension(x509.AuthorityKeyIdentifier.from_issuer_public_key(public), critical=False)
+        .sign(key, hashes.SHA256())
+    )
+    cert_path, key_path = folder / "cert.pem", folder / "key.pem"
+    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
+    key_path.write_bytes(
+        key.private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.PKCS8,
+            serialization.NoEncryption(),
+        )
+    )
+    return cert_path, key_path
 
 
 class _Server(ThreadingHTTPServer):
