@@ -14,6 +14,7 @@ import pytest
 from pydantic_ai.messages import BinaryContent
 
 from tests.agent.conftest import TinyBedrock, TinyServer
+from vaultctx.agent import attachments
 from vaultctx.agent.attachments import (
     BEDROCK_MAX_DOCUMENTS,
     FILE_BYTE_LIMIT,
@@ -173,6 +174,19 @@ def test_a_fifo_is_refused_without_blocking(tmp_path: Path) -> None:
     assert time.monotonic() - started < 10
     assert len(outcome) == 1 and isinstance(outcome[0], VaultctxError)
     assert "not a regular file" in outcome[0].message
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="needs FIFOs")
+def test_a_fifo_swapped_in_after_the_check_is_still_refused(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    regular = write(tmp_path / "real.md", "x")
+    fifo = tmp_path / "pipe.md"
+    os.mkfifo(fifo)
+    # The first look sees a regular file; the FIFO is what gets opened.
+    monkeypatch.setattr(attachments, "_stat", lambda path: regular.stat())
+    with pytest.raises(VaultctxError, match="not a regular file"):
+        load_attachment(fifo)  # returns at once: opened without blocking, then checked again
 
 
 def test_a_file_over_the_limit_is_refused_unread(tmp_path: Path) -> None:

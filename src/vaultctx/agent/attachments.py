@@ -137,29 +137,30 @@ class Attachment:
 def load_attachment(path: Path) -> Attachment:
     """Read ``path`` as an attachment, refusing what cannot be sent before reading any of it."""
     extension = path.suffix.lower().removeprefix(".")
+    _refuse_if_not_regular(path, _stat(path).st_mode)
+    if extension not in TEXT_MEDIA_TYPES and extension not in FILE_FORMATS:
+        raise VaultctxError(
+            f"{path}: {'.' + extension if extension else 'a file without an extension'}"
+            " cannot be attached",
+            f"attach one of: {', '.join(sorted([*TEXT_MEDIA_TYPES, *FILE_FORMATS]))}",
+        )
     with _open_regular_file(path) as file:
         size = os.fstat(file.fileno()).st_size
         if extension in TEXT_MEDIA_TYPES:
             return _read_text(path.name, TEXT_MEDIA_TYPES[extension], file, size)
-        if extension in FILE_FORMATS:
-            return _read_file(path.name, FILE_FORMATS[extension], file, size)
-    raise VaultctxError(
-        f"{path}: {'.' + extension if extension else 'a file without an extension'}"
-        " cannot be attached",
-        f"attach one of: {', '.join(sorted([*TEXT_MEDIA_TYPES, *FILE_FORMATS]))}",
-    )
+        return _read_file(path.name, FILE_FORMATS[extension], file, size)
 
 
 def _open_regular_file(path: Path) -> BinaryIO:
-    """Open ``path`` for reading if it is a regular file (through symlinks), never blocking."""
-    _refuse_if_not_regular(path, _stat(path).st_mode)
+    """Open ``path`` for reading without blocking, and check it is still a regular file: the stat
+    before it followed the path, which may since point at a FIFO."""
     flags = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         descriptor = os.open(path, flags)
     except OSError as error:
         raise _unreadable(path, error) from error
     file = os.fdopen(descriptor, "rb")
-    try:  # the path may have been swapped for something else since the stat
+    try:
         _refuse_if_not_regular(path, os.fstat(descriptor).st_mode)
     except VaultctxError:
         file.close()
