@@ -33,12 +33,15 @@ import stat
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO, Literal
+from typing import TYPE_CHECKING, BinaryIO, Literal
 
 from pydantic_ai.framing import register_tag, wrap
 from pydantic_ai.messages import BinaryContent
 
 from vaultctx.errors import VaultctxError
+
+if TYPE_CHECKING:
+    from vaultctx.api import Vault
 
 TEXT_CHAR_LIMIT = 8_000
 """Characters of a text file sent to the model."""
@@ -338,4 +341,27 @@ def truncation_marker(attachment: Attachment) -> str:
     return (
         f"[Truncated: only the first {TEXT_CHAR_LIMIT:,} of {attachment.original_chars:,}"
         f" characters of {attachment.name} were sent]"
+    )
+
+
+# A note is read whole up to this many tokens (4 characters each) before it is cut to
+# TEXT_CHAR_LIMIT, so the marker can give its real length.
+_NOTE_READ_TOKENS = COUNT_BYTE_LIMIT // 4
+
+
+def note_attachment(vault: Vault, path: str) -> Attachment:
+    """The "current note" (``--note PATH``, ``/note PATH``), read through the vault: a tool's path
+    rules apply (vault-relative, confined, ignored files refused) and credentials are scrubbed,
+    unlike ``--attach``, which sends a file the user picked as it is."""
+    note = vault.read_note(path, max_tokens=_NOTE_READ_TOKENS)
+    text = note.text
+    cut = len(text) > TEXT_CHAR_LIMIT or note.truncated
+    return Attachment(
+        name=note.path,
+        kind="text",
+        media_type="text/markdown",
+        size=len(text.encode("utf-8")),
+        text=text[:TEXT_CHAR_LIMIT],
+        original_chars=None if note.truncated else len(text),
+        truncated=cut,
     )

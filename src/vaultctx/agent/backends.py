@@ -20,6 +20,8 @@ if TYPE_CHECKING:
     from pydantic_ai.models import Model
 
 AGENT_EXTRA = "pip install 'vaultctx[agent]'"
+# botocore's credential providers that read the environment or the machine, not the profile.
+AMBIENT_METHODS = ("env", "container-role", "iam-role", "boto-config", "ec2-credentials-file")
 # Credential sources a named AWS profile may resolve to; never the environment or a machine role.
 PROFILE_METHODS = frozenset(
     {
@@ -197,10 +199,14 @@ def _bearer_client(service: str, token: str, region: str, settings: AgentSetting
 def _profile_client(service: str, profile: str, region: str, settings: AgentSettings) -> Any:
     import boto3
     from botocore.exceptions import BotoCoreError, ProfileNotFound
+    from botocore.session import Session
 
+    core = Session(profile=profile)
     try:
-        session = boto3.Session(profile_name=profile, region_name=region)
-        credentials = session.get_credentials()
+        resolver = core.get_component("credential_provider")
+        for method in AMBIENT_METHODS:  # never asked, so never a metadata-service timeout
+            resolver.remove(method)
+        credentials = core.get_credentials()
     except ProfileNotFound:
         raise BackendError(
             f"no AWS profile named {profile!r}",

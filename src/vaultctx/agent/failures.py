@@ -79,7 +79,7 @@ def _connection(exc: BaseException, backend: str, where: str) -> BackendFailure:
     if phase == "read":
         return BackendFailure(
             f"the connection to {where} broke off while the answer was arriving",
-            "try again; the part that arrived is kept",
+            "try again",
         )
     if backend == "ollama":
         fix = "start Ollama (`ollama serve`) or set base_url under [agent] to where it runs"

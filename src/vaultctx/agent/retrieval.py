@@ -106,8 +106,9 @@ def passages_block(retrieved: Retrieved) -> str:
     """The passages as the model sees them; empty text when the vault had nothing."""
     if not retrieved.passages:
         return "No passage in the notes matched this question."
+    from pydantic_ai.framing import register_tag, wrap
+
+    tag = register_tag("passage")
     parts = ["Passages from the user's notes (cite them as shown):"]
-    for passage in retrieved.passages:
-        body = passage.text.replace("</passage>", "</ passage>")
-        parts.append(f'<passage cite="{passage.link}">\n{body}\n</passage>')
+    parts += [wrap(tag, passage.text, cite=passage.link) for passage in retrieved.passages]
     return "\n\n".join(parts)
