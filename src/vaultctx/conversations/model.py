@@ -49,6 +49,13 @@ class Message:
     usage: Mapping[str, Any] = field(default_factory=dict)
     model_messages_json: str | None = None
 
+    def __post_init__(self) -> None:
+        # Lists given, tuples kept: a message compares equal to itself read back.
+        object.__setattr__(self, "attachments", tuple(self.attachments))
+        object.__setattr__(self, "tool_calls", tuple(self.tool_calls))
+        object.__setattr__(self, "citations", tuple(self.citations))
+        object.__setattr__(self, "usage", dict(self.usage))
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "role": self.role,
