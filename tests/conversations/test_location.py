@@ -9,7 +9,12 @@ from pathlib import Path
 import apsw
 import pytest
 
-from vaultctx.conversations import ConversationStore, NotAConversationStoreError, conversations_path
+from vaultctx.conversations import (
+    ConversationStore,
+    NotAConversationStoreError,
+    StoreUnwritableError,
+    conversations_path,
+)
 from vaultctx.index.ownership import APPLICATION_ID as INDEX_APPLICATION_ID
 
 
@@ -78,3 +83,17 @@ def test_the_index_and_the_store_never_share_a_file(vault: Path) -> None:
     from vaultctx.config import default_db_path
 
     assert conversations_path(vault).parent == default_db_path(vault).parent / "conversations"
+
+
+def test_an_unwritable_data_dir_is_an_error(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import platformdirs
+
+    blocker = tmp_path / "not-a-folder"
+    blocker.write_text("", encoding="utf-8")
+    monkeypatch.setattr(platformdirs, "user_data_dir", lambda name: str(blocker / name))
+    with pytest.raises(StoreUnwritableError) as raised:
+        ConversationStore.open(vault)
+    assert "cannot create the conversation store" in raised.value.message
+    assert raised.value.suggestion

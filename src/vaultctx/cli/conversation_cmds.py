@@ -24,7 +24,12 @@ from vaultctx.conversations.export import UNTITLED, message_markdown
 from vaultctx.errors import VaultctxError
 
 IdArgument = Annotated[
-    str, typer.Argument(help="A conversation id, or enough of its start to be unique.")
+    str,
+    typer.Argument(
+        metavar="ID",
+        help="A conversation id, or enough of its start to be unique.",
+        show_default=False,
+    ),
 ]
 
 
@@ -107,9 +112,7 @@ def export(
     vault: VaultOption = None,
     out: Annotated[
         Path | None,
-        typer.Option(
-            "--out", "-o", help="Write to this file (default: standard output).", dir_okay=False
-        ),
+        typer.Option("--out", "-o", help="Write to this file (default: standard output)."),
     ] = None,
     force: Annotated[
         bool, typer.Option("--force", help="Replace an existing file (kept as FILE.bak).")

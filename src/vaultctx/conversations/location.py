@@ -67,7 +67,7 @@ def classify_store_file(path: Path) -> StoreFileKind:
     symbolic link included (the folder is private: a link there was not made by vaultctx)."""
     try:
         info = os.lstat(path)
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # the folder is missing, or is a file
         return StoreFileKind.ABSENT
     except OSError as exc:
         raise NotAConversationStoreError(path, f"cannot be examined ({exc.strerror})") from exc
