@@ -392,21 +392,27 @@ class ConversationStore:
         )
 
     def _message_words(self, fts_query: str, limit: int) -> dict[str, ConversationHit]:
-        rows = self._conn.execute(
-            "SELECT m.conversation_id, c.title, "
-            f"snippet(message_words, 0, ?, ?, '…', {_SNIPPET_TOKENS}), bm25(message_words) AS r "
-            "FROM message_words JOIN messages m ON m.id = message_words.rowid "
-            "JOIN conversations c ON c.id = m.conversation_id "
-            "WHERE message_words MATCH ? ORDER BY r, c.updated DESC",
-            (MARK_START, MARK_END, fts_query),
+        """The best message of each conversation first, then snippets of those alone: a
+        common word matches most messages, and a snippet costs far more than a rank."""
+        # MATERIALIZED: flattened into the aggregate, bm25() would be called out of context.
+        best = self._rows(
+            "WITH t AS MATERIALIZED (SELECT rowid AS id, bm25(message_words) AS r "
+            "FROM message_words WHERE message_words MATCH ?) "
+            "SELECT m.conversation_id, c.title, m.id, MIN(t.r) AS best FROM t "
+            "JOIN messages m ON m.id = t.id JOIN conversations c ON c.id = m.conversation_id "
+            "GROUP BY m.conversation_id ORDER BY best, c.updated DESC LIMIT ?",
+            (fts_query, limit),
         )
-        return _best_per_conversation(
-            (
-                (str(cid), str(title), _one_line(str(snip)), float(rank))
-                for cid, title, snip, rank in rows
-            ),
-            limit,
+        snippets = self._by_id(
+            f"SELECT rowid, snippet(message_words, 0, ?, ?, '…', {_SNIPPET_TOKENS}) "
+            "FROM message_words WHERE message_words MATCH ? "
+            "AND rowid IN (SELECT value FROM json_each(?))",
+            (MARK_START, MARK_END, fts_query, json.dumps([row[2] for row in best])),
         )
+        return {
+            str(cid): ConversationHit(str(cid), str(title), _one_line(snippets[mid]), float(r))
+            for cid, title, mid, r in best
+        }
 
     def _title_words(self, fts_query: str, limit: int) -> builtins.list[ConversationHit]:
         rows: list[Any] = self._conn.execute(
@@ -424,30 +430,36 @@ class ConversationStore:
         terms: tuple[str, ...],
         limit: int,
     ) -> dict[str, ConversationHit]:
+        """As ``_message_words``, matching substrings: ranked by the trigram table when a word
+        is long enough for it, else the most recent conversations first."""
         conditions = " AND ".join(["m.text LIKE ? ESCAPE '\\'"] * len(likes)) or "1"
         if trigram_query is not None:
-            sql = (
-                "SELECT m.conversation_id, c.title, m.text, bm25(message_trigrams) AS r "
-                "FROM message_trigrams JOIN messages m ON m.id = message_trigrams.rowid "
-                "JOIN conversations c ON c.id = m.conversation_id "
-                f"WHERE message_trigrams MATCH ? AND {conditions} ORDER BY r, c.updated DESC"
+            best = self._rows(
+                "WITH t AS MATERIALIZED (SELECT rowid AS id, bm25(message_trigrams) AS r "
+                "FROM message_trigrams WHERE message_trigrams MATCH ?) "
+                "SELECT m.conversation_id, c.title, m.id, MIN(t.r) AS best FROM t "
+                "JOIN messages m ON m.id = t.id JOIN conversations c ON c.id = m.conversation_id "
+                f"WHERE {conditions} GROUP BY m.conversation_id "
+                "ORDER BY best, c.updated DESC LIMIT ?",
+                (trigram_query, *likes, limit),
             )
-            params: tuple[str, ...] = (trigram_query, *likes)
-        else:
-            sql = (
-                "SELECT m.conversation_id, c.title, m.text, 0.0 FROM messages m "
+        else:  # no rank: the first matching message of the most recent conversations
+            best = self._rows(
+                "SELECT m.conversation_id, c.title, MIN(m.id), 0.0 FROM messages m "
                 "JOIN conversations c ON c.id = m.conversation_id "
-                f"WHERE {conditions} ORDER BY c.updated DESC, m.seq"
+                f"WHERE {conditions} GROUP BY m.conversation_id ORDER BY c.updated DESC LIMIT ?",
+                (*likes, limit),
             )
-            params = likes
-        rows = self._conn.execute(sql, params)
-        return _best_per_conversation(
-            (
-                (str(cid), str(title), substring_snippet(str(text), terms), float(rank))
-                for cid, title, text, rank in rows
-            ),
-            limit,
+        texts = self._by_id(
+            "SELECT id, text FROM messages WHERE id IN (SELECT value FROM json_each(?))",
+            (json.dumps([row[2] for row in best]),),
         )
+        return {
+            str(cid): ConversationHit(
+                str(cid), str(title), substring_snippet(texts[mid], terms), float(r)
+            )
+            for cid, title, mid, r in best
+        }
 
     def _title_substrings(
         self, likes: tuple[str, ...], terms: tuple[str, ...], limit: int
@@ -460,6 +472,13 @@ class ConversationStore:
         return [
             ConversationHit(str(i), str(t), substring_snippet(str(t), terms), 0.0) for i, t in rows
         ]
+
+    def _rows(self, sql: str, params: tuple[Any, ...] = ()) -> builtins.list[Any]:
+        return self._conn.execute(sql, params).fetchall()
+
+    def _by_id(self, sql: str, params: tuple[Any, ...]) -> dict[int, str]:
+        """``{id: text}`` from a query returning (id, text) rows."""
+        return {int(i): str(t) for i, t in self._rows(sql, params)}
 
     def _scalar(self, sql: str, params: tuple[Any, ...] = ()) -> Any:
         """The first column of the first row, of a query that always returns one."""
@@ -476,19 +495,6 @@ class ConversationStore:
                 self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
-
-
-def _best_per_conversation(
-    rows: Iterator[tuple[str, str, str, float]], limit: int
-) -> dict[str, ConversationHit]:
-    """The first row of each conversation (rows come best first), until ``limit`` of them."""
-    best: dict[str, ConversationHit] = {}
-    for conversation_id, title, snippet, rank in rows:
-        if len(best) >= limit:
-            break
-        if conversation_id not in best:
-            best[conversation_id] = ConversationHit(conversation_id, title, snippet, rank)
-    return best
 
 
 def _configure(conn: apsw.Connection) -> None:
