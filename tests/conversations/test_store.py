@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -192,3 +193,27 @@ def test_each_vault_has_its_own_store(vault: Path, tmp_path: Path) -> None:
 def test_errors_are_vaultctx_errors() -> None:
     for error in (AmbiguousConversationError, UnknownConversationError, StoreFromNewerVersionError):
         assert issubclass(error, VaultctxError)
+
+
+def test_many_openers_of_a_new_store_at_once(vault: Path) -> None:
+    """A chat and `conversations list` in another terminal may both be the first to open it."""
+    barrier = threading.Barrier(8)
+    errors: list[BaseException] = []
+
+    def open_and_write(n: int) -> None:
+        try:
+            barrier.wait()
+            with ConversationStore.open(vault) as store:
+                chat = store.new(f"chat {n}", "b", "m")
+                store.append(chat.id, [Message("user", f"message {n}")])
+        except BaseException as exc:  # reported below, with the thread's own traceback
+            errors.append(exc)
+
+    threads = [threading.Thread(target=open_and_write, args=(n,)) for n in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == []
+    with ConversationStore.open(vault) as store:
+        assert store.count() == 8

@@ -175,7 +175,7 @@ class ConversationStore:
         kind = classify_store_file(path)
         if kind is not StoreFileKind.OURS and not create:
             conn = apsw.Connection(":memory:")
-            _migrate(conn, path)
+            _migrate(conn, path, vault)
             return cls(conn, None, vault)
         prepare_private_file(path)
         with _reported(path):
@@ -184,12 +184,7 @@ class ConversationStore:
             )
             try:
                 _configure(conn)
-                _migrate(conn, path)
-                with conn:
-                    conn.execute(
-                        "INSERT OR IGNORE INTO meta(key, value) VALUES ('vault', ?)",
-                        (str(vault),),
-                    )
+                _migrate(conn, path, vault)
             except BaseException:
                 conn.close()
                 raise
@@ -513,7 +508,26 @@ def _first(conn: apsw.Connection, sql: str) -> Any:
     return conn.execute(sql).fetchall()[0][0]
 
 
-def _migrate(conn: apsw.Connection, path: Path) -> None:
+def _migrate(conn: apsw.Connection, path: Path, vault: Path) -> None:
+    """Bring the schema up to date, in one transaction that reads the version again under the
+    write lock: two processes opening a new store at once (a chat, and ``conversations list``
+    in another terminal) must not both run ``m001``."""
+    if _current_version(conn, path) == SCHEMA_VERSION:
+        return
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = _current_version(conn, path)
+        for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+            migration(conn)
+            conn.execute(f"PRAGMA user_version = {number}")
+        conn.execute("INSERT OR IGNORE INTO meta(key, value) VALUES ('vault', ?)", (str(vault),))
+    except BaseException:
+        conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+
+
+def _current_version(conn: apsw.Connection, path: Path) -> int:
     version = int(_first(conn, "PRAGMA user_version"))
     if version > SCHEMA_VERSION:
         raise StoreFromNewerVersionError(
@@ -521,10 +535,7 @@ def _migrate(conn: apsw.Connection, path: Path) -> None:
             f"this one knows {SCHEMA_VERSION})",
             "upgrade vaultctx (pip install -U vaultctx)",
         )
-    for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
-        with conn:
-            migration(conn)
-            conn.execute(f"PRAGMA user_version = {number}")
+    return version
 
 
 @contextlib.contextmanager
