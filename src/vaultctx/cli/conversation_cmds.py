@@ -87,10 +87,12 @@ def search(
         print(f"{hit.conversation_id}  {hit.title or UNTITLED}\n    {hit.snippet}")
 
 
-def show(id_: IdArgument, vault: VaultOption = None, as_json: JsonOption = False) -> None:
+def show(
+    conversation_id: IdArgument, vault: VaultOption = None, as_json: JsonOption = False
+) -> None:
     """A conversation, message by message."""
     with _store(vault) as store:
-        conversation = store.get(id_)
+        conversation = store.get(conversation_id)
     if as_json:
         print(json.dumps(conversation.as_dict(), ensure_ascii=False))
         return
@@ -108,7 +110,7 @@ def _transcript(conversation: Conversation) -> str:
 
 
 def export(
-    id_: IdArgument,
+    conversation_id: IdArgument,
     vault: VaultOption = None,
     out: Annotated[
         Path | None,
@@ -124,7 +126,7 @@ def export(
     """
     config = load_config(vault)
     with ConversationStore.open(config.vault, create=False) as store:
-        conversation = store.get(id_)
+        conversation = store.get(conversation_id)
     document = conversation_markdown(conversation)
     if out is None:
         sys.stdout.write(document)
@@ -170,24 +172,24 @@ def _inside(path: Path, vault: Path) -> bool:
 
 
 def rename(
-    id_: IdArgument,
+    conversation_id: IdArgument,
     title: Annotated[str, typer.Argument(help="The new title.")],
     vault: VaultOption = None,
 ) -> None:
     """Give a conversation a new title."""
     with _store(vault) as store:
-        full_id = store.rename(id_, title)
+        full_id = store.rename(conversation_id, title)
     print(f"renamed {full_id}", file=sys.stderr)
 
 
 def delete(
-    id_: IdArgument,
+    conversation_id: IdArgument,
     vault: VaultOption = None,
     yes: Annotated[bool, typer.Option("--yes", "-y", help="Do not ask for confirmation.")] = False,
 ) -> None:
     """Delete a conversation for good."""
     with _store(vault) as store:
-        conversation = store.get(id_)
+        conversation = store.get(conversation_id)
         if not yes and sys.stdin.isatty():
             question = f"delete {conversation.id} ({conversation.title or UNTITLED})?"
             typer.confirm(question, abort=True)
