@@ -99,6 +99,7 @@ def build_app() -> typer.Typer:
     """The whole CLI, every command family registered."""
     from vaultctx.cli import (
         capture_cmds,
+        conversation_cmds,
         hook_cmds,
         index_cmds,
         links_cmds,
@@ -115,6 +116,7 @@ def build_app() -> typer.Typer:
     hook_cmds.register(app)
     links_cmds.register(app)
     verify_cmds.register(app)
+    conversation_cmds.register(app)
     return app
 
 
