@@ -100,6 +100,7 @@ def build_app() -> typer.Typer:
     from vaultctx.cli import (
         agent_cmds,
         capture_cmds,
+        conversation_cmds,
         hook_cmds,
         index_cmds,
         links_cmds,
@@ -119,6 +120,7 @@ def build_app() -> typer.Typer:
     verify_cmds.register(app)
     agent_cmds.register(app)
     secret_cmds.register(app)
+    conversation_cmds.register(app)
     return app
 
 
