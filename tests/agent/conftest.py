@@ -20,7 +20,10 @@ from typing import Any
 
 import pytest
 
+from tests.agent.cli_support import Indexed
 from tests.agent.fakes import BedrockFake, GeminiFake, OllamaFake, OpenAIFake
+from tests.conftest import copy_example_vault
+from vaultctx.api import Vault
 
 OPENAI_REPLY = {
     "id": "chatcmpl-1",
@@ -206,3 +209,13 @@ def gemini_fake() -> Iterator[GeminiFake]:
 def bedrock_fake() -> Iterator[BedrockFake]:
     with BedrockFake() as fake:
         yield fake
+
+
+@pytest.fixture(scope="package")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Indexed:
+    root = tmp_path_factory.mktemp("agent")
+    vault = copy_example_vault(root / "vault")
+    db = root / "index.db"
+    with Vault(vault, db=db) as handle:
+        handle.index(fast=True)
+    return Indexed(vault, db)

@@ -4,18 +4,21 @@ each provider's wire protocol, and the bundled example vault indexed for real.""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from tests.agent.cli_support import (
+    KEY,
+    Indexed,
+    agent_env,
+    ask,
+    gemini_toml,
+    ollama_toml,
+    openai_toml,
+)
 from tests.agent.fakes import Answer, BedrockFake, Cut, GeminiFake, OllamaFake, OpenAIFake, Usage
-from tests.conftest import REPO, copy_example_vault
-from vaultctx.api import Vault
 
 REAL = "[[30-resources/databases/SQLite tuning#WAL mode]]"
 MADE_UP = "[[30-resources/databases/Postgres tuning#Vacuum]]"
@@ -24,74 +27,12 @@ ANSWER = [
     f"work while one writer writes {REAL}. ",
     f"See also {MADE_UP}.",
 ]
-KEY = "sk-test-0123456789abcdefghijklmnop"
-
-
-@dataclass
-class Indexed:
-    vault: Path
-    db: Path
-
-
-@pytest.fixture(scope="module")
-def indexed(tmp_path_factory: pytest.TempPathFactory) -> Indexed:
-    root = tmp_path_factory.mktemp("ask")
-    vault = copy_example_vault(root / "vault")
-    db = root / "index.db"
-    with Vault(vault, db=db) as handle:
-        handle.index(fast=True)
-    return Indexed(vault, db)
-
-
-def agent_env(tmp_path: Path, agent_toml: str, **extra: str) -> dict[str, str]:
-    """A private user config (holding ``agent_toml``) and data dir, no keyring, no ambient keys."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("VAULTCTX_", "OPENAI", "GEMINI", "GOOGLE", "AWS_", "OLLAMA"))
-    }
-    config = tmp_path / "config"
-    (config / "vaultctx").mkdir(parents=True)
-    (config / "vaultctx" / "vaultctx.toml").write_text(agent_toml, encoding="utf-8")
-    env.update(
-        XDG_CONFIG_HOME=str(config),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
-        PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(REPO)]),
-        **extra,
-    )
-    return env
-
-
-def ask(indexed: Indexed, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "vaultctx", "ask", *args]
-    command += ["--vault", str(indexed.vault), "--db", str(indexed.db)]
-    return subprocess.run(command, capture_output=True, text=True, env=env, timeout=300)
-
-
-_SECRET = 'api_key_secret = "{}-test"\n'
-
-
-def _openai(fake: OpenAIFake) -> str:
-    url = f"{fake.base_url}/v1"
-    return f'backend = "openai"\nmodel = "gpt-5.2"\nbase_url = "{url}"\n' + _SECRET.format("openai")
-
-
-def _ollama(fake: OllamaFake) -> str:
-    return f'backend = "ollama"\nmodel = "qwen3:8b"\nbase_url = "{fake.base_url}"\n'
-
-
-def _gemini(fake: GeminiFake) -> str:
-    url = fake.base_url
-    head = f'backend = "gemini"\nmodel = "gemini-3-flash"\nbase_url = "{url}"\n'
-    return head + _SECRET.format("gemini")
 
 
 BACKENDS: dict[str, tuple[type, Callable[..., str]]] = {
-    "openai": (OpenAIFake, _openai),
-    "ollama": (OllamaFake, _ollama),
-    "gemini": (GeminiFake, _gemini),
+    "openai": (OpenAIFake, openai_toml),
+    "ollama": (OllamaFake, ollama_toml),
+    "gemini": (GeminiFake, gemini_toml),
 }
 
 
@@ -129,7 +70,7 @@ def test_json_output_has_answer_citations_and_usage(indexed: Indexed, tmp_path: 
     with OpenAIFake() as fake:
         fake.queue(Answer(ANSWER, usage=Usage(900, 40)))
         env = agent_env(
-            tmp_path, "[agent]\n" + _openai(fake) + "translate = false\n", OPENAI_TEST=KEY
+            tmp_path, "[agent]\n" + openai_toml(fake) + "translate = false\n", OPENAI_TEST=KEY
         )
         result = ask(indexed, env, "why does WAL mode help?", "--json")
     assert result.returncode == 0, result.stderr
@@ -147,7 +88,7 @@ def test_a_stream_cut_mid_answer_keeps_the_part_that_arrived(
     with OpenAIFake() as fake:
         fake.queue(Answer(ANSWER, fault=Cut(after=3)))  # the role frame, then two pieces
         env = agent_env(
-            tmp_path, "[agent]\n" + _openai(fake) + "translate = false\n", OPENAI_TEST=KEY
+            tmp_path, "[agent]\n" + openai_toml(fake) + "translate = false\n", OPENAI_TEST=KEY
         )
         result = ask(indexed, env, "why does WAL mode help?")
     assert result.returncode == 2
@@ -179,7 +120,7 @@ def test_backend_failures_are_one_line(
     with OpenAIFake() as fake:
         fake.queue(reply)
         env = agent_env(
-            tmp_path, "[agent]\n" + _openai(fake) + "translate = false\n", OPENAI_TEST=KEY
+            tmp_path, "[agent]\n" + openai_toml(fake) + "translate = false\n", OPENAI_TEST=KEY
         )
         result = ask(indexed, env, "why does WAL mode help?")
     assert result.returncode == 2

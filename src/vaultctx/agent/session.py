@@ -18,14 +18,17 @@ from vaultctx.agent.prompt import system_prompt
 from vaultctx.agent.retrieval import Retrieved, passages_block, retrieve, translation_target
 from vaultctx.agent.settings import AgentSettings
 from vaultctx.agent.translate import translate_query
+from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, UserContent
+    from pydantic_ai.settings import ModelSettings
 
     from vaultctx.agent.attachments import Attachment
     from vaultctx.api import Vault
 
 TextSink = Callable[[str], None]
+TITLE_CHARS = 50
 
 
 @dataclass
@@ -71,6 +74,8 @@ class ChatSession:
         self.backend = backend or build_backend(settings)
         self.history: list[ModelMessage] = []
         self.effort: str | None = settings.effort
+        self.conversation_id: str | None = None
+        self.save_error: VaultctxError | None = None
 
     def switch_model(self, model: str) -> None:
         from dataclasses import replace
@@ -79,7 +84,40 @@ class ChatSession:
         self.backend = build_backend(self.settings)
 
     def reset(self) -> None:
+        """A new conversation: no history, and the next turn is saved under a new id."""
         self.history = []
+        self.conversation_id = None
+
+    def save(self) -> str | None:
+        """The id the conversation is saved under (every turn is saved as it ends)."""
+        return self.conversation_id
+
+    def record(self, turn: Turn) -> None:
+        """Save the question and the answer (partial or not) in one transaction, so a turn is
+        saved whole or not at all. A store that cannot be written costs the save, never the
+        answer: the error is kept in ``save_error`` for the caller to show."""
+        from vaultctx.conversations import ConversationStore, Message
+
+        question = Message("user", turn.question, attachments=turn.attachments)
+        answer = Message(
+            "assistant",
+            turn.answer,
+            partial=turn.partial or turn.error is not None,
+            citations=turn.citations,
+            usage=turn.usage,
+        )
+        try:
+            with ConversationStore.open(self.vault.path) as store:
+                if self.conversation_id is None:
+                    title = conversation_title(turn.question)
+                    chat = store.new(title, self.backend.name, self.backend.model_name)
+                    self.conversation_id = chat.id
+                store.append(self.conversation_id, [question, answer])
+        except VaultctxError as exc:
+            self.save_error = exc
+            return
+        self.save_error = None
+        turn.conversation_id = self.conversation_id
 
     async def ask(
         self,
@@ -96,6 +134,8 @@ class ChatSession:
         content = self._user_content(question, turn.retrieved, attachments)
         await self._stream(turn, content, on_text)
         self._check_citations(turn)
+        if turn.answer or turn.error is None:
+            self.record(turn)
         return turn
 
     async def _retrieve(self, question: str) -> Retrieved:
@@ -111,22 +151,22 @@ class ChatSession:
 
     def _user_content(
         self, question: str, retrieved: Retrieved, attachments: Sequence[Attachment]
-    ) -> list[UserContent]:
+    ) -> Sequence[UserContent]:
         from vaultctx.agent.attachments import to_user_content
 
         prompt = f"{passages_block(retrieved)}\n\nQuestion: {question}"
         return to_user_content(prompt, attachments)
 
-    def _model_settings(self) -> dict[str, Any]:
+    def _model_settings(self) -> ModelSettings:
         from vaultctx.agent.effort import effort_model_settings
 
-        settings: dict[str, Any] = {"max_tokens": self.settings.max_tokens}
+        settings: ModelSettings = {"max_tokens": self.settings.max_tokens}
         settings.update(
             effort_model_settings(self.backend.name, self.backend.model_name, self.effort)
         )
         return settings
 
-    async def _stream(self, turn: Turn, content: list[UserContent], on_text: TextSink) -> None:
+    async def _stream(self, turn: Turn, content: Sequence[UserContent], on_text: TextSink) -> None:
         from pydantic_ai import Agent
 
         agent: Agent[None, str] = Agent(
@@ -142,7 +182,8 @@ class ChatSession:
                 async for delta in result.stream_text(delta=True, debounce_by=None):
                     received.append(delta)
                     on_text(delta)
-            turn.usage = _usage(result.usage())
+            usage = result.usage
+            turn.usage = _usage(usage() if callable(usage) else usage)
             self.history = result.all_messages()
         except Exception as exc:  # every backend failure becomes one line; the text is kept
             if isinstance(exc, BackendFailure):
@@ -172,6 +213,12 @@ class ChatSession:
         turn.citations = list(dict.fromkeys(c.text for c in find_citations(turn.answer)))
         report = self.vault.verify_citations(turn.answer)
         turn.unresolved = report.as_dict()["unresolved"]
+
+
+def conversation_title(question: str) -> str:
+    """The first line of the first question, cut to 50 characters."""
+    line = " ".join(question.split())
+    return line if len(line) <= TITLE_CHARS else line[:TITLE_CHARS] + "..."
 
 
 def _usage(usage: Any) -> dict[str, int]:

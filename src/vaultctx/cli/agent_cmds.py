@@ -127,10 +127,15 @@ class AnswerPrinter:
             sys.stdout.flush()
 
 
-def report_turn(turn: Turn) -> None:
-    """After the answer: unresolved citations and any failure, on stderr."""
+def report_turn(turn: Turn, session: ChatSession) -> None:
+    """After the answer: unresolved citations, a failed save and any failure, on stderr."""
     for item in turn.unresolved:
         print(f"unresolved citation: {item['citation']} ({item['message']})", file=sys.stderr)
+    if session.save_error is not None:
+        print(
+            f"note: the conversation was not saved: {session.save_error.one_line()}",
+            file=sys.stderr,
+        )
     if turn.error is not None:
         from vaultctx.cli.common import print_error
 
@@ -194,7 +199,7 @@ def ask(
     if as_json:
         print(json.dumps(turn.as_dict(), ensure_ascii=False))
     else:
-        report_turn(turn)
+        report_turn(turn, session)
     if turn.error is not None:
         raise typer.Exit(2)
 

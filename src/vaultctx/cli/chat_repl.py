@@ -8,15 +8,17 @@ arrived stays on screen and out of the history; a second Ctrl-C, at the prompt, 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import sys
+from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
     from vaultctx.agent.attachments import Attachment
-    from vaultctx.agent.session import ChatSession
+    from vaultctx.agent.session import ChatSession, Turn
 
 HELP = """\
 /effort LEVEL   reasoning effort (minimal, low, medium, high, xhigh, max)
@@ -47,19 +49,13 @@ class ChatRepl:
         return f"[{shown}{files}] > "
 
     def run(self) -> None:
-        from prompt_toolkit import PromptSession
-        from prompt_toolkit.history import FileHistory
-
-        history = _history_file()
-        prompt: PromptSession[str] = PromptSession(history=FileHistory(str(history)))
+        read_line = _line_reader()
         print("vaultctx chat: /help for commands, Ctrl-D to leave", file=sys.stderr)
-        with asyncio.Runner() as runner:
+        with _runner() as runner:
             while True:
                 try:
-                    line = prompt.prompt(self.prompt_line()).strip()
-                except KeyboardInterrupt:
-                    return
-                except EOFError:
+                    line = read_line(self.prompt_line()).strip()
+                except (KeyboardInterrupt, EOFError):
                     return
                 if not line:
                     continue
@@ -74,7 +70,7 @@ class ChatRepl:
 
                     print_error(exc.one_line())
 
-    def answer(self, runner: asyncio.Runner, question: str) -> None:
+    def answer(self, runner: Runner, question: str) -> None:
         from vaultctx.cli.agent_cmds import AnswerPrinter, report_turn
 
         printer = AnswerPrinter(render=sys.stdout.isatty())
@@ -83,9 +79,18 @@ class ChatRepl:
             with printer:
                 turn = runner.run(self.session.ask(question, printer, attachments=attachments))
         except KeyboardInterrupt:
-            print("\n(stopped; the answer above is not kept in the conversation)", file=sys.stderr)
-            return
-        report_turn(turn)
+            from vaultctx.agent.session import Turn
+
+            partial = "".join(printer.text)
+            turn = Turn(
+                question, answer=partial, partial=True, attachments=[a.name for a in attachments]
+            )
+            self.session.record(turn)
+            print(
+                "\n(stopped: the partial answer is saved, but the model will not see it)",
+                file=sys.stderr,
+            )
+        report_turn(turn, self.session)
 
     def command(self, line: str) -> str | None:
         name, _, argument = line.partition(" ")
@@ -114,10 +119,62 @@ class ChatRepl:
 
             self.pending.append(note_attachment(self.session.vault, _needs(argument, "/note PATH")))
         elif name == "/save":
-            print(f"saved as {self.session.save()}", file=sys.stderr)
+            saved = self.session.save()
+            print(f"saved as {saved}" if saved else "nothing to save yet", file=sys.stderr)
         else:
             raise VaultctxError(f"unknown command {name}", "type /help for the list")
         return None
+
+
+def _line_reader() -> Callable[[str], str]:
+    """prompt_toolkit's line editing and history on a terminal; plain lines from a pipe, so a
+    script (or a test) can drive a chat: ``printf 'question\n/save\n' | vaultctx chat``."""
+    if not sys.stdin.isatty():
+
+        def from_pipe(prompt: str) -> str:
+            print(prompt, end="", file=sys.stderr, flush=True)
+            line = sys.stdin.readline()
+            if not line:
+                raise EOFError
+            return line
+
+        return from_pipe
+    from prompt_toolkit import PromptSession
+    from prompt_toolkit.history import FileHistory
+
+    session: PromptSession[str] = PromptSession(history=FileHistory(str(_history_file())))
+    return session.prompt
+
+
+class Runner(Protocol):
+    def run(self, coroutine: Coroutine[Any, Any, Turn]) -> Turn: ...
+
+
+@contextlib.contextmanager
+def _runner() -> Iterator[Runner]:
+    """``asyncio.Runner`` (3.11+), which turns Ctrl-C into cancelling the running answer; on
+    3.10 a loop that cancels the answer itself when Ctrl-C interrupts it."""
+    if sys.version_info >= (3, 11):
+        with asyncio.Runner() as runner:
+            yield runner
+        return
+    loop = asyncio.new_event_loop()
+
+    class LoopRunner:
+        def run(self, coroutine: Coroutine[Any, Any, Turn]) -> Turn:
+            task = loop.create_task(coroutine)
+            try:
+                return loop.run_until_complete(task)
+            except KeyboardInterrupt:
+                task.cancel()
+                with contextlib.suppress(BaseException):
+                    loop.run_until_complete(task)
+                raise
+
+    try:
+        yield LoopRunner()
+    finally:
+        loop.close()
 
 
 def _needs(argument: str, example: str) -> str:

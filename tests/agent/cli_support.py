@@ -1,0 +1,75 @@
+"""Running the agent's commands as real processes: a private user config, data and state dir, no
+keyring, none of the caller's keys, and settings pointing at a fake backend."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+from tests.agent.fakes import GeminiFake, OllamaFake, OpenAIFake
+from tests.conftest import REPO
+
+KEY = "sk-test-0123456789abcdefghijklmnop"
+
+
+@dataclass
+class Indexed:
+    vault: Path
+    db: Path
+
+
+def agent_env(tmp_path: Path, agent_toml: str, **extra: str) -> dict[str, str]:
+    """A private user config (holding ``agent_toml``) and data dir, no keyring, no ambient keys."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("VAULTCTX_", "OPENAI", "GEMINI", "GOOGLE", "AWS_", "OLLAMA"))
+    }
+    config = tmp_path / "config"
+    (config / "vaultctx").mkdir(parents=True)
+    (config / "vaultctx" / "vaultctx.toml").write_text(agent_toml, encoding="utf-8")
+    env.update(
+        XDG_CONFIG_HOME=str(config),
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+        PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(REPO)]),
+        **extra,
+    )
+    return env
+
+
+def vaultctx(
+    indexed: Indexed, env: dict[str, str], command: str, *args: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
+    """``vaultctx COMMAND ARGS --vault V --db D`` to the end (generous deadline: loaded CI)."""
+    argv = [sys.executable, "-m", "vaultctx", command, *args]
+    argv += ["--vault", str(indexed.vault), "--db", str(indexed.db)]
+    return subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env, timeout=300)
+
+
+def ask(indexed: Indexed, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return vaultctx(indexed, env, "ask", *args)
+
+
+SECRET_LINE = 'api_key_secret = "{}-test"\n'
+
+
+def openai_toml(fake: OpenAIFake) -> str:
+    url = f"{fake.base_url}/v1"
+    return f'backend = "openai"\nmodel = "gpt-5.2"\nbase_url = "{url}"\n' + SECRET_LINE.format(
+        "openai"
+    )
+
+
+def ollama_toml(fake: OllamaFake) -> str:
+    return f'backend = "ollama"\nmodel = "qwen3:8b"\nbase_url = "{fake.base_url}"\n'
+
+
+def gemini_toml(fake: GeminiFake) -> str:
+    url = fake.base_url
+    head = f'backend = "gemini"\nmodel = "gemini-3-flash"\nbase_url = "{url}"\n'
+    return head + SECRET_LINE.format("gemini")
