@@ -9,8 +9,11 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from tests.agent.fakes import GeminiFake, OllamaFake, OpenAIFake
-from tests.conftest import REPO
+from tests.conftest import REPO, copy_example_vault
+from vaultctx.api import Vault
 
 KEY = "sk-test-0123456789abcdefghijklmnop"
 
@@ -19,6 +22,16 @@ KEY = "sk-test-0123456789abcdefghijklmnop"
 class Indexed:
     vault: Path
     db: Path
+
+
+def indexed_example(tmp_path_factory: pytest.TempPathFactory) -> Indexed:
+    """The bundled example vault, copied and indexed (pass 1 only: fast, and enough to answer)."""
+    root = tmp_path_factory.mktemp("agent")
+    vault = copy_example_vault(root / "vault")
+    db = root / "index.db"
+    with Vault(vault, db=db) as handle:
+        handle.index(fast=True)
+    return Indexed(vault, db)
 
 
 def agent_env(tmp_path: Path, agent_toml: str, **extra: str) -> dict[str, str]:

@@ -20,10 +20,8 @@ from typing import Any
 
 import pytest
 
-from tests.agent.cli_support import Indexed
+from tests.agent.cli_support import Indexed, indexed_example
 from tests.agent.fakes import BedrockFake, GeminiFake, OllamaFake, OpenAIFake
-from tests.conftest import copy_example_vault
-from vaultctx.api import Vault
 
 OPENAI_REPLY = {
     "id": "chatcmpl-1",
@@ -213,9 +211,4 @@ def bedrock_fake() -> Iterator[BedrockFake]:
 
 @pytest.fixture(scope="package")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Indexed:
-    root = tmp_path_factory.mktemp("agent")
-    vault = copy_example_vault(root / "vault")
-    db = root / "index.db"
-    with Vault(vault, db=db) as handle:
-        handle.index(fast=True)
-    return Indexed(vault, db)
+    return indexed_example(tmp_path_factory)

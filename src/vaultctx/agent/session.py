@@ -182,8 +182,7 @@ class ChatSession:
                 async for delta in result.stream_text(delta=True, debounce_by=None):
                     received.append(delta)
                     on_text(delta)
-            usage = result.usage
-            turn.usage = _usage(usage() if callable(usage) else usage)
+            turn.usage = _usage(result.usage)  # a property since pydantic-ai 2.x
             self.history = result.all_messages()
         except Exception as exc:  # every backend failure becomes one line; the text is kept
             if isinstance(exc, BackendFailure):

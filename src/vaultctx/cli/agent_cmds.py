@@ -110,6 +110,9 @@ class AnswerPrinter:
         return self
 
     def __call__(self, delta: str) -> None:
+        from vaultctx.text.terminal import printable
+
+        delta = printable(delta)
         self.text.append(delta)
         if self._live is None:
             sys.stdout.write(delta)

@@ -22,6 +22,7 @@ from vaultctx.conversations import (
 )
 from vaultctx.conversations.export import UNTITLED, message_markdown
 from vaultctx.errors import VaultctxError
+from vaultctx.text.terminal import printable
 
 IdArgument = Annotated[
     str,
@@ -61,7 +62,8 @@ def list_conversations(
         return
     for summary in found:
         count = f"{summary.message_count} msg"
-        print(f"{summary.id}  {_when(summary.updated)}  {count:>7}  {summary.title or UNTITLED}")
+        title = printable(summary.title or UNTITLED)
+        print(f"{summary.id}  {_when(summary.updated)}  {count:>7}  {title}")
     if offset + len(found) < total:
         print(
             f"{total - offset - len(found)} more: --offset {offset + len(found)}", file=sys.stderr
@@ -84,7 +86,7 @@ def search(
         print(f"no conversation mentions {query!r}", file=sys.stderr)
         return
     for hit in hits:
-        print(f"{hit.conversation_id}  {hit.title or UNTITLED}\n    {hit.snippet}")
+        print(printable(f"{hit.conversation_id}  {hit.title or UNTITLED}\n    {hit.snippet}"))
 
 
 def show(
@@ -96,7 +98,7 @@ def show(
     if as_json:
         print(json.dumps(conversation.as_dict(), ensure_ascii=False))
         return
-    print(_transcript(conversation), end="")
+    print(printable(_transcript(conversation)), end="")
 
 
 def _transcript(conversation: Conversation) -> str:
@@ -127,7 +129,7 @@ def export(
     config = load_config(vault)
     with ConversationStore.open(config.vault, create=False) as store:
         conversation = store.get(conversation_id)
-    document = conversation_markdown(conversation)
+    document = printable(conversation_markdown(conversation))
     if out is None:
         sys.stdout.write(document)
         return
