@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from vaultctx.cli.answer_output import AnswerPrinter, report_turn
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
 
 if TYPE_CHECKING:
@@ -89,61 +90,6 @@ def load_attachments(vault: Vault, files: list[Path] | None, note: str | None) -
     if note:
         loaded.insert(0, note_attachment(vault, note))
     return loaded
-
-
-class AnswerPrinter:
-    """Streams text: plain to a pipe, live-rendered markdown on a terminal."""
-
-    def __init__(self, *, render: bool) -> None:
-        self.text: list[str] = []
-        self._live: Any = None
-        if render:
-            from rich.live import Live
-
-            from vaultctx.cli.common import console
-
-            self._live = Live(console=console("stdout"), refresh_per_second=8, transient=False)
-
-    def __enter__(self) -> AnswerPrinter:
-        if self._live is not None:
-            self._live.__enter__()
-        return self
-
-    def __call__(self, delta: str) -> None:
-        from vaultctx.text.terminal import printable
-
-        delta = printable(delta)
-        self.text.append(delta)
-        if self._live is None:
-            sys.stdout.write(delta)
-            sys.stdout.flush()
-        else:
-            from rich.markdown import Markdown
-
-            self._live.update(Markdown("".join(self.text)))
-
-    def __exit__(self, *exc: object) -> None:
-        if self._live is not None:
-            self._live.__exit__(None, None, None)
-        elif self.text and not "".join(self.text).endswith("\n"):
-            sys.stdout.write("\n")
-            sys.stdout.flush()
-
-
-def report_turn(turn: Turn, session: ChatSession) -> None:
-    """After the answer: unresolved citations, a failed save and any failure, on stderr."""
-    for item in turn.unresolved:
-        print(f"unresolved citation: {item['citation']} ({item['message']})", file=sys.stderr)
-    if session.save_error is not None:
-        print(
-            f"note: the conversation was not saved: {session.save_error.one_line()}",
-            file=sys.stderr,
-        )
-    if turn.error is not None:
-        from vaultctx.cli.common import print_error
-
-        kept = " (the part that arrived is shown above)" if turn.partial else ""
-        print_error(turn.error.one_line() + kept)
 
 
 def run_turn(

@@ -71,7 +71,7 @@ class ChatRepl:
                     print_error(exc.one_line())
 
     def answer(self, runner: Runner, question: str) -> None:
-        from vaultctx.cli.agent_cmds import AnswerPrinter, report_turn
+        from vaultctx.cli.answer_output import AnswerPrinter, report_turn
 
         printer = AnswerPrinter(render=sys.stdout.isatty())
         attachments, self.pending = self.pending, []
