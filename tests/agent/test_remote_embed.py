@@ -17,6 +17,7 @@ import pytest
 
 from tests.agent.fakes import BedrockFake, Embeddings, GeminiFake, OllamaFake, OpenAIFake
 from tests.agent.fakes.base import fake_vector
+from tests.agent.fakes.openai_fake import openai_error
 from tests.conftest import make_vault
 from vaultctx.agent import secrets
 from vaultctx.agent.failures import BackendFailure
@@ -285,6 +286,31 @@ def test_a_refused_key_is_one_line_naming_the_secret_to_fix(
         assert line.startswith(f"embedding engine openai:{SMALL}: openai at {fake.base_url}/v1")
         assert "refused the key (HTTP 401)" in line
         assert "vaultctx secret set embed-key" in raised.value.suggestion
+
+
+def test_a_text_too_long_in_tokens_says_to_lower_the_chunk_size(
+    engines: list[RemoteEmbedder],
+) -> None:
+    with OpenAIFake() as fake:
+        engine = engine_for(
+            engines,
+            backend="openai",
+            model=SMALL,
+            base_url=fake.base_url + "/v1",
+            api_key_secret="embed-key",
+        )
+        fake.queue_embed(
+            openai_error(
+                400,
+                "This model's maximum context length is 8192 tokens, however you requested "
+                "9133 tokens. Please reduce your prompt.",
+                type="invalid_request_error",
+                code="context_length_exceeded",
+            )
+        )
+        with pytest.raises(BackendFailure, match="refused a text as too long") as raised:
+            engine.embed(["漢" * 9000])
+        assert "chunk_max_chars" in raised.value.suggestion
 
 
 def test_no_key_name_says_where_to_set_one(engines: list[RemoteEmbedder]) -> None:

@@ -250,12 +250,10 @@ class RemoteEmbedder:
                 self._stop_loop = weakref.finalize(self, _stop, self._loop)
             return self._embedding_model, self._loop
 
-    def _failure(self, exc: BaseException) -> VaultctxError | None:
+    def _failure(self, exc: BaseException) -> BackendFailure | None:
         """The provider's failure as one line naming the fix; None for anything else."""
         from pydantic_ai.exceptions import AgentRunError, ModelContextWindowExceededError
 
-        if isinstance(exc, VaultctxError):
-            return exc
         if isinstance(exc, ModelContextWindowExceededError):
             return self._failure_in(
                 "refused a text as too long for the model",
