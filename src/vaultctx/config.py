@@ -50,6 +50,7 @@ class Settings:
     # Processes preparing files in large index runs; 0 = one per CPU core (see index/parallel.py).
     index_workers: int = 0
     # Embedding engines by registered name (embed/registry.py): pass 1, and pass 2 ("" = none).
+    # A remote engine, "provider:model", may be chosen only in the user's own file.
     engine: str = "static"
     quality_engine: str = "onnx"
     # Where `capture` writes, relative to the vault. Unset: the vault's own `00-inbox/` or
@@ -101,7 +102,16 @@ def read_toml(path: Path) -> dict[str, Any]:
         ) from exc
 
 
-def _settings_from(data: Mapping[str, Any], source: Path, base: Settings) -> Settings:
+# Settings that may name a remote embedding engine ("provider:model").
+REMOTE_ENGINE_KEYS = ("engine", "quality_engine")
+
+
+def _settings_from(
+    data: Mapping[str, Any], source: Path, base: Settings, *, user_file: Path | None = None
+) -> Settings:
+    """``user_file`` is given when ``source`` is a vault's own file: that travels with the vault
+    (sync, a cloned repo), so it may not choose a remote embedding engine, which sends every note
+    elsewhere; only the user's own file (``user_file``) may."""
     known = {f.name: f for f in fields(Settings)}
     updates: dict[str, Any] = {}
     for key, value in data.items():
@@ -115,6 +125,12 @@ def _settings_from(data: Mapping[str, Any], source: Path, base: Settings) -> Set
         default = getattr(base, key)
         if key == "inbox_folder":
             updates[key] = vault_relative_folder(key, value, source)
+        elif key in REMOTE_ENGINE_KEYS and user_file is not None and ":" in str(value):
+            raise ConfigError(
+                f"{source}: {key} = {value!r} is a remote embedding engine, which sends every "
+                "note to that provider; a vault's own vaultctx.toml may not choose one",
+                f"set {key} in your own settings file {user_file}",
+            )
         elif isinstance(default, tuple):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(
@@ -184,9 +200,12 @@ def load_config(
 
     settings = Settings()
     config_dir = user_config_dir or Path(platformdirs.user_config_dir(APP_NAME))
-    for candidate in (config_dir / CONFIG_FILE_NAME, vault_path / CONFIG_FILE_NAME):
-        if candidate.is_file():
-            settings = _settings_from(read_toml(candidate), candidate, settings)
+    user_file = config_dir / CONFIG_FILE_NAME
+    if user_file.is_file():
+        settings = _settings_from(read_toml(user_file), user_file, settings)
+    vault_file = vault_path / CONFIG_FILE_NAME
+    if vault_file.is_file():
+        settings = _settings_from(read_toml(vault_file), vault_file, settings, user_file=user_file)
 
     db_value = db if db is not None else environ.get("DB_PATH")
     db_path = Path(db_value).expanduser().resolve() if db_value else default_db_path(vault_path)

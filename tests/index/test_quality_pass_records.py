@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from vaultctx.config import Config
-from vaultctx.embed.base import embedding_input, quantize_int8
+from vaultctx.embed.base import Vectors, embedding_input, quantize_int8
 from vaultctx.embed.static import StaticEmbedder
+from vaultctx.errors import VaultctxError
 from vaultctx.index.db import IndexDatabase, open_index
 from vaultctx.index.indexer import Indexer
 from vaultctx.index.quality_pass import QUALITY_TABLE, run_quality_pass
@@ -79,3 +80,28 @@ def test_an_interrupted_pass_after_a_model_change_keeps_no_old_vector(db: IndexD
     stamped = int(db.scalar("SELECT count(*) FROM chunks WHERE quality_embedded_at IS NOT NULL"))
     assert stamped == 8 and quality_rows(db) == 8
     assert report.remaining == NOTES - 8
+
+
+class FailingOnCall(StaticEmbedder):
+    """An engine whose ``fail_on``-th call fails as a remote one does (a revoked key)."""
+
+    def __init__(self, fail_on: int) -> None:
+        super().__init__(name="quality-failing")
+        self.calls = 0
+        self.fail_on = fail_on
+
+    def embed(self, texts: list[str]) -> Vectors:
+        self.calls += 1
+        if self.calls == self.fail_on:
+            raise VaultctxError("the engine refused the key", "store the right key")
+        return super().embed(texts)
+
+
+def test_an_engine_failure_keeps_the_vectors_made_before_it(db: IndexDatabase) -> None:
+    engine = FailingOnCall(fail_on=3)  # the first two slices of 8 succeed
+    with pytest.raises(VaultctxError, match="refused the key"):
+        run_quality_pass(db, engine)
+    stamped = int(db.scalar("SELECT count(*) FROM chunks WHERE quality_embedded_at IS NOT NULL"))
+    assert stamped == 16 and quality_rows(db) == 16
+    report = run_quality_pass(db, StaticEmbedder(name="quality-failing"))
+    assert (report.chunks_embedded, report.remaining) == (NOTES - 16, 0)

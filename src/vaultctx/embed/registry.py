@@ -1,9 +1,12 @@
-"""One place to create an embedding engine by its short name; ``Vault`` picks engines here.
+"""One place to create an embedding engine by its name; ``Vault`` picks engines here.
 
-The bundled engines are registered below; another engine (a remote API, say) registers a factory
-with ``register_engine`` and is then chosen by name in ``vaultctx.toml`` (``engine``,
-``quality_engine``) without any change to ``Vault``. Kept free of heavy imports: an engine's
-module is imported only when the engine is created.
+The bundled engines are registered below by short name (``static``, ``onnx``). A name with a colon,
+``provider:model`` (``openai:text-embedding-3-small``; split at the first colon, so
+``bedrock:amazon.titan-embed-text-v2:0`` keeps its own), is a remote engine: the provider is looked
+up in the ``vaultctx.engines`` entry-point group, whose factory takes the model name. The four
+remote providers are declared in pyproject.toml and live in the agent package, which this layer
+never imports; a plug-in package can add more the same way. Kept free of heavy imports: an
+engine's module is imported only when the engine is created.
 """
 
 from __future__ import annotations
@@ -16,6 +19,10 @@ from vaultctx.embed.model_files import MODELS_DIR, ModelNotFoundError, require_m
 from vaultctx.errors import VaultctxError
 
 EngineFactory = Callable[[Path | None], Embedder]
+# A remote engine's factory, found by provider name in this entry-point group: model name in.
+ENGINE_GROUP = "vaultctx.engines"
+RemoteEngineFactory = Callable[[str], Embedder]
+REMOTE_EXTRA = "pip install 'vaultctx[agent]'"
 
 
 class UnknownEngineError(VaultctxError, ValueError):
@@ -47,19 +54,50 @@ def engine_names() -> list[str]:
 
 
 def create_embedder(engine: str, model_dir: Path | str | None = None) -> Embedder:
-    """Build an engine by short name ("static" or "onnx"), from its bundled model by default."""
+    """Build an engine by short name ("static" or "onnx"), from its bundled model by default, or
+    a remote one by ``provider:model``."""
+    if ":" in engine:
+        return _create_remote(engine)
     try:
         factory = ENGINES[engine]
     except KeyError:
         known = ", ".join(engine_names())
         raise UnknownEngineError(
-            f"unknown embedding engine {engine!r}", f"choose one of: {known}"
+            f"unknown embedding engine {engine!r}",
+            f"choose one of: {known}, or a remote engine as provider:model "
+            "(e.g. openai:text-embedding-3-small)",
         ) from None
     return factory(Path(model_dir) if model_dir is not None else None)
 
 
+def _create_remote(name: str) -> Embedder:
+    from importlib.metadata import entry_points
+
+    provider, _, model = name.partition(":")
+    if not provider or not model:
+        raise UnknownEngineError(
+            f"embedding engine {name!r} names no {'provider' if model else 'model'}",
+            "write it as provider:model, e.g. openai:text-embedding-3-small",
+        )
+    found = list(entry_points(group=ENGINE_GROUP, name=provider))
+    if not found:
+        installed = sorted({point.name for point in entry_points(group=ENGINE_GROUP)})
+        choices = f"one of: {', '.join(installed)}" if installed else f"run: {REMOTE_EXTRA}"
+        raise UnknownEngineError(f"no remote embedding engine {provider!r} is installed", choices)
+    try:
+        factory: RemoteEngineFactory = found[0].load()
+        return factory(model)
+    except ImportError as exc:
+        raise UnknownEngineError(
+            f"the {provider} embedding engine needs a package that is not installed "
+            f"({exc.name or exc})",
+            f"run: {REMOTE_EXTRA}",
+        ) from exc
+
+
 __all__ = [
     "ENGINES",
+    "ENGINE_GROUP",
     "MODELS_DIR",
     "ModelNotFoundError",
     "UnknownEngineError",

@@ -18,6 +18,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from vaultctx.embed.base import Embedder, Vectors, embedding_input, quantize_int8
+from vaultctx.errors import VaultctxError
 from vaultctx.index.db import VECTOR_STORAGE, IndexDatabase, ensure_vector_table
 from vaultctx.index.schema import META_QUALITY_MODEL_HASH, META_QUALITY_MODEL_NAME, QUALITY_TABLE
 from vaultctx.index.text_codec import unpack_text
@@ -61,18 +62,40 @@ def _reset_if_model_changed(db: IndexDatabase, embedder: Embedder) -> str | None
 
 def _embed_until_stopped(
     embedder: Embedder, rows: list[tuple[int, str, str]], stop: threading.Event | None
-) -> dict[int, Vectors]:
+) -> tuple[dict[int, Vectors], VaultctxError | None]:
     """Vectors by chunk id for ``rows`` (id, context, text), or for those embedded before
-    ``stop`` was set: the rest are left for the next run."""
+    ``stop`` was set or the engine failed: the rest are left for the next run. An engine's failure
+    (a remote one's refused key, say) is returned, to be raised once the vectors it had already
+    made, and been paid for, are stored."""
     order = sorted(rows, key=lambda row: len(row[2]))  # little padding in each model call
     embedded: dict[int, Vectors] = {}
     for start in range(0, len(order), STOP_CHECK_CHUNKS):
         if stop is not None and stop.is_set():
             break
         part = order[start : start + STOP_CHECK_CHUNKS]
-        vectors = embedder.embed([embedding_input(context, text) for _, context, text in part])
+        try:
+            vectors = embedder.embed([embedding_input(context, text) for _, context, text in part])
+        except VaultctxError as failure:
+            return embedded, failure
         embedded.update(zip([cid for cid, _, _ in part], vectors, strict=True))
-    return embedded
+    return embedded, None
+
+
+def _store(db: IndexDatabase, embedded: dict[int, Vectors]) -> None:
+    """Write the vectors and stamp their chunks, in one transaction."""
+    now = time.time()
+    with db.transaction():
+        ids = list(embedded)
+        vectors = list(embedded.values())
+        marks = ",".join("?" * len(ids))
+        # A chunk deleted meanwhile by an incremental run simply has no row to stamp.
+        alive = {int(r[0]) for r in db.execute(f"SELECT id FROM chunks WHERE id IN ({marks})", ids)}
+        db.execute(f"DELETE FROM {QUALITY_TABLE} WHERE rowid IN ({marks})", ids)
+        db.executemany(
+            f"INSERT INTO {QUALITY_TABLE}(rowid, embedding) VALUES (?, vec_int8(?))",
+            [(cid, quantize_int8(v)) for cid, v in zip(ids, vectors, strict=True) if cid in alive],
+        )
+        db.execute(f"UPDATE chunks SET quality_embedded_at = ? WHERE id IN ({marks})", [now, *ids])
 
 
 def run_quality_pass(
@@ -102,33 +125,16 @@ def run_quality_pass(
         if not rows:
             break
         last_id = rows[-1][0]
-        embedded = _embed_until_stopped(embedder, rows, stop)
+        embedded, failure = _embed_until_stopped(embedder, rows, stop)
+        if embedded:
+            _store(db, embedded)
+            report.chunks_embedded += len(embedded)
+            if on_batch is not None:
+                on_batch(len(embedded))
+        if failure is not None:
+            raise failure
         if not embedded:
             break
-        now = time.time()
-        with db.transaction():
-            ids = list(embedded)
-            vectors = list(embedded.values())
-            marks = ",".join("?" * len(ids))
-            # A chunk deleted meanwhile by an incremental run simply has no row to stamp.
-            alive = {
-                int(r[0]) for r in db.execute(f"SELECT id FROM chunks WHERE id IN ({marks})", ids)
-            }
-            db.execute(f"DELETE FROM {QUALITY_TABLE} WHERE rowid IN ({marks})", ids)
-            db.executemany(
-                f"INSERT INTO {QUALITY_TABLE}(rowid, embedding) VALUES (?, vec_int8(?))",
-                [
-                    (cid, quantize_int8(v))
-                    for cid, v in zip(ids, vectors, strict=True)
-                    if cid in alive
-                ],
-            )
-            db.execute(
-                f"UPDATE chunks SET quality_embedded_at = ? WHERE id IN ({marks})", [now, *ids]
-            )
-        report.chunks_embedded += len(ids)
-        if on_batch is not None:
-            on_batch(len(ids))
     report.interrupted = stop is not None and stop.is_set()
     report.seconds = time.perf_counter() - started
     done, total = quality_coverage(db)
