@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from vaultctx.index.db import IndexDatabase
+from vaultctx.index.search_queries import chunk_notes
+from vaultctx.index.vector_queries import note_chunk_vectors
 from vaultctx.vault.errors import VaultError
 from vaultctx.vault.links import LinkResolver
 
@@ -367,7 +369,7 @@ def _r(value: float) -> float:
     return round(value, 6)
 
 
-# --- SQL and stored vectors -----------------------------------------------------------------------
+# --- stored vectors -------------------------------------------------------------------------------
 
 
 def graph_ranking(
@@ -389,39 +391,15 @@ def graph_ranking(
     return expand(seeds, graph, lambda notes: note_similarities(db, table, query, notes), depth)
 
 
-def chunk_notes(db: IndexDatabase, chunk_ids: Sequence[int]) -> dict[int, int]:
-    if not chunk_ids:
-        return {}
-    marks = ",".join("?" * len(chunk_ids))
-    rows = db.execute(f"SELECT id, file_id FROM chunks WHERE id IN ({marks})", list(chunk_ids))
-    return {int(chunk_id): int(note_id) for chunk_id, note_id in rows}
-
-
 def note_similarities(
     db: IndexDatabase, table: str, query: npt.NDArray[np.float32], note_ids: Collection[int]
 ) -> dict[int, tuple[int, float]]:
-    """Each note's best chunk and its cosine similarity to ``query``, from the stored vectors.
-
-    CROSS JOIN keeps ``chunks`` outside, so sqlite-vec is asked for one rowid at a time, which
-    it answers from its index; ``rowid IN (…)`` on the vector table scans all of it (90 ms at
-    130k vectors). One statement rather than a lookup each is 2–8× faster (bench: ~1 ms for 30
-    notes of the PowerShell docs).
-    """
-    if not note_ids:
+    """Each note's best chunk and its cosine similarity to ``query``, from the stored vectors."""
+    rows = note_chunk_vectors(db, table, note_ids)
+    if not rows:
         return {}
     import numpy as np
 
-    marks = ",".join("?" * len(note_ids))
-    rows = [
-        (int(chunk_id), int(note_id), bytes(blob))
-        for chunk_id, note_id, blob in db.execute(
-            f"SELECT c.id, c.file_id, v.embedding FROM chunks c CROSS JOIN {table} v "
-            f"ON v.rowid = c.id WHERE c.file_id IN ({marks})",
-            list(note_ids),
-        )
-    ]
-    if not rows:
-        return {}
     matrix = np.frombuffer(b"".join(blob for _, _, blob in rows), dtype=np.int8)
     similarities = _cosine(matrix.reshape(len(rows), -1).astype(np.float32), query)
     best: dict[int, tuple[int, float]] = {}
