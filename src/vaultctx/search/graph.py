@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from vaultctx.index.db import IndexDatabase
+from vaultctx.index.link_queries import linkable_notes, written_links
 from vaultctx.index.search_queries import chunk_notes
 from vaultctx.index.vector_queries import note_chunk_vectors
 from vaultctx.vault.errors import VaultError
@@ -135,9 +136,7 @@ def load_link_graph(db: IndexDatabase, extra_paths: Iterable[str] = ()) -> LinkG
     """
     notes: list[GraphNote] = []
     claims: list[tuple[str, list[str]]] = []
-    for file_id, path, title, note_type, aliases in db.execute(
-        "SELECT id, path, title, type, aliases FROM files"
-    ):
+    for file_id, path, title, note_type, aliases in linkable_notes(db):
         notes.append(GraphNote(int(file_id), str(path), str(title), note_type))
         claims.append((str(path), _string_list(aliases)))
     known = {note.path for note in notes}
@@ -147,10 +146,7 @@ def load_link_graph(db: IndexDatabase, extra_paths: Iterable[str] = ()) -> LinkG
     folder_of = {note.id: posixpath.dirname(note.path) for note in notes}
     resolved: dict[tuple[str, str], str | None] = {}
     links: list[ResolvedLink] = []
-    for file_id, target, heading, block, alias, kind, line in db.execute(
-        "SELECT file_id, target, heading, block, alias, kind, line FROM links "
-        "ORDER BY file_id, rowid"
-    ):
+    for file_id, target, heading, block, alias, kind, line in written_links(db):
         source = path_of.get(file_id)
         if source is None:
             continue
