@@ -172,8 +172,9 @@ def _string_list(raw: Any) -> list[str]:
 class LinkGraphCache:
     """The link graph of one open index, rebuilt only after another connection has committed.
 
-    ``PRAGMA data_version`` changes exactly then, and costs microseconds to read, so a server
-    answering many queries resolves the vault's links once per index change.
+    SQLite's data version (``IndexDatabase.data_version``) changes exactly then, and costs
+    microseconds to read, so a server answering many queries resolves the vault's links once per
+    index change.
     """
 
     def __init__(self, db: IndexDatabase) -> None:

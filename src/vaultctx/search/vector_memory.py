@@ -4,9 +4,10 @@ sqlite-vec scans its int8 table for every query: ~96 ms at 130k chunks on the 2-
 machine, most of a hybrid query's time. A process that answers many queries can instead hold each
 vector table as a float32 matrix (1 KB per chunk per 256 dimensions) and rank with one BLAS
 matrix-vector product. The matrix must never serve a stale index: every query compares SQLite's
-``PRAGMA data_version``, which changes whenever another connection (the indexer, the watcher)
-commits; a stale or still-loading matrix makes ``search`` return None and the caller asks
-sqlite-vec, while a background thread reloads. Results therefore always match the database.
+data version (``IndexDatabase.data_version``), which changes whenever another connection (the
+indexer, the watcher) commits; a stale or still-loading matrix makes ``search`` return None and
+the caller asks sqlite-vec, while a background thread reloads. Results therefore always match the
+database.
 """
 
 from __future__ import annotations
