@@ -26,7 +26,8 @@ from typing import Any
 
 from corpora import CACHE, REPO, SHARED_DATA
 from vaultctx.api import Vault
-from vaultctx.search.graph import chunk_notes, graph_ranking
+from vaultctx.index.search_queries import chunk_notes
+from vaultctx.search.graph import graph_ranking
 from vaultctx.search.vector import VECTOR_TOP_K, vector_search
 from vaultctx.vault.links import Link, LinkResolver
 from vaultctx.vault.note import parse_note

@@ -1,4 +1,5 @@
-"""The import graph of src/vaultctx: no cycles, lazy or not, and dependencies flow downward.
+"""The import graph of src/vaultctx: no cycles, lazy or not, and dependencies flow downward; and
+SQL only in ``index/``.
 
 Every ``import`` counts, including those inside functions and under ``TYPE_CHECKING``: a lazy
 import that points back up is still a design cycle (a feature calling back into the facade),
@@ -10,6 +11,7 @@ from __future__ import annotations
 import ast
 import importlib
 import pkgutil
+import re
 from pathlib import Path
 
 import vaultctx
@@ -18,6 +20,12 @@ SRC = Path(vaultctx.__file__).resolve().parent
 # Layers from the bottom up; a module may import its own layer and the ones below it only.
 LOWER_LAYERS = ("vaultctx.vault", "vaultctx.text", "vaultctx.scrub", "vaultctx.embed")
 UPPER = ("vaultctx.api", "vaultctx.cli", "vaultctx.mcp", "vaultctx.hooks")
+INDEX = "vaultctx.index"
+# Statements are written in upper case throughout, so prose outside index/ names them in lower
+# case ("SQLite's data version", not the pragma statement).
+SQL_KEYWORD = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA)\b")
+# IndexDatabase's methods that take statement text.
+STATEMENT_METHODS = {"execute", "executemany", "scalar"}
 
 
 def _module_names() -> dict[str, Path]:
@@ -134,3 +142,53 @@ def test_the_repo_cites_only_its_own_documents() -> None:
         if needle in path.read_text(encoding="utf-8")
     ]
     assert found == []
+
+
+def sql_outside_the_index(source: str) -> list[str]:
+    """Where ``source`` spells SQL: string constants (f-string parts and docstrings included)
+    holding a statement keyword, and calls that run statement text."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            if SQL_KEYWORD.search(node.value):
+                found.append(f"{node.lineno}: {node.value.strip()[:60]!r}")
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in STATEMENT_METHODS
+        ):
+            found.append(f"{node.lineno}: .{node.func.attr}(…)")
+    return found
+
+
+# The one other SQLite file vaultctx keeps: saved conversations, apart from the index so that no
+# reindex can lose them (docs/conversations.md). Its SQL lives in this one module.
+CONVERSATION_STORE = "vaultctx.conversations.store"
+
+
+def test_sql_lives_only_in_the_index_package() -> None:
+    """Storage in one place: layers above ``index/`` call its named queries with plain values and
+    never spell or run a statement, so a schema change touches ``index/`` only."""
+    found = [
+        f"{file.relative_to(SRC.parent)}:{where}"
+        for name, file in sorted(_module_names().items())
+        if name not in (INDEX, CONVERSATION_STORE) and not name.startswith(f"{INDEX}.")
+        for where in sql_outside_the_index(file.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+def test_the_sql_finder_finds_sql() -> None:
+    source = (
+        '"""Docstring: the select button."""\n'
+        'rows = db.execute(f"SELECT id FROM {table} WHERE k = ?", (1,))\n'
+        "count = db.scalar(query)\n"
+        'label = "Update"\n'
+        'CLEAN = "DELETE FROM files"\n'
+    )
+    assert sorted(sql_outside_the_index(source)) == [
+        "2: 'SELECT id FROM'",
+        "2: .execute(…)",
+        "3: .scalar(…)",
+        "5: 'DELETE FROM files'",
+    ]

@@ -19,7 +19,13 @@ from typing import Any
 
 from vaultctx.config import Config
 from vaultctx.index.db import IndexDatabase, IndexDatabaseError, open_index
-from vaultctx.index.lookups import indexed_paths_among
+from vaultctx.index.inspect import note_paths
+from vaultctx.index.lookups import (
+    ListedNote,
+    indexed_paths_among,
+    newest_notes,
+    top_level_folders,
+)
 from vaultctx.scrub import scrub_secrets
 from vaultctx.search.budget import estimate_tokens, fit_to_budget
 from vaultctx.search.filters import Filters, matching_file_ids
@@ -242,7 +248,7 @@ def _similar_indexed_paths(db_path: Path, wanted: str) -> list[str]:
     except IndexDatabaseError:
         return []
     try:
-        paths = [str(row[0]) for row in db.execute("SELECT path FROM files")]
+        paths = note_paths(db)
     finally:
         db.close()
     same_name = [p for p in paths if _same_name(p, wanted)]
@@ -307,19 +313,14 @@ def list_notes(db_path: Path, filters: Filters, *, limit: int = LIST_NOTES_LIMIT
     db = open_index(db_path, readonly=True)
     try:
         file_ids = matching_file_ids(db, filters)
-        rows = db.execute(
-            "SELECT f.path, f.title, f.type, f.status, f.tags, f.mtime_ns FROM files f "
-            "WHERE f.id IN (SELECT value FROM json_each(?)) "
-            "ORDER BY f.mtime_ns DESC, f.path LIMIT ?",
-            (json.dumps(file_ids), limit),
-        ).fetchall()
+        rows = newest_notes(db, file_ids, limit)
         suggestion = _empty_listing_advice(db, shown) if not file_ids else None
     finally:
         db.close()
     return NoteList([_note_info(row) for row in rows], len(file_ids), shown, suggestion)
 
 
-def _note_info(row: Any) -> NoteInfo:
+def _note_info(row: ListedNote) -> NoteInfo:
     path, title, note_type, status, tags_json, mtime_ns = row
     modified = dt.datetime.fromtimestamp(int(mtime_ns) / 1e9).astimezone()
     return NoteInfo(
@@ -335,12 +336,7 @@ def _note_info(row: Any) -> NoteInfo:
 def _empty_listing_advice(db: IndexDatabase, filters: dict[str, str]) -> str:
     """What to try when nothing matched; for a folder, the folders that do exist."""
     if "folder" in filters:
-        folders = sorted(
-            {
-                str(row[0]).split("/", 1)[0]
-                for row in db.execute("SELECT path FROM files WHERE instr(path, '/') > 0")
-            }
-        )
+        folders = top_level_folders(db)
         if not folders:
             return "the vault has no folders; list without a folder"
         shown = ", ".join(f"`{f}`" for f in folders[:30])

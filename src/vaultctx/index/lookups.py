@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import json
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 from vaultctx.index.db import IndexDatabase, IndexDatabaseError, open_index
@@ -25,3 +26,28 @@ def indexed_paths_among(db: IndexDatabase, paths: Sequence[str]) -> list[str]:
     marks = ", ".join("?" * len(paths))
     rows = db.execute(f"SELECT path FROM files WHERE path IN ({marks})", list(paths))
     return [str(row[0]) for row in rows]
+
+
+ListedNote = tuple[str, str, str | None, str | None, str, int]
+
+
+def newest_notes(db: IndexDatabase, file_ids: Sequence[int], limit: int) -> list[ListedNote]:
+    """(path, title, type, status, tags as JSON, mtime_ns) of the ``limit`` most recently
+    modified of the notes ``file_ids``, ties by path."""
+    rows: Iterator[ListedNote] = db.execute(
+        "SELECT f.path, f.title, f.type, f.status, f.tags, f.mtime_ns FROM files f "
+        "WHERE f.id IN (SELECT value FROM json_each(?)) "
+        "ORDER BY f.mtime_ns DESC, f.path LIMIT ?",
+        (json.dumps(list(file_ids)), limit),
+    )
+    return list(rows)
+
+
+def top_level_folders(db: IndexDatabase) -> list[str]:
+    """The vault's top-level folders holding an indexed note, sorted."""
+    return sorted(
+        {
+            str(row[0]).split("/", 1)[0]
+            for row in db.execute("SELECT path FROM files WHERE instr(path, '/') > 0")
+        }
+    )

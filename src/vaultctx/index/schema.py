@@ -8,6 +8,7 @@ from __future__ import annotations
 
 VECTOR_TABLE = "chunk_vecs"  # pass-1 vectors (the static engine)
 QUALITY_TABLE = "chunk_vecs_quality"  # pass-2 vectors (the transformer)
+VECTOR_TABLES = (VECTOR_TABLE, QUALITY_TABLE)
 FTS_TABLE = "chunks_fts"
 # FTS5's tokenizer for chunks_fts, recorded in model_meta so readers never parse the table's DDL.
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"

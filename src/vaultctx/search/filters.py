@@ -7,10 +7,10 @@ ranking:
 enough notes match. Filtering a ranked top-k afterwards would return few or none for a selective
 filter.
 
-Folder, tags, type and modification dates are plain SQL over ``files``. Front matter conditions
-are decided here on the values SQLite extracts from the stored JSON, because they compare by the
-kind of value asked for (dates as dates, numbers as numbers, lists by membership), which SQL's
-own comparisons cannot do.
+Folder, tags, type and modification dates are decided by the index (``index/filter_sql.py``).
+Front matter conditions are decided here on the values SQLite extracts from the stored JSON,
+because they compare by the kind of value asked for (dates as dates, numbers as numbers, lists by
+membership), which SQL's own comparisons cannot do.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ from typing import Any, NoReturn
 
 from vaultctx.errors import VaultctxError
 from vaultctx.index.db import IndexDatabase
+from vaultctx.index.filter_sql import TAGS_KEY, notes_passing
 from vaultctx.vault.paths import normalize_vault_path
 
 Value = str | bool | int | float | dt.date  # dt.datetime is a dt.date too
@@ -56,8 +57,6 @@ _FIRST_YEAR, _LAST_YEAR = 1678, 2261
 # Python refuses to turn longer digit strings into an int; such numbers compare as floats.
 _MAX_INT_DIGITS = 4000
 _JSON_ESCAPED = re.compile(r'["\\\x00-\x1f]')
-# The key that means the note's full tag list (front matter and inline tags, as indexed).
-TAGS_KEY = "tags"
 
 
 class InvalidFilterError(VaultctxError):
@@ -252,20 +251,20 @@ def parse_time_bound(
 def matching_file_ids(db: IndexDatabase, search_filter: Filters) -> list[int]:
     """Ids of the indexed notes (``files.id``) that pass every part of ``search_filter``.
 
-    SQL narrows by folder, tags, type and dates and extracts each condition's value as JSON
-    text; the conditions are decided here (``Condition.holds_json``).
+    The index narrows by folder, tags, type and dates and extracts each condition's value as
+    JSON text; the conditions are decided here (``Condition.holds_json``).
     """
-    columns: list[str] = ["f.id"]
-    params: list[Any] = []
-    for condition in search_filter.conditions:
-        expression, expression_params = _extraction(condition.key)
-        columns.append(expression)
-        params += expression_params
-    clause, clause_params = _sql_clause(search_filter)
-    rows = db.execute(
-        f"SELECT {', '.join(columns)} FROM files f WHERE {clause}", [*params, *clause_params]
-    )
     conditions = search_filter.conditions
+    since, until = search_filter.since_bound, search_filter.until_bound
+    rows = notes_passing(
+        db,
+        folder=search_filter.folder,
+        tags=search_filter.tags,
+        note_type=search_filter.note_type,
+        modified_since_ns=None if since is None else since.ns,
+        modified_before_ns=None if until is None else until.ns,
+        front_matter_keys=[condition.key for condition in conditions],
+    )
     return [
         int(row[0])
         for row in rows
@@ -273,46 +272,6 @@ def matching_file_ids(db: IndexDatabase, search_filter: Filters) -> list[int]:
             condition.holds_json(raw) for condition, raw in zip(conditions, row[1:], strict=True)
         )
     ]
-
-
-def _sql_clause(search_filter: Filters) -> tuple[str, list[Any]]:
-    """Folder, tags, type and dates as one SQL condition over ``files f``."""
-    where: list[str] = ["1"]
-    params: list[Any] = []
-    if search_filter.folder is not None:
-        where.append("f.path LIKE ? ESCAPE '\\'")
-        params.append(_like_escape(search_filter.folder) + "/%")
-    for tag in search_filter.tags:
-        where.append(
-            "EXISTS (SELECT 1 FROM file_tags t WHERE t.file_id = f.id "
-            "AND (t.tag = ? OR t.tag LIKE ? ESCAPE '\\'))"
-        )
-        params += [tag, _like_escape(tag) + "/%"]
-    if search_filter.note_type is not None:
-        where.append("f.type = ? COLLATE NOCASE")
-        params.append(search_filter.note_type)
-    if search_filter.since_bound is not None:
-        where.append("f.mtime_ns >= ?")
-        params.append(search_filter.since_bound.ns)
-    if search_filter.until_bound is not None:
-        where.append("f.mtime_ns < ?")
-        params.append(search_filter.until_bound.ns)
-    return " AND ".join(where), params
-
-
-def _extraction(key: str) -> tuple[str, list[str]]:
-    """SQL for the JSON text of ``key`` in a note's front matter (NULL when absent).
-
-    A dotted key is nesting (``project.status``), or failing that one key with dots in its name
-    (``ms.date``), since both are common in real front matter.
-    """
-    if key == TAGS_KEY:
-        return "f.tags", []
-    parts = key.split(".")
-    nested = "$" + "".join(f'."{part}"' for part in parts)
-    if len(parts) == 1:
-        return "(f.front_matter -> ?)", [nested]
-    return "COALESCE(f.front_matter -> ?, f.front_matter -> ?)", [nested, f'$."{key}"']
 
 
 def _folder(folder: str | None) -> str | None:
@@ -446,10 +405,6 @@ def _compare_moments(stored: dt.date, wanted: dt.date) -> int:
         # One side has no zone: read it as local time, as the user's clock shows it.
         stored, wanted = stored.astimezone(), wanted.astimezone()
     return _compare(stored, wanted)
-
-
-def _like_escape(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 def _day_ns(day: dt.date, end_of_day: bool) -> int:

@@ -24,6 +24,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TypeVar
 
 from vaultctx.index.db import IndexDatabase
+from vaultctx.index.link_queries import linkable_notes, written_links
+from vaultctx.index.search_queries import chunk_notes
+from vaultctx.index.vector_queries import note_chunk_vectors
 from vaultctx.vault.errors import VaultError
 from vaultctx.vault.links import LinkResolver
 
@@ -133,9 +136,7 @@ def load_link_graph(db: IndexDatabase, extra_paths: Iterable[str] = ()) -> LinkG
     """
     notes: list[GraphNote] = []
     claims: list[tuple[str, list[str]]] = []
-    for file_id, path, title, note_type, aliases in db.execute(
-        "SELECT id, path, title, type, aliases FROM files"
-    ):
+    for file_id, path, title, note_type, aliases in linkable_notes(db):
         notes.append(GraphNote(int(file_id), str(path), str(title), note_type))
         claims.append((str(path), _string_list(aliases)))
     known = {note.path for note in notes}
@@ -145,10 +146,7 @@ def load_link_graph(db: IndexDatabase, extra_paths: Iterable[str] = ()) -> LinkG
     folder_of = {note.id: posixpath.dirname(note.path) for note in notes}
     resolved: dict[tuple[str, str], str | None] = {}
     links: list[ResolvedLink] = []
-    for file_id, target, heading, block, alias, kind, line in db.execute(
-        "SELECT file_id, target, heading, block, alias, kind, line FROM links "
-        "ORDER BY file_id, rowid"
-    ):
+    for file_id, target, heading, block, alias, kind, line in written_links(db):
         source = path_of.get(file_id)
         if source is None:
             continue
@@ -174,8 +172,9 @@ def _string_list(raw: Any) -> list[str]:
 class LinkGraphCache:
     """The link graph of one open index, rebuilt only after another connection has committed.
 
-    ``PRAGMA data_version`` changes exactly then, and costs microseconds to read, so a server
-    answering many queries resolves the vault's links once per index change.
+    SQLite's data version (``IndexDatabase.data_version``) changes exactly then, and costs
+    microseconds to read, so a server answering many queries resolves the vault's links once per
+    index change.
     """
 
     def __init__(self, db: IndexDatabase) -> None:
@@ -367,7 +366,7 @@ def _r(value: float) -> float:
     return round(value, 6)
 
 
-# --- SQL and stored vectors -----------------------------------------------------------------------
+# --- stored vectors -------------------------------------------------------------------------------
 
 
 def graph_ranking(
@@ -389,39 +388,15 @@ def graph_ranking(
     return expand(seeds, graph, lambda notes: note_similarities(db, table, query, notes), depth)
 
 
-def chunk_notes(db: IndexDatabase, chunk_ids: Sequence[int]) -> dict[int, int]:
-    if not chunk_ids:
-        return {}
-    marks = ",".join("?" * len(chunk_ids))
-    rows = db.execute(f"SELECT id, file_id FROM chunks WHERE id IN ({marks})", list(chunk_ids))
-    return {int(chunk_id): int(note_id) for chunk_id, note_id in rows}
-
-
 def note_similarities(
     db: IndexDatabase, table: str, query: npt.NDArray[np.float32], note_ids: Collection[int]
 ) -> dict[int, tuple[int, float]]:
-    """Each note's best chunk and its cosine similarity to ``query``, from the stored vectors.
-
-    CROSS JOIN keeps ``chunks`` outside, so sqlite-vec is asked for one rowid at a time, which
-    it answers from its index; ``rowid IN (…)`` on the vector table scans all of it (90 ms at
-    130k vectors). One statement rather than a lookup each is 2–8× faster (bench: ~1 ms for 30
-    notes of the PowerShell docs).
-    """
-    if not note_ids:
+    """Each note's best chunk and its cosine similarity to ``query``, from the stored vectors."""
+    rows = note_chunk_vectors(db, table, note_ids)
+    if not rows:
         return {}
     import numpy as np
 
-    marks = ",".join("?" * len(note_ids))
-    rows = [
-        (int(chunk_id), int(note_id), bytes(blob))
-        for chunk_id, note_id, blob in db.execute(
-            f"SELECT c.id, c.file_id, v.embedding FROM chunks c CROSS JOIN {table} v "
-            f"ON v.rowid = c.id WHERE c.file_id IN ({marks})",
-            list(note_ids),
-        )
-    ]
-    if not rows:
-        return {}
     matrix = np.frombuffer(b"".join(blob for _, _, blob in rows), dtype=np.int8)
     similarities = _cosine(matrix.reshape(len(rows), -1).astype(np.float32), query)
     best: dict[int, tuple[int, float]] = {}

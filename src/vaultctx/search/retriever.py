@@ -17,7 +17,6 @@ vectors only. Each degradation is reported in ``SearchResponse.notices`` instead
 
 from __future__ import annotations
 
-import json
 import re
 import time
 from collections.abc import Callable, Hashable
@@ -25,7 +24,14 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from vaultctx.index.db import IndexDatabase
-from vaultctx.index.text_codec import unpack_text
+from vaultctx.index.schema import FTS_TABLE
+from vaultctx.index.search_queries import (
+    chunk_notes,
+    note_count,
+    passages,
+    quality_vectors_complete,
+    title_candidates,
+)
 from vaultctx.scrub import scrub_secrets
 from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
 from vaultctx.search.bm25 import BM25_TOP_K, bm25_search
@@ -37,7 +43,6 @@ from vaultctx.search.graph import (
     GraphOrigin,
     LinkGraphCache,
     RelatedMoc,
-    chunk_notes,
     graph_ranking,
     related_mocs,
     reserve_keyword_slots,
@@ -187,7 +192,7 @@ class Retriever:
         self.db = db
         self.static = static
         self.quality = quality
-        self.has_fts = db.has_table("chunks_fts")
+        self.has_fts = db.has_table(FTS_TABLE)
         self.links = LinkGraphCache(db)
         self.memory: InMemoryVectors | None = None
         self._vector_queries = 0
@@ -223,9 +228,7 @@ class Retriever:
         return self.db.meta(SCRUBBER_META) == scrubber_fingerprint()
 
     def quality_complete(self) -> bool:
-        return not self.db.scalar(
-            "SELECT EXISTS(SELECT 1 FROM chunks WHERE quality_embedded_at IS NULL)"
-        )
+        return quality_vectors_complete(self.db)
 
     def search(self, request: SearchRequest) -> SearchResponse:
         """The passages that answer ``request`` best, within its limit and token budget.
@@ -289,7 +292,7 @@ class Retriever:
         if not file_ids:
             shown = ", ".join(f"{key} {value}" for key, value in filters.describe().items())
             notices.append(f"no notes match the filters ({shown})")
-        elif len(file_ids) == self.db.scalar("SELECT count(*) FROM files"):
+        elif len(file_ids) == note_count(self.db):
             return None  # restricting the rankers to every note would only double their cost
         return file_ids
 
@@ -335,20 +338,10 @@ class Retriever:
         match = build_title_query(query, self.db.meta(FTS_ANALYZER_META))
         if not self.has_fts or match is None or search.file_ids == []:
             return RankedList("title", [], 0.0)
-        restrict, params = "", [match]
-        if search.file_ids is not None:
-            restrict = " AND c.file_id IN (SELECT value FROM json_each(?))"
-            params.append(json.dumps(search.file_ids))
-        rows = self.db.execute(
-            "SELECT f.id, f.title, c.ordinal, c.id FROM chunks_fts "
-            "CROSS JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
-            f"WHERE chunks_fts MATCH ?{restrict} ORDER BY c.ordinal",
-            params,
-        )
         first: dict[int, int] = {}  # note → its first chunk
-        for note, title, _, chunk in rows:
-            if title_key(str(title)) == title_key(query):
-                first.setdefault(int(note), int(chunk))
+        for note, title, chunk in title_candidates(self.db, match, search.file_ids):
+            if title_key(title) == title_key(query):
+                first.setdefault(note, chunk)
         return RankedList("title", [(chunk, 1.0) for chunk in first.values()], 0.0)
 
     # --- 2. expand by graph ----------------------------------------------------------------------
@@ -423,7 +416,7 @@ class Retriever:
         """The first ``limit`` candidates as results (one per note with ``notes``), scrubbed and
         within the token budget. A graph ranking keeps two slots for keyword-only hits."""
         request = search.request
-        rows = self._load([candidate.chunk_id for candidate in candidates])
+        rows = passages(self.db, [candidate.chunk_id for candidate in candidates])
         candidates = [candidate for candidate in candidates if candidate.chunk_id in rows]
         if keyword_slots:
             candidates = reserve_keyword_slots(
@@ -443,17 +436,6 @@ class Retriever:
             if len(results) == request.limit:
                 break
         return _budgeted(results, request.max_tokens, scrub=not self._scrubbed_at_index())
-
-    def _load(self, ids: list[int]) -> dict[int, tuple[str, str, str, str]]:
-        if not ids:
-            return {}
-        marks = ",".join("?" * len(ids))
-        rows = self.db.execute(
-            f"SELECT c.id, f.path, f.title, c.section, c.body FROM chunks c "
-            f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
-            ids,
-        )
-        return {int(r[0]): (str(r[1]), str(r[2]), str(r[3]), unpack_text(r[4])) for r in rows}
 
 
 def _weak_match_notice(lists: list[RankedList]) -> str | None:

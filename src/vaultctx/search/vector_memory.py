@@ -4,9 +4,10 @@ sqlite-vec scans its int8 table for every query: ~96 ms at 130k chunks on the 2-
 machine, most of a hybrid query's time. A process that answers many queries can instead hold each
 vector table as a float32 matrix (1 KB per chunk per 256 dimensions) and rank with one BLAS
 matrix-vector product. The matrix must never serve a stale index: every query compares SQLite's
-``PRAGMA data_version``, which changes whenever another connection (the indexer, the watcher)
-commits; a stale or still-loading matrix makes ``search`` return None and the caller asks
-sqlite-vec, while a background thread reloads. Results therefore always match the database.
+data version (``IndexDatabase.data_version``), which changes whenever another connection (the
+indexer, the watcher) commits; a stale or still-loading matrix makes ``search`` return None and
+the caller asks sqlite-vec, while a background thread reloads. Results therefore always match the
+database.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import numpy.typing as npt
 
 from vaultctx.embed.base import quantize_int8
 from vaultctx.index.db import IndexDatabase, open_index
+from vaultctx.index.vector_queries import stored_vectors, vector_count, vector_dimension
 
 log = logging.getLogger(__name__)
 
@@ -37,22 +39,14 @@ class _Matrix:
 
 
 def _load_matrix(db: IndexDatabase, table: str, data_version: int) -> _Matrix | None:
-    dimension_row = db.execute(
-        "SELECT value FROM model_meta WHERE key = ?", (f"{table}.layout",)
-    ).fetchone()
-    count = int(db.scalar(f"SELECT count(*) FROM {table}"))
-    if dimension_row is None or count == 0:
+    dimension = vector_dimension(db, table)
+    count = vector_count(db, table)
+    if dimension is None or count == 0:
         return None
-    dimension = int(str(dimension_row[0]).split("[", 1)[1].rstrip("]"))
     if count * dimension * 4 > MAX_MATRIX_BYTES:
         log.info("%s: %d vectors exceed the in-memory limit; searching on disk", table, count)
         return None
-    rows = [
-        (int(rowid), int(file_id), bytes(blob))  # type: ignore[arg-type]
-        for rowid, file_id, blob in db.execute(
-            f"SELECT v.rowid, c.file_id, v.embedding FROM {table} v JOIN chunks c ON c.id = v.rowid"
-        )
-    ]
+    rows = stored_vectors(db, table)
     if not rows:
         return None
     chunk_ids = np.fromiter((r[0] for r in rows), dtype=np.int64, count=len(rows))

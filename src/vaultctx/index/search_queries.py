@@ -1,0 +1,104 @@
+"""The reads a search makes of the chunk, file and FTS tables, as named questions.
+
+``search/`` decides what to ask and how to rank; the SQL lives here. Statements of the per-query
+path are module constants, so their text is the same on every call and apsw's statement cache
+compiles each once per connection. Only lists of chunk ids, whose number of placeholders varies,
+are spelled per call.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+
+from vaultctx.index.db import IndexDatabase
+from vaultctx.index.text_codec import unpack_text
+
+# FTS5's bm25() is negative, lower is better; the column weights are bound like any value.
+_BM25 = (
+    "SELECT chunks_fts.rowid, bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts "
+    "WHERE chunks_fts MATCH ? ORDER BY score LIMIT ?"
+)
+# CROSS JOIN keeps FTS as the outer loop: one MATCH, then a lookup per hit. `rowid IN (…)`
+# instead makes SQLite re-run the MATCH per allowed rowid (seconds at 130k chunks).
+_BM25_IN_NOTES = (
+    "SELECT chunks_fts.rowid, bm25(chunks_fts, ?, ?, ?) AS score FROM chunks_fts "
+    "CROSS JOIN chunks c ON c.id = chunks_fts.rowid "
+    "WHERE chunks_fts MATCH ? AND c.file_id IN (SELECT value FROM json_each(?)) "
+    "ORDER BY score LIMIT ?"
+)
+_TITLE = (
+    "SELECT f.id, f.title, c.ordinal, c.id FROM chunks_fts "
+    "CROSS JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
+    "WHERE chunks_fts MATCH ? ORDER BY c.ordinal"
+)
+_TITLE_IN_NOTES = (
+    "SELECT f.id, f.title, c.ordinal, c.id FROM chunks_fts "
+    "CROSS JOIN chunks c ON c.id = chunks_fts.rowid JOIN files f ON f.id = c.file_id "
+    "WHERE chunks_fts MATCH ? AND c.file_id IN (SELECT value FROM json_each(?)) "
+    "ORDER BY c.ordinal"
+)
+_QUALITY_INCOMPLETE = "SELECT EXISTS(SELECT 1 FROM chunks WHERE quality_embedded_at IS NULL)"
+_NOTE_COUNT = "SELECT count(*) FROM files"
+
+
+def bm25_candidates(
+    db: IndexDatabase,
+    match: str,
+    limit: int,
+    weights: tuple[float, float, float],
+    file_ids: Sequence[int] | None = None,
+) -> list[tuple[int, float]]:
+    """(chunk id, bm25 score) best (lowest) first for the FTS5 expression ``match``.
+
+    ``weights`` are those of chunk text, section and heading context; ``file_ids`` keeps only
+    chunks of those notes inside the query, so the top ``limit`` are the best of those notes.
+    """
+    if file_ids is None:
+        rows = db.execute(_BM25, (*weights, match, limit))
+    else:
+        rows = db.execute(_BM25_IN_NOTES, (*weights, match, json.dumps(list(file_ids)), limit))
+    return [(int(rowid), float(score)) for rowid, score in rows]
+
+
+def title_candidates(
+    db: IndexDatabase, match: str, file_ids: Sequence[int] | None = None
+) -> list[tuple[int, str, int]]:
+    """(note id, title, chunk id) of the chunks matching ``match``, by position in their note,
+    so each note's first matching chunk comes before its later ones."""
+    if file_ids is None:
+        rows = db.execute(_TITLE, (match,))
+    else:
+        rows = db.execute(_TITLE_IN_NOTES, (match, json.dumps(list(file_ids))))
+    return [(int(note), str(title), int(chunk)) for note, title, _, chunk in rows]
+
+
+def passages(db: IndexDatabase, chunk_ids: Sequence[int]) -> dict[int, tuple[str, str, str, str]]:
+    """chunk id → (path, title, section, text) for those of ``chunk_ids`` still indexed."""
+    if not chunk_ids:
+        return {}
+    marks = ",".join("?" * len(chunk_ids))
+    rows = db.execute(
+        f"SELECT c.id, f.path, f.title, c.section, c.body FROM chunks c "
+        f"JOIN files f ON f.id = c.file_id WHERE c.id IN ({marks})",
+        list(chunk_ids),
+    )
+    return {int(r[0]): (str(r[1]), str(r[2]), str(r[3]), unpack_text(r[4])) for r in rows}
+
+
+def chunk_notes(db: IndexDatabase, chunk_ids: Sequence[int]) -> dict[int, int]:
+    """chunk id → the id of the note it belongs to, for those of ``chunk_ids`` still indexed."""
+    if not chunk_ids:
+        return {}
+    marks = ",".join("?" * len(chunk_ids))
+    rows = db.execute(f"SELECT id, file_id FROM chunks WHERE id IN ({marks})", list(chunk_ids))
+    return {int(chunk_id): int(note_id) for chunk_id, note_id in rows}
+
+
+def quality_vectors_complete(db: IndexDatabase) -> bool:
+    """Whether pass 2 has given every chunk its vector (one lookup in a partial index)."""
+    return not db.scalar(_QUALITY_INCOMPLETE)
+
+
+def note_count(db: IndexDatabase) -> int:
+    return int(db.scalar(_NOTE_COUNT))
