@@ -195,6 +195,21 @@ def _create_engine(name: str, setting: str) -> Embedder:
         raise ConfigError(f"{setting} in vaultctx.toml: {exc.message}", exc.suggestion) from exc
 
 
+def _stored_hash_matches(stored: str | None, engine: Embedder, notices: list[str]) -> bool:
+    """Whether the index's vectors are ``engine``'s. A remote engine learns its hash from the
+    provider; when that fails the search goes on without its vectors, and says so."""
+    if stored is None:
+        return False
+    try:
+        return stored == engine.model_hash
+    except VaultctxError as exc:
+        notices.append(
+            f"the embedding engine {engine.name} is unavailable ({exc.message}): "
+            "searching without its vectors"
+        )
+        return False
+
+
 class Vault:
     """A vault of notes and its index: ``Vault("~/notes").index()``, then ``.status()``."""
 
@@ -289,7 +304,9 @@ class Vault:
         if "quality" not in self._engines_checked:
             self._engines_checked.add("quality")
             better = self.quality_embedder() if reader.has_table(QUALITY_TABLE) else None
-            if better is not None and reader.meta(META_QUALITY_MODEL_HASH) == better.model_hash:
+            if better is not None and _stored_hash_matches(
+                reader.meta(META_QUALITY_MODEL_HASH), better, retriever.source_notices
+            ):
                 retriever.quality = VectorSource(
                     QUALITY_TABLE,
                     lambda q: better.embed([q])[0],

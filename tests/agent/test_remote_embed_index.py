@@ -137,3 +137,22 @@ def test_a_refused_key_mid_index_stops_pass_two_and_leaves_search_working(
         found = vaultctx(env, "search", "lighthouse storm", *where, "--json")
         assert found.returncode == 0, found.stderr
         assert len(json.loads(found.stdout)["results"]) > 0
+
+
+def test_search_goes_on_without_a_remote_engine_that_is_down(tmp_path: Path) -> None:
+    """Indexed while the provider was up; searched after it went away: keyword and static-vector
+    results, with a notice, rather than an error."""
+    vault = make_vault(tmp_path / "vault", dict(list(NOTES.items())[:3]))
+    where = ["--vault", str(vault), "--db", str(tmp_path / "index.db")]
+    env = cli_env(tmp_path)
+    with OpenAIFake(require_key=KEY) as fake:
+        configure(tmp_path, fake, SMALL)
+        assert vaultctx(env, "index", *where).returncode == 0
+    found = vaultctx(env, "search", "lighthouse storm", *where, "--json")
+    assert found.returncode == 0, found.stderr
+    response = json.loads(found.stdout)
+    assert response["count"] == 3
+    assert any(
+        f"embedding engine openai:{SMALL} is unavailable" in notice
+        for notice in response["notices"]
+    )

@@ -192,6 +192,9 @@ class Retriever:
         self.db = db
         self.static = static
         self.quality = quality
+        # Degradations found while the sources were set up (a remote engine that is down, say),
+        # reported with every search this retriever answers.
+        self.source_notices: list[str] = []
         self.has_fts = db.has_table(FTS_TABLE)
         self.links = LinkGraphCache(db)
         self.memory: InMemoryVectors | None = None
@@ -252,7 +255,7 @@ class Retriever:
     # --- which rankers the request gets ----------------------------------------------------------
 
     def _start(self, request: SearchRequest) -> _Search:
-        notices: list[str] = []
+        notices: list[str] = list(self.source_notices)
         mode, sources = self._rankers(request, notices)
         file_ids = self._filtered_file_ids(request.filters, notices)
         return _Search(request, mode, sources, file_ids, notices)
