@@ -192,3 +192,14 @@ def test_the_sql_finder_finds_sql() -> None:
         "3: .scalar(…)",
         "5: 'DELETE FROM files'",
     ]
+
+
+def test_the_readme_links_every_doc() -> None:
+    repo = SRC.parents[1]
+    readme = (repo / "README.md").read_text(encoding="utf-8")
+    unlinked = [
+        doc.name
+        for doc in sorted((repo / "docs").glob("*.md"))
+        if f"(docs/{doc.name}" not in readme
+    ]
+    assert unlinked == []

@@ -1,5 +1,5 @@
 """Remote embedding engines: the OpenAI, Ollama, Gemini and Bedrock embedding APIs as an
-``Embedder`` (docs/remote-embeddings.md).
+``Embedder`` (docs/agent.md, "Remote embeddings").
 
 Chosen by name, ``provider:model``, as ``engine`` or ``quality_engine`` in the user's own
 vaultctx.toml; ``embed/registry.py`` finds the factories below through the ``vaultctx.engines``
