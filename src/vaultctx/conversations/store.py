@@ -17,6 +17,7 @@ import builtins
 import contextlib
 import json
 import secrets
+import time
 from base64 import b32encode
 from collections.abc import Callable, Iterator, Sequence
 from datetime import datetime, timezone
@@ -183,8 +184,8 @@ class ConversationStore:
                 str(path), flags=apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_NOFOLLOW
             )
             try:
-                _configure(conn)
-                _migrate(conn, path, vault)
+                _while_busy(lambda: _configure(conn))
+                _while_busy(lambda: _migrate(conn, path, vault))
             except BaseException:
                 conn.close()
                 raise
@@ -490,6 +491,21 @@ class ConversationStore:
                 self._conn.execute("ROLLBACK")
                 raise
             self._conn.execute("COMMIT")
+
+
+def _while_busy(step: Callable[[], None], seconds: float = BUSY_TIMEOUT_MS / 1000 * 6) -> None:
+    """Run ``step`` again while another opener holds the lock. Switching a new file to WAL takes
+    an exclusive lock that SQLite does not wait for (the busy timeout does not apply), so eight
+    processes opening a new store at once would otherwise fail all but one."""
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            step()
+            return
+        except apsw.BusyError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.05)
 
 
 def _configure(conn: apsw.Connection) -> None:
