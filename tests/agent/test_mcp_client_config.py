@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from vaultctx.agent.mcp_client import MAX_TOOL_NAME, exposed_names
 from vaultctx.agent.mcp_config import (
     McpServerConfig,
     config_path,
@@ -16,6 +15,7 @@ from vaultctx.agent.mcp_config import (
     parse_mcp_config,
 )
 from vaultctx.agent.mcp_stdio import INHERITED_ENV, child_environment
+from vaultctx.agent.mcp_tools import MAX_TOOL_NAME, exposed_names
 from vaultctx.agent.settings import load_agent_settings
 from vaultctx.config import ConfigError
 

@@ -8,15 +8,14 @@ every answer, a failure included, comes back as text.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from pydantic_ai.tools import RunContext, ToolDefinition
 from pydantic_ai.toolsets import AbstractToolset
 from pydantic_ai.toolsets.abstract import ToolsetTool
 from pydantic_core import SchemaValidator, core_schema
 
-if TYPE_CHECKING:
-    from vaultctx.agent.mcp_client import McpClients
+from vaultctx.agent.mcp_tools import ExposedTool
 
 # Any JSON object: the server validates the arguments against its own schema.
 ANY_ARGUMENTS = SchemaValidator(
@@ -24,10 +23,18 @@ ANY_ARGUMENTS = SchemaValidator(
 )
 
 
+class ToolSource(Protocol):
+    """What the toolset needs of ``McpClients`` (agent/mcp_client.py)."""
+
+    def tools(self) -> list[ExposedTool]: ...
+
+    async def call(self, name: str, arguments: dict[str, Any]) -> str: ...
+
+
 class McpToolset(AbstractToolset[Any]):
     """``mcp_{server}_{tool}`` for every tool of every running server."""
 
-    def __init__(self, clients: McpClients) -> None:
+    def __init__(self, clients: ToolSource) -> None:
         self.clients = clients
 
     @property
