@@ -167,7 +167,8 @@ def test_the_server_gets_only_the_fifteen_variables_and_its_own(running: Running
         assert name not in seen
     assert not [name for name in seen if name.startswith(("AWS_", "VAULTCTX_", "OPENAI"))]
     assert seen["KEPT"] == "kept-value"
-    assert set(seen) <= set(INHERITED_ENV) | {"KEPT"}
+    # macOS adds __CF_USER_TEXT_ENCODING to every process it starts; nothing else may appear.
+    assert set(seen) - {"__CF_USER_TEXT_ENCODING"} <= set(INHERITED_ENV) | {"KEPT"}
     assert seen["PATH"] == os.environ["PATH"]
 
 
@@ -270,6 +271,7 @@ def test_a_server_that_keeps_crashing_is_tried_three_times_5s_apart_then_failed(
     run_alone([server], tmp_path, body)
 
 
+@pytest.mark.skipif(sys.platform == "win32", reason="Windows has no SIGTERM to ignore")
 def test_stop_terminates_then_kills_after_3s(tmp_path: Path) -> None:
     record = tmp_path / "starts"
     server = sdk_server("stubborn", STARTS_FILE=str(record), IGNORE_TERM="1")
