@@ -1,35 +1,37 @@
 """``vaultctx mcp list``: each server started, counted and stopped; a broken mcp.json is one line
-naming the field, never a traceback."""
+naming the field, never a traceback. In process (the servers are real processes all the same)."""
 
 from __future__ import annotations
 
 import json
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner, Result
 
-from tests.agent.cli_support import agent_env
-
 TEST_SERVER = Path(__file__).with_name("mcp_test_server.py")
 
 
 @pytest.fixture
-def env(tmp_path: Path) -> dict[str, str]:
-    """A private user config dir (tmp_path/config/vaultctx) and none of our keys."""
-    return agent_env(tmp_path, "[agent]\n")
+def config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Where mcp.json goes: a private user config dir (and state dir, for the servers' logs)."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    monkeypatch.delenv("VAULTCTX_AGENT_MCP_CONFIG", raising=False)
+    path = tmp_path / "config" / "vaultctx" / "mcp.json"
+    path.parent.mkdir(parents=True)
+    return path
 
 
-def mcp_list(env: dict[str, str], config: object, *args: str) -> subprocess.CompletedProcess[str]:
-    mcp_json = Path(env["XDG_CONFIG_HOME"]) / "vaultctx" / "mcp.json"
-    mcp_json.write_text(json.dumps(config), encoding="utf-8")
-    argv = [sys.executable, "-m", "vaultctx", "mcp", "list", *args]
-    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+def mcp_list(config: Path, servers: object, *args: str) -> Result:
+    from vaultctx.cli.main import app
+
+    config.write_text(json.dumps(servers), encoding="utf-8")
+    return CliRunner().invoke(app, ["mcp", "list", *args])
 
 
-def servers(tmp_path: Path) -> dict[str, object]:
+def three_servers(tmp_path: Path) -> dict[str, object]:
     return {
         "mcpServers": {
             "tools": {"command": sys.executable, "args": [str(TEST_SERVER)]},
@@ -39,33 +41,23 @@ def servers(tmp_path: Path) -> dict[str, object]:
     }
 
 
-def test_list_starts_each_server_and_reports_it(tmp_path: Path, env: dict[str, str]) -> None:
-    done = mcp_list(env, servers(tmp_path), "--json")
-    assert done.returncode == 1, done.stderr  # one server failed
-    report = json.loads(done.stdout)
-    assert report["config"] == str(tmp_path / "config" / "vaultctx" / "mcp.json")
+def test_list_starts_each_server_and_reports_it(tmp_path: Path, config: Path) -> None:
+    result = mcp_list(config, three_servers(tmp_path), "--json")
+    assert result.exit_code == 1, result.output  # one server failed
+    report = json.loads(result.stdout)
+    assert report["config"] == str(config)
     found = {server["name"]: server for server in report["servers"]}
     assert (found["tools"]["state"], found["tools"]["tools"]) == ("running", 5)
     assert "mcp_tools_echo" in found["tools"]["tool_names"]
     assert found["ghost"]["state"] == "failed"
     assert "cannot start" in found["ghost"]["last_error"]
     assert found["off"]["state"] == "disabled"
+    assert Path(found["tools"]["log"]).is_file()
+    assert Path(found["tools"]["log"]).is_relative_to(tmp_path)
 
 
-def in_process(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, *args: str) -> Result:
-    from vaultctx.cli.main import app
-
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))  # the servers' logs
-    monkeypatch.delenv("VAULTCTX_AGENT_MCP_CONFIG", raising=False)
-    return CliRunner().invoke(app, ["mcp", "list", *args])
-
-
-def test_list_as_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    config = tmp_path / "config" / "vaultctx" / "mcp.json"
-    config.parent.mkdir(parents=True)
-    config.write_text(json.dumps(servers(tmp_path)), encoding="utf-8")
-    result = in_process(tmp_path, monkeypatch)
+def test_list_as_text(tmp_path: Path, config: Path) -> None:
+    result = mcp_list(config, three_servers(tmp_path))
     assert result.exit_code == 1
     assert result.output.splitlines() == [
         f"servers in {config}:",
@@ -76,17 +68,26 @@ def test_list_as_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ]
 
 
-def test_a_broken_file_is_one_line_naming_the_field(env: dict[str, str]) -> None:
-    done = mcp_list(env, {"mcpServers": {"foo": {"command": ["uvx", "foo"]}}})
-    assert done.returncode == 2
-    assert done.stdout == ""
-    assert "mcpServers.foo.command must be a string" in done.stderr
-    assert len(done.stderr.strip().splitlines()) == 1
-    assert "Traceback" not in done.stderr
+def test_a_broken_file_is_one_line_naming_the_field(
+    config: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from vaultctx.cli.main import run
+
+    config.write_text('{"mcpServers": {"foo": {"command": ["uvx", "foo"]}}}', encoding="utf-8")
+    monkeypatch.setattr(sys, "argv", ["vaultctx", "mcp", "list"])
+    with pytest.raises(SystemExit) as exited:
+        run()
+    assert exited.value.code == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err.startswith(f"error: {config}: mcpServers.foo.command must be a string")
+    assert len(err.strip().splitlines()) == 1
+    assert "Traceback" not in err
 
 
-def test_no_file_means_no_servers(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    result = in_process(tmp_path, monkeypatch)
+def test_no_file_means_no_servers(config: Path) -> None:
+    from vaultctx.cli.main import app
+
+    result = CliRunner().invoke(app, ["mcp", "list"])
     assert result.exit_code == 0, result.output
-    wanted = tmp_path / "config" / "vaultctx" / "mcp.json"
-    assert result.output == f"no MCP servers ({wanted} does not exist)\n"
+    assert result.output == f"no MCP servers ({config} does not exist)\n"
