@@ -7,7 +7,9 @@ before. A key itself is never a setting: ``api_key_secret`` names a secret in th
 
 A vault's own ``vaultctx.toml`` travels with the vault (sync, a cloned repo), so it is trusted less
 than the user's config dir: it may not set ``base_url`` for a backend that sends a key, or a
-synced note folder could send the user's OpenAI key to a server of its choosing.
+synced note folder could send the user's OpenAI key to a server of its choosing; nor ``mcp_config``,
+the file naming the programs the agent starts as MCP servers, or opening a folder could run a
+program of its choosing.
 """
 
 from __future__ import annotations
@@ -51,13 +53,27 @@ class AgentSettings:
     translate: bool = True
     # Seconds to wait for the backend's first byte, and between bytes after it.
     timeout: float = 120.0
+    # The JSON file of external MCP servers (None: mcp.json in the user config dir), and the
+    # seconds each request to one of them may take (agent/mcp_client.py).
+    mcp_config: str | None = None
+    mcp_timeout: float = 10.0
 
     def endpoint(self) -> str | None:
         """The base URL requests go to (None: the client library's own, Gemini and Bedrock)."""
         return self.base_url or DEFAULT_BASE_URLS.get(self.backend)
 
 
-_STRING_KEYS = ("backend", "model", "base_url", "region", "profile", "api_key_secret", "effort")
+_STRING_KEYS = (
+    "backend",
+    "model",
+    "base_url",
+    "region",
+    "profile",
+    "api_key_secret",
+    "effort",
+    "mcp_config",
+)
+MCP_TIMEOUT_RANGE = (1, 60)
 
 
 def user_config_file() -> Path:
@@ -92,6 +108,12 @@ def load_agent_settings(
     settings = _apply(settings, given, "the command line")
     if "base_url" in vault_table and settings.base_url == vault_table["base_url"]:
         _refuse_untrusted_endpoint(settings, vault_file, trusted)
+    if "mcp_config" in vault_table and settings.mcp_config == vault_table["mcp_config"]:
+        raise ConfigError(
+            f"{vault_file}: mcp_config in a vault's own vaultctx.toml is not used: the servers it "
+            "names are programs vaultctx would start, chosen by whoever wrote the vault",
+            f"move mcp_config to your own settings file {trusted} (or set {ENV_PREFIX}MCP_CONFIG)",
+        )
     return settings
 
 
@@ -169,6 +191,8 @@ def _checked(key: str, value: object, default: object, source: str) -> object:
         return _in_range(key, int(value), (200, 100_000), source)  # type: ignore[call-overload]
     if key == "timeout":
         return float(_in_range(key, value, (1, 3600), source))  # type: ignore[arg-type]
+    if key == "mcp_timeout":
+        return float(_in_range(key, value, MCP_TIMEOUT_RANGE, source))  # type: ignore[arg-type]
     return value
 
 

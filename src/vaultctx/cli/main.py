@@ -104,6 +104,7 @@ def build_app() -> typer.Typer:
         hook_cmds,
         index_cmds,
         links_cmds,
+        mcp_cmds,
         search_cmds,
         secret_cmds,
         serve_cmds,
@@ -121,6 +122,7 @@ def build_app() -> typer.Typer:
     agent_cmds.register(app)
     secret_cmds.register(app)
     conversation_cmds.register(app)
+    mcp_cmds.register(app)
     return app
 
 

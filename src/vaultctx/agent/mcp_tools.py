@@ -1,0 +1,77 @@
+"""How an external MCP server's tools look to the model: their names (``mcp_{server}_{tool}``),
+descriptions and parameters, their results as text, and the line a failure becomes."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import mcp_types
+
+# Tool names models accept (OpenAI, Gemini and Bedrock alike): this alphabet, at most 64 long.
+MAX_TOOL_NAME = 64
+_UNSAFE = re.compile(r"[^A-Za-z0-9_-]")
+
+
+@dataclass(frozen=True)
+class ExposedTool:
+    """A server's tool as the model sees it: ``name`` is ``mcp_{server}_{tool}``."""
+
+    name: str
+    server: str
+    tool: mcp_types.Tool
+
+    @property
+    def description(self) -> str:
+        return f"[MCP:{self.server}] {self.tool.description or self.tool.name}"
+
+    @property
+    def parameters(self) -> dict[str, Any]:
+        return self.tool.input_schema or {"type": "object", "properties": {}}
+
+
+def failure(tool_name: str, detail: str) -> str:
+    """What the model reads when a tool could not give an answer."""
+    return f"Tool execution error: {tool_name}: {detail}"
+
+
+def exposed_names(pairs: Sequence[tuple[str, str]]) -> list[str]:
+    """``mcp_{server}_{tool}`` for each (server, tool): only ``[A-Za-z0-9_-]``, at most 64
+    characters, and distinct (a later duplicate gets ``_2``, ``_3``, ...), in order."""
+    taken: set[str] = set()
+    names = []
+    for server, tool in pairs:
+        base = _UNSAFE.sub("_", f"mcp_{server}_{tool}")
+        name, number = base[:MAX_TOOL_NAME], 2
+        while name in taken:
+            suffix = f"_{number}"
+            name, number = base[: MAX_TOOL_NAME - len(suffix)] + suffix, number + 1
+        taken.add(name)
+        names.append(name)
+    return names
+
+
+def result_text(result: mcp_types.CallToolResult) -> str:
+    """A tool result as text: text blocks as they are, resources by their text, other blocks
+    as JSON (binary data left out), the structured content only when nothing else came."""
+    parts = []
+    for block in result.content:
+        if isinstance(block, mcp_types.TextContent):
+            parts.append(block.text)
+        elif isinstance(block, (mcp_types.ImageContent, mcp_types.AudioContent)):
+            parts.append(f"[{block.type}: {block.mime_type}, {len(block.data) * 3 // 4} bytes]")
+        elif isinstance(block, mcp_types.EmbeddedResource) and isinstance(
+            block.resource, mcp_types.TextResourceContents
+        ):
+            parts.append(block.resource.text)
+        else:
+            dumped = block.model_dump(mode="json", by_alias=True, exclude_none=True)
+            if isinstance(dumped.get("resource"), dict):
+                dumped["resource"].pop("blob", None)
+            parts.append(json.dumps(dumped, ensure_ascii=False))
+    if not parts and result.structured_content is not None:
+        parts.append(json.dumps(result.structured_content, ensure_ascii=False))
+    return "\n".join(parts)
