@@ -195,3 +195,25 @@ def test_tool_names_are_prefixed_model_safe_capped_and_distinct() -> None:
     assert names[5] == ("mcp_x_" + long_tool)[: MAX_TOOL_NAME - 2] + "_2"
     assert len(set(names)) == len(names)
     assert all(len(name) <= MAX_TOOL_NAME for name in names)
+
+
+def test_claude_codes_stdio_type_is_accepted_and_others_are_named(tmp_path: Path) -> None:
+    from vaultctx.agent.mcp_config import load_mcp_config
+
+    good = tmp_path / "good.json"
+    good.write_text('{"mcpServers": {"x": {"type": "stdio", "command": "uvx"}}}')
+    assert [server.name for server in load_mcp_config(str(good))] == ["x"]
+    remote = tmp_path / "remote.json"
+    remote.write_text('{"mcpServers": {"x": {"type": "http", "command": "uvx"}}}')
+    with pytest.raises(ConfigError, match=r'mcpServers\.x\.type "http" is not supported'):
+        load_mcp_config(str(remote))
+
+
+def test_a_flood_of_output_is_capped_for_the_model() -> None:
+    from mcp import types
+    from vaultctx.agent.mcp_tools import MAX_RESULT_CHARS, result_text
+
+    flood = types.CallToolResult(content=[types.TextContent(type="text", text="a" * 1_000_000)])
+    text = result_text(flood)
+    assert len(text) < MAX_RESULT_CHARS + 200
+    assert text.endswith("of 1,000,000 characters of this tool result were kept]")

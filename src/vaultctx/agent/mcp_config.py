@@ -129,10 +129,16 @@ def _server(name: str, entry: object, source: str) -> McpServerConfig:
         raise ConfigError(
             f"{source}: {where} must be an object", 'write it as {"command": "...", "args": []}'
         )
-    unknown = sorted(set(entry) - set(SERVER_KEYS))
+    unknown = sorted(set(entry) - set(SERVER_KEYS) - {"type"})
     if unknown:
         raise ConfigError(
             f"{source}: {where}: unknown key {unknown[0]!r}", f"use only {', '.join(SERVER_KEYS)}"
+        )
+    # Claude Code's .mcp.json marks local servers "type": "stdio"; the only kind run here.
+    if entry.get("type", "stdio") != "stdio":
+        raise ConfigError(
+            f"{source}: {where}.type {json.dumps(entry['type'])} is not supported",
+            'only local servers started as a program ("type": "stdio", or no type) are run',
         )
     command = entry.get("command")
     if not isinstance(command, str) or not command.strip():

@@ -74,4 +74,18 @@ def result_text(result: mcp_types.CallToolResult) -> str:
             parts.append(json.dumps(dumped, ensure_ascii=False))
     if not parts and result.structured_content is not None:
         parts.append(json.dumps(result.structured_content, ensure_ascii=False))
-    return "\n".join(parts)
+    return capped("\n".join(parts))
+
+
+# An external server's result goes into the model's context: one answer may not fill it.
+MAX_RESULT_CHARS = 20_000
+
+
+def capped(text: str) -> str:
+    if len(text) <= MAX_RESULT_CHARS:
+        return text
+    return (
+        text[:MAX_RESULT_CHARS]
+        + f"\n[Truncated: only the first {MAX_RESULT_CHARS:,} of {len(text):,} characters of this "
+        "tool result were kept]"
+    )
