@@ -103,6 +103,7 @@ def build_app() -> typer.Typer:
         conversation_cmds,
         hook_cmds,
         index_cmds,
+        ledger_cmds,
         links_cmds,
         mcp_cmds,
         search_cmds,
@@ -123,6 +124,7 @@ def build_app() -> typer.Typer:
     secret_cmds.register(app)
     conversation_cmds.register(app)
     mcp_cmds.register(app)
+    ledger_cmds.register(app)
     return app
 
 
