@@ -11,17 +11,32 @@ import importlib
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
-__all__ = ["Filters", "SearchRequest", "Vault", "VaultctxError", "Weights", "__version__"]
+__all__ = [
+    "Change",
+    "ChangeContext",
+    "Filters",
+    "NoteChangeError",
+    "SearchRequest",
+    "Vault",
+    "VaultctxError",
+    "Weights",
+    "__version__",
+]
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
     from vaultctx.errors import VaultctxError
+    from vaultctx.ledger.context import Change, ChangeContext
     from vaultctx.search.filters import Filters
     from vaultctx.search.request import SearchRequest, Weights
+    from vaultctx.vault.writes import NoteChangeError
 
 _HOMES = {
     "Vault": "vaultctx.api",
     "VaultctxError": "vaultctx.errors",
+    "Change": "vaultctx.ledger.context",
+    "ChangeContext": "vaultctx.ledger.context",
+    "NoteChangeError": "vaultctx.vault.writes",
     "Filters": "vaultctx.search.filters",
     "SearchRequest": "vaultctx.search.request",
     "Weights": "vaultctx.search.request",

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultctx.config import Config, ConfigError, default_db_path, load_config
 from vaultctx.errors import VaultctxError
+from vaultctx.ledger.context import Change, ChangeContext
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
@@ -28,6 +29,10 @@ if TYPE_CHECKING:
     from vaultctx.index.db import IndexDatabase
     from vaultctx.index.indexer import Indexer, IndexReport, ProgressSink
     from vaultctx.index.watch import VaultWatcher, WatchEvent
+    from vaultctx.ledger.changes import NoteChanger
+    from vaultctx.ledger.diff import FileDiff
+    from vaultctx.ledger.store import LedgerRecord, LedgerStore
+    from vaultctx.ledger.undo import UndoReport
     from vaultctx.notes import NoteList, NoteText
     from vaultctx.search.filters import Filters
     from vaultctx.search.graph import LinkGraph, NoteLinks, RelatedMoc, ResolvedLink
@@ -226,6 +231,7 @@ class Vault:
         self._reader: IndexDatabase | None = None
         self._retriever: Retriever | None = None
         self._engines_checked: set[str] = set()
+        self._changer: NoteChanger | None = None
 
     @property
     def path(self) -> Path:
@@ -513,6 +519,100 @@ class Vault:
             return _korean_share(db)
         finally:
             db.close()
+
+    # -- changes to the vault (docs/changes.md) ---------------------------------------------
+
+    def ledger_store(self) -> LedgerStore:
+        """The vault's AI change ledger (in the per-user data dir, apart from the index)."""
+        from vaultctx.ledger.store import LedgerStore, ledger_folder
+
+        return LedgerStore(ledger_folder(self.config.vault), self.config.vault)
+
+    def _note_changer(self) -> NoteChanger:
+        if self._changer is None:
+            from vaultctx.ledger.changes import NoteChanger
+
+            self._changer = NoteChanger(self.config, self.ledger_store())
+        return self._changer
+
+    def create_note(self, path: str, content: str, *, change: ChangeContext) -> Change:
+        """A new note at the vault-relative ``path`` (parent folders are created); an existing
+        file or folder there is a ``NoteChangeError``. Recorded in the ledger, searchable at
+        once."""
+        return self._reindexed(self._note_changer().create_note(path, content, change=change))
+
+    def replace_note(self, path: str, content: str, *, change: ChangeContext) -> Change:
+        """The whole content of an existing note replaced."""
+        return self._reindexed(self._note_changer().replace_note(path, content, change=change))
+
+    def edit_note(self, path: str, find: str, replace: str, *, change: ChangeContext) -> Change:
+        """Every occurrence of ``find`` replaced, in the note as it is now (a user's save made
+        meanwhile is kept); a CRLF note matches an LF ``find``."""
+        changed = self._note_changer().edit_note(path, find, replace, change=change)
+        return self._reindexed(changed)
+
+    def append_to_note(self, path: str, content: str, *, change: ChangeContext) -> Change:
+        """``"\\n" + content`` appended to an existing note."""
+        return self._reindexed(self._note_changer().append_to_note(path, content, change=change))
+
+    def move_path(self, source: str, destination: str, *, change: ChangeContext) -> Change:
+        """A note or folder moved (the destination must be free); links to it in other notes
+        are rewritten as Obsidian does, and the whole move is one ledger record."""
+        moved = self._note_changer().move_path(source, destination, change=change)
+        return self._reindexed(moved)
+
+    def trash_path(self, path: str, *, change: ChangeContext) -> Change:
+        """A note or folder moved into the vault's ``.trash/``, never deleted for good."""
+        return self._reindexed(self._note_changer().trash_path(path, change=change))
+
+    def undo(self, *, dry_run: bool = False) -> UndoReport:
+        """Revert the newest recorded change, if every file it touched is still as it left them;
+        else ``UndoConflictError`` names the files and nothing is written."""
+        from vaultctx.ledger.undo import undo_newest
+        from vaultctx.vault.writes import vault_root
+
+        report = undo_newest(self.ledger_store(), vault_root(self.config.vault), dry_run=dry_run)
+        if dry_run:
+            return report
+        notices = self._reindex()
+        return replace(report, notices=[*report.notices, *notices])
+
+    def ledger(self, limit: int = 20) -> list[LedgerRecord]:
+        """The recorded changes, newest first."""
+        return self.ledger_store().records()[::-1][:limit]
+
+    def ledger_record(self, record_id: str) -> LedgerRecord:
+        return self.ledger_store().get(record_id)
+
+    def ledger_diffs(self, record: LedgerRecord) -> list[FileDiff]:
+        """What a recorded change did, one unified diff per file."""
+        from vaultctx.ledger.diff import record_diffs
+
+        return record_diffs(self.ledger_store(), record)
+
+    def _reindexed(self, change: Change) -> Change:
+        if change.record_id is None:
+            return change
+        notices = self._reindex()
+        return replace(change, notices=[*change.notices, *notices]) if notices else change
+
+    def _reindex(self) -> list[str]:
+        """Bring the index up to date with the files just changed (the fast pass: text, BM25
+        and static vectors), so the next search sees them; nothing when there is no index yet."""
+        from vaultctx.index.indexer import Indexer, IndexerBusyError
+
+        if not self.config.db.exists():
+            return []
+        try:
+            Indexer(self.config, self.embedder()).run(fast=True)
+        except IndexerBusyError:
+            return [
+                "another vaultctx process is updating the index and will pick the change up "
+                "(if none is watching the vault, run `vaultctx index`)"
+            ]
+        except VaultctxError as exc:
+            return [f"the index was not updated: {exc.one_line()}"]
+        return []
 
     def status(self) -> IndexStatus:
         from vaultctx.index.db import IndexMissingError, index_is_writable, open_index

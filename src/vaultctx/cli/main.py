@@ -103,6 +103,7 @@ def build_app() -> typer.Typer:
         conversation_cmds,
         hook_cmds,
         index_cmds,
+        ledger_cmds,
         links_cmds,
         search_cmds,
         secret_cmds,
@@ -121,6 +122,7 @@ def build_app() -> typer.Typer:
     agent_cmds.register(app)
     secret_cmds.register(app)
     conversation_cmds.register(app)
+    ledger_cmds.register(app)
     return app
 
 

@@ -56,6 +56,14 @@ def serve(
     watch: Annotated[
         bool, typer.Option("--watch", help="With --http: re-index notes as they change.")
     ] = False,
+    allow_writes: Annotated[
+        bool,
+        typer.Option(
+            "--allow-writes",
+            help="Also offer tools that create, edit, move and delete (to .trash/) notes; every "
+            "change is recorded and `vaultctx undo` reverts the newest.",
+        ),
+    ] = False,
 ) -> None:
     """Run the MCP server over stdio (one client) or Streamable HTTP at /mcp (--http)."""
     if watch and not http:
@@ -66,7 +74,7 @@ def serve(
     if not http:
         from vaultctx.mcp.server import run_stdio
 
-        run_stdio(handle)
+        run_stdio(handle, allow_writes=allow_writes)
         return
     required, where = _http_token(host, token or None, no_token)
     sockets = bind_listeners(host, port)  # a busy port is refused before anything starts
@@ -82,6 +90,7 @@ def serve(
         extra_hosts=allow_host or (),
         watch=watch,
         sockets=sockets,
+        allow_writes=allow_writes,
     )
 
 

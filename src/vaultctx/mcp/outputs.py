@@ -222,3 +222,29 @@ def context_output(block: ContextBlock) -> ContextOutput:
 
 def context_text(output: ContextOutput) -> str:
     return output.markdown + (f"\n{output.message}" if output.message else "")
+
+
+class ChangeOutput(BaseModel):
+    """What a writing tool did (``serve --allow-writes``)."""
+
+    message: str = Field(description="What changed, in one line.")
+    record_id: str | None = Field(
+        description="The change's id in the ledger (`vaultctx undo` reverts the newest); null "
+        "when nothing changed."
+    )
+    kind: str = Field(description="create, replace, edit, append, move or trash.")
+    paths: list[str] = Field(description="Vault-relative paths written, link rewrites included.")
+    replaced: int = Field(0, description="edit with find/replace: occurrences replaced.")
+    rewritten: list[str] = Field(
+        default_factory=list, description="move: other notes whose links were rewritten."
+    )
+    notices: list[str] = Field(default_factory=list)
+
+
+def change_text(output: ChangeOutput) -> str:
+    lines = [output.message, *output.notices]
+    if output.record_id:
+        lines.append(
+            f"(recorded as change {output.record_id}: the user can revert it with `vaultctx undo`)"
+        )
+    return "\n".join(lines)

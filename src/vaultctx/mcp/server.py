@@ -39,6 +39,7 @@ from vaultctx.errors import VaultctxError
 from vaultctx.hooks import server_link
 from vaultctx.hooks.endpoint import add_hook_endpoint, run_while_serving
 from vaultctx.mcp import http_policy, outputs
+from vaultctx.mcp.write_tools import WRITE_INSTRUCTIONS, add_write_tools
 from vaultctx.scrub import scrub_secrets
 from vaultctx.search.filters import Filters
 from vaultctx.search.graph import DEFAULT_DEPTH as DEFAULT_GRAPH_DEPTH
@@ -162,8 +163,10 @@ def build_server(
     token: str | None = None,
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING",
     warm_up: WarmUp = "on start",
+    allow_writes: bool = False,
 ) -> MCPServer[Any]:
-    """The configured server; ``token`` makes every HTTP request carry ``Bearer <token>``.
+    """The configured server; ``token`` makes every HTTP request carry ``Bearer <token>``;
+    ``allow_writes`` adds the tools that change the vault (``mcp.write_tools``).
 
     ``warm_up`` says when the models start loading: "after handshake" suits stdio, where the
     client waits for the ``initialize`` answer (see ``WarmUpAfterHandshake``).
@@ -181,7 +184,7 @@ def build_server(
     server: MCPServer[Any] = MCPServer(
         SERVER_NAME,
         title="vaultctx: your Obsidian vault",
-        instructions=INSTRUCTIONS,
+        instructions=INSTRUCTIONS + ("\n" + WRITE_INSTRUCTIONS if allow_writes else ""),
         version=__version__,
         lifespan=warm_on_start,
         middleware=[WarmUpAfterHandshake(service)],
@@ -189,6 +192,8 @@ def build_server(
         **_auth(token),
     )
     _add_tools(server, service)
+    if allow_writes:
+        add_write_tools(server, lambda run, render: _respond(service, run, render))
     _add_note_resource(server, service)
     add_hook_endpoint(server, service.call, token)
     return server
@@ -442,9 +447,9 @@ def transport_security(host: str, extra_hosts: Sequence[str] = ()) -> TransportS
     )
 
 
-def run_stdio(vault: Vault) -> None:
+def run_stdio(vault: Vault, *, allow_writes: bool = False) -> None:
     """Serve one client over stdin/stdout until it closes them; logs go to stderr."""
-    build_server(vault, warm_up="after handshake").run("stdio")
+    build_server(vault, warm_up="after handshake", allow_writes=allow_writes).run("stdio")
 
 
 def run_http(
@@ -456,6 +461,7 @@ def run_http(
     extra_hosts: Sequence[str] = (),
     watch: bool = False,
     sockets: list[socket.socket] | None = None,
+    allow_writes: bool = False,
 ) -> None:
     """Serve Streamable HTTP at ``http://host:port/mcp`` for several clients.
 
@@ -476,7 +482,7 @@ def run_http(
 
     http_policy.check_bind(host, token)
     listening = sockets if sockets is not None else bind_listeners(host, port)
-    server = build_server(vault, token=token, log_level="INFO")
+    server = build_server(vault, token=token, log_level="INFO", allow_writes=allow_writes)
     app = server.streamable_http_app(
         transport_security=transport_security(host, extra_hosts), host=host
     )

@@ -1,0 +1,417 @@
+"""The changes a model (the agent, an MCP client) may make to the vault, each one recorded.
+
+Every operation holds the ledger's lock from its first read to its record, so changes from two
+processes are recorded in the order they happened and undo always reverts the newest. Each
+records the exact bytes it read and wrote (the state a replacement was computed from is the one
+it compared against right before the rename), so a user's save in between is never recorded as
+the model's, and never undone. A change that fails, or changes nothing, is not recorded.
+
+Bounds: a content argument, and the note an edit or append produces, are at most
+``max_file_bytes`` (5 MB by default, the indexer's own limit); the snapshots of one change are
+at most ``MAX_RECORD_BYTES`` (50 MB of distinct content): a larger folder is refused before
+anything moves, rather than moved without a way back.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import Callable
+from pathlib import Path
+
+from vaultctx.atomic_write import _default_mode
+from vaultctx.config import Config
+from vaultctx.ledger import snapshot
+from vaultctx.ledger.context import SOURCES, Change, ChangeContext
+from vaultctx.ledger.snapshot import MISSING, FolderState, State
+from vaultctx.ledger.store import LedgerEntry, LedgerStore
+from vaultctx.vault.link_rewrite import MoveLinks
+from vaultctx.vault.links import vault_file_paths
+from vaultctx.vault.scanner import IgnoreRules, is_served_path, load_ignore_rules
+from vaultctx.vault.writes import (
+    TRASH_FOLDER,
+    ContentChangedError,
+    NoteChangeError,
+    WritePath,
+    confine_write_path,
+    create_file,
+    digest,
+    exists,
+    file_mode,
+    make_folders,
+    read_file,
+    rename,
+    replace_file,
+    vault_root,
+)
+
+MAX_RECORD_BYTES = 50_000_000
+# How an edit turns a note's bytes into new bytes, and how many occurrences it replaced.
+_Compute = Callable[[bytes], tuple[bytes, int]]
+_CAS_ATTEMPTS = 3
+_SHOWN_FIND_CHARS = 50
+
+
+class NoteChanger:
+    """The change operations over one vault and its ledger."""
+
+    def __init__(self, config: Config, store: LedgerStore) -> None:
+        self.config = config
+        self.store = store
+        self.root = vault_root(config.vault)
+
+    def _rules(self) -> IgnoreRules:
+        return load_ignore_rules(self.config.vault, self.config.settings.ignore)[0]
+
+    def _confine(self, raw: str, *, folder: bool = False) -> WritePath:
+        return confine_write_path(self.root, raw, self._rules(), folder=folder)
+
+    def _check_content(self, data: bytes, what: str = "The content") -> None:
+        limit = self.config.settings.max_file_bytes
+        if len(data) > limit:
+            raise NoteChangeError(
+                f"{what} is too large: {len(data):,} bytes, over the limit of {limit:,} bytes "
+                "(`max_file_bytes`); nothing was changed",
+                "split it into several smaller notes",
+            )
+
+    def _record(
+        self, context: ChangeContext, kind: str, entries: list[LedgerEntry], blobs: dict[str, bytes]
+    ) -> str | None:
+        changed = [entry for entry in entries if entry.before != entry.after]
+        if not changed:
+            return None
+        record = self.store.add(
+            label=context.label,
+            conversation_id=context.conversation_id,
+            source=context.source,
+            kind=kind,
+            entries=changed,
+            blobs=blobs,
+        )
+        return record.id
+
+    # -- one note ---------------------------------------------------------------------------
+
+    def create_note(self, path: str, content: str, *, change: ChangeContext) -> Change:
+        """A new note; missing parent folders are created; anything at the path is an error."""
+        _check_context(change)
+        data = content.encode("utf-8")
+        self._check_content(data)
+        with self.store.locked():
+            target = self._confine(path)
+            if exists(target.absolute):
+                raise NoteChangeError(
+                    f"File already exists: {target.relative}",
+                    "choose another path, or change the existing note with edit_note",
+                )
+            created = _missing_ancestors(self.root, target.absolute)
+            make_folders(self.root, target.absolute.parent)
+            mode = _default_mode()
+            try:
+                create_file(target.absolute, data, mode, target.relative)
+            except BaseException:
+                _remove_empty_folders(created)
+                raise
+            top = created[0] if created else target.absolute
+            inner = list(target.absolute.relative_to(top).parts) if created else []
+            after = snapshot.wrap(snapshot.file_state(data, mode), inner)
+            entry = LedgerEntry(_relative(self.root, top), MISSING, after)
+            record = self._record(change, "create", [entry], {digest(data): data})
+        return Change(record, "create", [target.relative])
+
+    def replace_note(self, path: str, content: str, *, change: ChangeContext) -> Change:
+        """The note's whole content replaced by ``content``."""
+        _check_context(change)
+        data = content.encode("utf-8")
+        self._check_content(data)
+        return self._rewrite(path, "replace", change, lambda old: (data, 1))
+
+    def edit_note(self, path: str, find: str, replace: str, *, change: ChangeContext) -> Change:
+        """Every occurrence of ``find`` replaced by ``replace``, in the note as it is now.
+
+        In a note with CRLF line ends, a ``find`` written with LF that is not found as written
+        is looked for with CRLF (and ``replace`` written so too).
+        """
+        _check_context(change)
+        if not find:
+            raise NoteChangeError(
+                "`find` must not be empty. No changes were made.",
+                "pass the exact text to replace, copied from read_note",
+            )
+        self._check_content(replace.encode("utf-8"), "The replacement text")
+
+        def edited(old: bytes) -> tuple[bytes, int]:
+            text = _note_text(old, path)
+            wanted, instead = find, replace
+            if wanted not in text and "\r\n" in text:
+                wanted = _crlf(find)
+                instead = _crlf(replace)
+            count = text.count(wanted)
+            if count == 0:
+                shown = find[:_SHOWN_FIND_CHARS]
+                raise NoteChangeError(
+                    f'Could not find the text to replace: "{shown}..."\nNo changes were made. '
+                    "Read the same file again with read_note and copy the exact text.",
+                    "read the note again with read_note and pass text exactly as it appears",
+                )
+            return text.replace(wanted, instead).encode("utf-8"), count
+
+        return self._rewrite(path, "edit", change, edited)
+
+    def append_to_note(self, path: str, content: str, *, change: ChangeContext) -> Change:
+        """``"\\n" + content`` added at the end of the note."""
+        _check_context(change)
+        addition = ("\n" + content).encode("utf-8")
+        self._check_content(addition)
+        return self._rewrite(path, "append", change, lambda old: (old + addition, 1))
+
+    def _rewrite(self, path: str, kind: str, context: ChangeContext, compute: _Compute) -> Change:
+        """Read, compute, and replace only if the file still holds what was read (retried a
+        few times when the user saves in between)."""
+        with self.store.locked():
+            target = self._confine(path)
+            for attempt in range(_CAS_ATTEMPTS):
+                old = read_file(target.absolute, target.relative)
+                mode = file_mode(target.absolute)
+                new, count = compute(old)
+                if new == old:
+                    return Change(None, kind, [], replaced=count if kind == "edit" else 0)
+                self._check_content(new, "The note would be too large: it")
+                try:
+                    replace_file(
+                        target.absolute, new, expected=old, mode=mode, shown=target.relative
+                    )
+                    break
+                except ContentChangedError:
+                    if attempt == _CAS_ATTEMPTS - 1:
+                        raise
+            before, after = snapshot.file_state(old, mode), snapshot.file_state(new, mode)
+            blobs = {before.sha256: old, after.sha256: new}
+            entry = LedgerEntry(target.relative, before, after)
+            record = self._record(context, kind, [entry], blobs)
+        return Change(record, kind, [target.relative], replaced=count if kind == "edit" else 0)
+
+    # -- files and folders ------------------------------------------------------------------
+
+    def move_path(self, source: str, destination: str, *, change: ChangeContext) -> Change:
+        """A note or folder moved; links to it in other notes follow, all in one record."""
+        _check_context(change)
+        with self.store.locked():
+            src = self._confine(source, folder=True)
+            if not exists(src.absolute):
+                raise _not_found(src.relative)
+            is_folder = os.path.isdir(src.absolute)
+            dst = self._confine(destination, folder=is_folder)
+            if exists(dst.absolute):
+                raise NoteChangeError(
+                    f"A file already exists at the destination: {dst.relative}",
+                    "choose another destination, or move or delete what is there first",
+                )
+            if is_folder and (dst.relative + "/").startswith(src.relative + "/"):
+                raise NoteChangeError(
+                    f"cannot move the folder {src.relative} into itself ({dst.relative}); "
+                    "nothing was changed",
+                    "choose a destination outside the folder",
+                )
+            blobs: dict[str, bytes] = {}
+            before_src = snapshot.take(src.absolute, blobs)
+            _check_tree(before_src, src.relative)
+            moved = _moved_paths(before_src, src.relative, dst.relative)
+            rewrites = self._plan_link_rewrites(moved)
+            rewrite_bytes = sum(len(new) for _, _, _, new in rewrites)
+            self._check_record_size(blobs, rewrite_bytes, src.relative)
+
+            created = _missing_ancestors(self.root, dst.absolute)
+            top = created[0] if created else dst.absolute
+            make_folders(self.root, dst.absolute.parent)
+            try:
+                rename(src.absolute, dst.absolute, dst.relative)
+            except BaseException:
+                _remove_empty_folders(created)
+                raise
+            entries = [LedgerEntry(src.relative, before_src, MISSING)]
+            rewritten, notices = self._apply_link_rewrites(rewrites, moved, entries, blobs)
+            after_dst = snapshot.take(top, blobs)
+            entries.insert(1, LedgerEntry(_relative(self.root, top), MISSING, after_dst))
+            record = self._record(change, "move", entries, blobs)
+        paths = [src.relative, dst.relative, *rewritten]
+        return Change(
+            record, "move", paths, rewritten=rewritten, is_folder=is_folder, notices=notices
+        )
+
+    def _plan_link_rewrites(self, moved: dict[str, str]) -> list[tuple[str, str, bytes, bytes]]:
+        """(path before the move, path after, bytes now, bytes with links rewritten) for every
+        note whose links to moved files need rewriting. Only notes vaultctx serves are written."""
+        paths = vault_file_paths(self.root)
+        links = MoveLinks(paths, moved)
+        rules = self._rules()
+        plans = []
+        for path in paths:
+            if not path.lower().endswith(".md") or not is_served_path(path, rules):
+                continue
+            new_path = moved.get(path, path)
+            if not is_served_path(new_path, rules):
+                continue
+            try:
+                old = snapshot.read_no_follow(self.root / path)
+                text = old.decode("utf-8")
+            except (OSError, UnicodeDecodeError):
+                continue
+            rewritten, count = links.rewrite(text, path)
+            if count:
+                plans.append((path, new_path, old, rewritten.encode("utf-8")))
+        return plans
+
+    def _apply_link_rewrites(
+        self,
+        plans: list[tuple[str, str, bytes, bytes]],
+        moved: dict[str, str],
+        entries: list[LedgerEntry],
+        blobs: dict[str, bytes],
+    ) -> tuple[list[str], list[str]]:
+        rewritten: list[str] = []
+        notices: list[str] = []
+        for old_path, new_path, old, new in plans:
+            absolute = self.root / new_path
+            try:
+                mode = file_mode(absolute)
+                replace_file(absolute, new, expected=old, mode=mode, shown=new_path)
+            except (NoteChangeError, OSError):
+                notices.append(f"{new_path} changed meanwhile: its links were not rewritten")
+                continue
+            if old_path not in moved:  # a moved note is recorded with its new folder
+                before, after = snapshot.file_state(old, mode), snapshot.file_state(new, mode)
+                blobs[before.sha256], blobs[after.sha256] = old, new
+                entries.append(LedgerEntry(new_path, before, after))
+                rewritten.append(new_path)
+        return rewritten, notices
+
+    def trash_path(self, path: str, *, change: ChangeContext) -> Change:
+        """A note or folder moved into the vault's ``.trash/`` (as Obsidian deletes by default);
+        a name taken there gets a number: ``Plan 1.md``, ``Plan 2.md``, …"""
+        _check_context(change)
+        with self.store.locked():
+            src = self._confine(path, folder=True)
+            if not exists(src.absolute):
+                raise _not_found(src.relative)
+            is_folder = os.path.isdir(src.absolute)
+            trash = self.root / TRASH_FOLDER
+            trash_existed = exists(trash)
+            if trash_existed and (os.path.islink(trash) or not os.path.isdir(trash)):
+                raise NoteChangeError(
+                    f"{TRASH_FOLDER} in the vault is not a folder (a file or a link is there); "
+                    "nothing was changed",
+                    f"move {TRASH_FOLDER} away, or delete the note yourself",
+                )
+            blobs: dict[str, bytes] = {}
+            before_src = snapshot.take(src.absolute, blobs)
+            _check_tree(before_src, src.relative)
+            self._check_record_size(blobs, 0, src.relative)
+            if not trash_existed:
+                make_folders(self.root, trash)
+            destination = _free_trash_name(trash, src.absolute.name)
+            rename(src.absolute, destination, _relative(self.root, destination))
+            top = destination if trash_existed else trash
+            entries = [
+                LedgerEntry(src.relative, before_src, MISSING),
+                LedgerEntry(_relative(self.root, top), MISSING, snapshot.take(top, blobs)),
+            ]
+            record = self._record(change, "trash", entries, blobs)
+        return Change(
+            record, "trash", [src.relative, _relative(self.root, destination)], is_folder=is_folder
+        )
+
+    def _check_record_size(self, blobs: dict[str, bytes], extra: int, shown: str) -> None:
+        total = sum(len(data) for data in blobs.values()) + extra
+        if total > MAX_RECORD_BYTES:
+            raise NoteChangeError(
+                f"{shown} holds {total / 1e6:.1f} MB, more than the change ledger keeps for one "
+                f"change ({MAX_RECORD_BYTES / 1e6:.0f} MB), so it could not be undone; nothing "
+                "was changed",
+                "move or delete it yourself (in Obsidian or a file manager), or a part at a time",
+            )
+
+
+def _check_context(context: ChangeContext) -> None:
+    if context.source not in SOURCES:
+        raise ValueError(f"ChangeContext.source must be one of {SOURCES}, not {context.source!r}")
+
+
+def _not_found(shown: str) -> NoteChangeError:
+    return NoteChangeError(
+        f"File or folder not found: {shown}",
+        "check the path with a search or a folder listing; paths are vault-relative",
+    )
+
+
+def _note_text(data: bytes, shown: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise NoteChangeError(
+            f"{shown} is not UTF-8 text, so it cannot be edited by find and replace; nothing was "
+            "changed",
+            "replace its whole content instead, if that is what you want",
+        ) from exc
+
+
+def _crlf(text: str) -> str:
+    return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def _relative(root: Path, path: Path) -> str:
+    return path.relative_to(root).as_posix()
+
+
+def _missing_ancestors(root: Path, target: Path) -> list[Path]:
+    """The folders above ``target`` that do not exist yet, outermost first."""
+    missing = []
+    folder = target.parent
+    while folder != root and not exists(folder):
+        missing.append(folder)
+        folder = folder.parent
+    return missing[::-1]
+
+
+def _remove_empty_folders(folders: list[Path]) -> None:
+    for folder in reversed(folders):
+        with contextlib.suppress(OSError):
+            os.rmdir(folder)
+
+
+def _check_tree(state: State, shown: str) -> None:
+    """A folder holding a symbolic link is not moved: undo could not put the link back."""
+    for path, item in snapshot.files_in(state, shown):
+        if isinstance(item, snapshot.LinkState):
+            raise NoteChangeError(
+                f"{path} is a symbolic link or special file, which vaultctx does not move or "
+                "delete; nothing was changed",
+                "move or delete this folder yourself",
+            )
+
+
+def _moved_paths(state: State, source: str, destination: str) -> dict[str, str]:
+    """Old path → new path of every file a move takes along."""
+    if not isinstance(state, FolderState):
+        return {source: destination}
+    moved = {}
+    for path, item in snapshot.files_in(state, source):
+        if not isinstance(item, FolderState):
+            moved[path] = destination + path[len(source) :]
+    return moved
+
+
+def _free_trash_name(trash: Path, name: str) -> Path:
+    stem, dot, extension = name.rpartition(".")
+    if not stem:  # a folder, or a name without an extension
+        stem, dot, extension = name, "", ""
+    candidate = trash / name
+    number = 1
+    while exists(candidate):
+        candidate = trash / f"{stem} {number}{dot}{extension}"
+        number += 1
+    return candidate
+
+
+__all__ = ["MAX_RECORD_BYTES", "Change", "ChangeContext", "NoteChanger"]

@@ -1,0 +1,305 @@
+"""Changing files in the vault on someone else's behalf (a model's tool call): confined and atomic.
+
+Every path goes through the read confinement first (``vault.paths``: no absolute, drive, UNC or
+``..`` spelling in any encoding, no control characters, no over-long names, nothing vaultctx does
+not serve), and then through stricter rules of its own, because a write can do harm a read
+cannot: no component of the path may be a symbolic link (a planted ``notes -> ~/.ssh`` would
+otherwise receive the note), and nothing is written into ``.trash/``, ``.obsidian/`` or ``.git/``
+by name. Files are never opened through a link (``O_NOFOLLOW``), new contents are staged in a
+fresh temporary file beside the target, fsynced and renamed over it, and a replacement happens
+only if the file still holds the bytes the change was computed from (so a save made by the user
+in between is never overwritten).
+
+Nothing here records anything: ``vaultctx.note_changes`` snapshots around these operations for the
+AI change ledger.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import os
+import stat
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from vaultctx.vault.errors import VaultError
+from vaultctx.vault.paths import (
+    PATH_SUGGESTION,
+    UnsafePathError,
+    normalize_vault_path,
+)
+from vaultctx.vault.scanner import IgnoreRules, is_served_path
+
+_NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
+_BINARY = getattr(os, "O_BINARY", 0)
+# Folders a change may never name, whatever the ignore rules say (the trash is written only by
+# ``trash``, under a name vaultctx chooses).
+PROTECTED_FOLDERS = (".obsidian", ".git", ".trash")
+TRASH_FOLDER = ".trash"
+MAX_TRASH_NAMES = 1000
+
+# The texts a tool passes on to the model (the agent's tool table uses the same wording).
+FIND_REPLACE_TOGETHER = (
+    "`find` and `replace` must be given together. To replace the whole note, use `content` alone."
+)
+CONTENT_OR_FIND_REQUIRED = "Either `content` or `find`/`replace` is required."
+_LOOK_IT_UP = "check the path with a search or a folder listing; paths are vault-relative"
+
+
+class NoteChangeError(VaultError):
+    """A change to the vault was refused or failed before anything was written; the message is
+    written to be shown to a model as it stands (it says that nothing changed)."""
+
+
+class ContentChangedError(NoteChangeError):
+    """The file no longer holds the bytes a replacement was computed from (someone saved it)."""
+
+
+@dataclass(frozen=True)
+class WritePath:
+    """A path a change may write: ``relative`` as given (normalised), ``absolute`` under the
+    vault's real root; no component of it is a symbolic link."""
+
+    relative: str
+    absolute: Path
+
+
+def vault_root(vault: Path) -> Path:
+    return Path(os.path.realpath(vault))
+
+
+def confine_write_path(
+    root: Path, raw: str, rules: IgnoreRules, *, folder: bool = False
+) -> WritePath:
+    """``raw`` as a path a change may touch, or ``NoteChangeError`` saying why not.
+
+    ``folder`` allows a folder (move, trash); otherwise the path must name a note type vaultctx
+    serves (``.md``, ``.txt``, …). The file need not exist.
+    """
+    try:
+        relative = normalize_vault_path(raw)
+    except UnsafePathError as exc:
+        raise NoteChangeError(exc.message, exc.suggestion) from exc
+    parts = relative.split("/")
+    if parts[0].casefold() in PROTECTED_FOLDERS or any(p == ".git" for p in parts):
+        raise NoteChangeError(
+            f"path refused: {parts[0]}/ holds Obsidian's, git's or the trash's own files "
+            f"({relative}); nothing was changed",
+            PATH_SUGGESTION,
+        )
+    if not is_served_path(relative, rules) and not (folder and _folder_is_served(parts, rules)):
+        raise NoteChangeError(
+            f"path refused: {relative} is excluded from the index (.indexignore or a default) "
+            "or is not a note type vaultctx writes (.md, .txt, .csv, …); nothing was changed",
+            PATH_SUGGESTION,
+        )
+    absolute = root.joinpath(*parts)
+    check_no_links(root, absolute, relative)
+    return WritePath(relative, absolute)
+
+
+def _folder_is_served(parts: list[str], rules: IgnoreRules) -> bool:
+    if any(part == ".git" or part.startswith(".vaultctx") for part in parts):
+        return False
+    return not any(
+        rules.excludes_folder("/".join(parts[:depth])) for depth in range(1, len(parts) + 1)
+    )
+
+
+def check_no_links(root: Path, absolute: Path, shown: str) -> None:
+    """Refuse ``absolute`` if it or any folder on the way to it is a symbolic link (or not a
+    folder): a write never goes through a link, inside the vault or out of it."""
+    current = root
+    for part in absolute.relative_to(root).parts:
+        current = current / part
+        try:
+            info = os.lstat(current)
+        except FileNotFoundError:
+            return  # the rest does not exist yet: created a folder at a time, each checked
+        except NotADirectoryError as exc:
+            raise NoteChangeError(
+                f"path refused: a part of {shown} is a file, not a folder; nothing was changed",
+                PATH_SUGGESTION,
+            ) from exc
+        if stat.S_ISLNK(info.st_mode):
+            raise NoteChangeError(
+                f"path refused: {current.relative_to(root).as_posix()} is a symbolic link, and "
+                "changes are never written through a link; nothing was changed",
+                "change the note at the place the link leads to, by its own path",
+            )
+
+
+def exists(path: Path) -> bool:
+    return os.path.lexists(path)
+
+
+def read_file(path: Path, shown: str) -> bytes:
+    """The bytes of the regular file ``path``, never through a link; ``File not found`` else."""
+    try:
+        fd = os.open(path, os.O_RDONLY | _NO_FOLLOW | _BINARY)
+    except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
+        raise not_found(shown) from None
+    except OSError as exc:
+        if os.path.islink(path):
+            raise not_found(shown) from exc
+        raise NoteChangeError(
+            f"cannot read {shown} ({exc.strerror}); nothing was changed",
+            "check the file's permissions",
+        ) from exc
+    with os.fdopen(fd, "rb") as handle:
+        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+            raise not_found(shown)
+        return handle.read()
+
+
+def file_mode(path: Path) -> int:
+    return stat.S_IMODE(os.lstat(path).st_mode)
+
+
+def not_found(shown: str) -> NoteChangeError:
+    return NoteChangeError(f"File not found: {shown}", _LOOK_IT_UP)
+
+
+def make_folders(root: Path, folder: Path) -> None:
+    """Create ``folder`` (under ``root``) and its missing parents a level at a time, each checked
+    to be a real folder and not a link before the next is made in it."""
+    current = root
+    for part in folder.relative_to(root).parts:
+        current = current / part
+        try:
+            os.mkdir(current, 0o777)
+        except FileExistsError:
+            pass
+        except OSError as exc:
+            raise NoteChangeError(
+                f"cannot create the folder {current.relative_to(root).as_posix()} "
+                f"({exc.strerror}); nothing was changed",
+                "make the vault folder writable",
+            ) from exc
+        info = os.lstat(current)
+        if not stat.S_ISDIR(info.st_mode):
+            raise NoteChangeError(
+                f"{current.relative_to(root).as_posix()} is not a folder (a file or a link is "
+                "there); nothing was changed",
+                "choose another path",
+            )
+
+
+def _staged(folder: Path, name: str, data: bytes, mode: int) -> str:
+    """A fresh temporary file in ``folder`` holding ``data`` (fsynced, ``mode``): its path."""
+    fd, staging = tempfile.mkstemp(prefix=f".{name}.", suffix=".vaultctx-tmp", dir=folder)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(staging, mode)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(staging)
+        raise
+    return staging
+
+
+def create_file(path: Path, data: bytes, mode: int, shown: str) -> None:
+    """Create ``path`` holding ``data``, atomically and only if nothing is there (a link planted
+    at the name included): staged, then hard-linked into place, which never replaces anything."""
+    staging = _staged(path.parent, path.name, data, mode)
+    try:
+        try:
+            os.link(staging, path, follow_symlinks=False)
+        except FileExistsError:
+            raise NoteChangeError(
+                f"File already exists: {shown}",
+                "choose another path, or change the existing note instead",
+            ) from None
+        except OSError:  # a file system without hard links: exclusive create, then rename over
+            flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW | _BINARY
+            try:
+                os.close(os.open(path, flags, mode))
+            except FileExistsError:
+                raise NoteChangeError(
+                    f"File already exists: {shown}",
+                    "choose another path, or change the existing note instead",
+                ) from None
+            os.replace(staging, path)
+            staging = ""
+    finally:
+        if staging:
+            with contextlib.suppress(OSError):
+                os.unlink(staging)
+    sync_folder(path.parent)
+
+
+def replace_file(path: Path, data: bytes, *, expected: bytes, mode: int, shown: str) -> None:
+    """Replace ``path``'s contents by ``data`` if it still holds ``expected``.
+
+    The new file is staged and fsynced first; the comparison is made right before the rename, so
+    a save by the user meanwhile raises ``ContentChangedError`` and is kept. The rename replaces
+    the name itself: a link swapped in at the name is replaced, never followed.
+    """
+    staging = _staged(path.parent, path.name, data, mode)
+    try:
+        if read_file(path, shown) != expected:
+            raise ContentChangedError(
+                f"{shown} changed while it was being edited; nothing was changed",
+                "read it again and retry",
+            )
+        os.replace(staging, path)
+        staging = ""
+    finally:
+        if staging:
+            with contextlib.suppress(OSError):
+                os.unlink(staging)
+    sync_folder(path.parent)
+
+
+def remove_file(path: Path, *, expected: bytes, shown: str) -> None:
+    """Delete ``path`` only if it still holds ``expected`` (and is a regular file, not a link)."""
+    if read_file(path, shown) != expected:
+        raise ContentChangedError(
+            f"{shown} changed meanwhile, so it was not removed", "look at it and decide yourself"
+        )
+    os.unlink(path)
+
+
+def rename(source: Path, destination: Path, shown: str) -> None:
+    """Move ``source`` to ``destination``, which must not exist (a file is linked into place,
+    which refuses an existing name atomically; a folder is checked right before the rename)."""
+    if exists(destination):
+        raise NoteChangeError(
+            f"A file already exists at the destination: {shown}",
+            "choose another destination, or move or delete what is there first",
+        )
+    if os.path.isdir(source) and not os.path.islink(source):
+        os.rename(source, destination)
+    else:
+        try:
+            os.link(source, destination, follow_symlinks=False)
+        except FileExistsError:
+            raise NoteChangeError(
+                f"A file already exists at the destination: {shown}",
+                "choose another destination, or move or delete what is there first",
+            ) from None
+        except OSError:
+            os.rename(source, destination)
+        else:
+            os.unlink(source)
+    sync_folder(source.parent)
+    sync_folder(destination.parent)
+
+
+def sync_folder(folder: Path) -> None:
+    """Make a rename durable; best effort (Windows cannot open a folder)."""
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
