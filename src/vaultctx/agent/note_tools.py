@@ -14,7 +14,7 @@ from vaultctx.agent import tool_results as texts
 
 if TYPE_CHECKING:
     from vaultctx.agent.tool_contract import ToolContext
-    from vaultctx.api import Change
+    from vaultctx.ledger.context import Change
     from vaultctx.notes import NoteText
 
 # What read_note shows of one note before cutting it (a section can be read on its own).

@@ -28,7 +28,8 @@ from vaultctx.agent import tool_results as texts
 from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
-    from vaultctx.api import ChangeContext, Vault
+    from vaultctx.api import Vault
+    from vaultctx.ledger.context import ChangeContext
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +59,7 @@ class ToolContext:
 
     def change(self, tool: str, path: str) -> ChangeContext:
         """The ledger's label for a write by ``tool`` on ``path``."""
-        from vaultctx.api import ChangeContext
+        from vaultctx.ledger.context import ChangeContext
 
         return ChangeContext(label=f"{tool} {path}", conversation_id=self.conversation_id())
 
