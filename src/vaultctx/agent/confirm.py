@@ -31,6 +31,7 @@ CONFIRMED_TOOLS = frozenset(
 )
 MCP_PREFIX = "mcp_"
 MAX_DIFF_LINES = 200
+SHOWN_ARGUMENT_CHARS = 200
 # A note is read whole for its diff: far more than max_file_bytes allows.
 _WHOLE_NOTE_TOKENS = 10_000_000
 
@@ -146,3 +147,19 @@ def _text_arg(args: Mapping[str, Any], key: str) -> str | None:
 
 def _crlf(text: str) -> str:
     return text.replace("\r\n", "\n").replace("\n", "\r\n")
+
+
+def shortened_arguments(args: Mapping[str, Any]) -> dict[str, Any]:
+    """The arguments with long texts cut: what a turn's record keeps (a 10 MB ``content``
+    stays out of the conversation store) and what the question shows beside the diff."""
+    return {key: _cut(value) for key, value in args.items()}
+
+
+def _cut(value: Any) -> Any:
+    if isinstance(value, str) and len(value) > SHOWN_ARGUMENT_CHARS:
+        return f"{value[:SHOWN_ARGUMENT_CHARS]}… ({len(value):,} characters)"
+    if isinstance(value, dict):
+        return {str(k): _cut(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_cut(item) for item in value[:50]]
+    return value

@@ -27,7 +27,12 @@ from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
 from pydantic_core import SchemaValidator, core_schema
 
 from vaultctx.agent import tool_results as texts
-from vaultctx.agent.confirm import ConfirmPolicy, ConfirmRequest, change_preview
+from vaultctx.agent.confirm import (
+    ConfirmPolicy,
+    ConfirmRequest,
+    change_preview,
+    shortened_arguments,
+)
 from vaultctx.agent.failure_tracker import FailureTracker
 from vaultctx.agent.tool_contract import ToolContext, ToolSpec, exception_result, run_tool
 from vaultctx.agent.tools import BASIC_TOOLS
@@ -40,8 +45,6 @@ _ANY_ARGUMENTS = SchemaValidator(core_schema.any_schema())
 # Retries pydantic-ai allows for arguments that are not JSON at all (every other problem is a
 # tool result, counted by the failure tracker instead).
 _MALFORMED_ARGUMENT_RETRIES = 2
-# How much of a long argument a turn's record keeps (a 10 MB `content` stays out of the store).
-RECORDED_ARGUMENT_CHARS = 200
 
 ToolCallSink = Callable[[dict[str, Any]], None]
 
@@ -122,7 +125,7 @@ class ToolGuard:
             self.tracker.update(name, text)
         call = {
             "name": name,
-            "args": recorded_arguments(args),
+            "args": shortened_arguments(args),
             "result_summary": texts.summary(text),
         }
         self.calls.append(call)
@@ -144,18 +147,3 @@ class GuardedToolset(WrapperToolset[Any]):
         return await self.guard.run(
             name, args, lambda: self.wrapped.call_tool(name, tool_args, ctx, tool)
         )
-
-
-def recorded_arguments(args: dict[str, Any]) -> dict[str, Any]:
-    """The arguments with long texts cut, for the turn's record."""
-    return {key: _cut(value) for key, value in args.items()}
-
-
-def _cut(value: Any) -> Any:
-    if isinstance(value, str) and len(value) > RECORDED_ARGUMENT_CHARS:
-        return f"{value[:RECORDED_ARGUMENT_CHARS]}… ({len(value):,} characters)"
-    if isinstance(value, dict):
-        return {str(k): _cut(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_cut(item) for item in value[:50]]
-    return value
