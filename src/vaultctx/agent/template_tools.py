@@ -26,6 +26,9 @@ async def list_templates(context: ToolContext, args: dict[str, Any]) -> str:
     from vaultctx.vault.scanner import load_ignore_rules
 
     folder = context.template_folder
+    excluded = _excluded_folder(context, "list_templates")
+    if excluded is not None:
+        return excluded
     rules, _ = load_ignore_rules(context.vault.path, context.vault.config.settings.ignore)
     entries = list_vault_folder(context.vault.path, folder, rules)
     if entries is None:
@@ -109,8 +112,33 @@ def _as_text(value: object) -> str:
     return str(value)
 
 
+def _excluded_folder(context: ToolContext, tool: str) -> str | None:
+    """The failure text when the template folder is one vaultctx does not serve (the agent
+    reads and writes only notes it serves), else None."""
+    from vaultctx.vault.scanner import load_ignore_rules
+
+    rules, _ = load_ignore_rules(context.vault.path, context.vault.config.settings.ignore)
+    parts = context.template_folder.split("/")
+    if not any(
+        rules.excludes_folder("/".join(parts[:depth])) for depth in range(1, len(parts) + 1)
+    ):
+        return None
+    return texts.failed(
+        tool,
+        f"the template folder {context.template_folder}/ is excluded from the index "
+        "(.indexignore or a default), and the assistant only reads and writes notes vaultctx "
+        "serves",
+        "tell the user to remove it from .indexignore or to set template_folder under [agent] "
+        "to another folder",
+    )
+
+
 def _template_path(context: ToolContext, name: str, tool: str) -> str:
-    """``{folder}/{name}.md``, or the failure text for a name that is a path."""
+    """``{folder}/{name}.md``, or the failure text for a name that is a path or a template
+    folder the assistant may not use."""
+    excluded = _excluded_folder(context, tool)
+    if excluded is not None:
+        return excluded
     cleaned = name.strip()
     if cleaned.lower().endswith(".md"):
         cleaned = cleaned[:-3]

@@ -1,8 +1,9 @@
 """What one folder of the vault holds, as a person browsing the vault would see it.
 
-Only the folder's own children (no recursion), and only those vaultctx would serve: git's and
-vaultctx's own files, folders excluded by ``.indexignore`` or a default (``.obsidian/``,
-``.trash/``) and links that lead outside the vault are left out. The folder is confined like any
+Only the folder's own children (no recursion), and only those vaultctx would serve: hidden
+entries (a leading dot, as Obsidian hides them: ``.git``, ``.indexignore``), folders and files
+excluded by ``.indexignore`` or a default (``.obsidian/``, ``.trash/``) and links that lead
+outside the vault are left out. The folder is confined like any
 other path a model gives (``vault.paths``).
 """
 
@@ -45,6 +46,8 @@ def list_vault_folder(vault: Path, folder: str, rules: IgnoreRules) -> list[Fold
 def _served(
     root: Path, relative: str, child: os.DirEntry[str], rules: IgnoreRules
 ) -> FolderEntry | None:
+    if child.name.startswith("."):
+        return None
     child_relative = f"{relative}/{child.name}" if relative else child.name
     try:
         real = Path(os.path.realpath(child.path))
