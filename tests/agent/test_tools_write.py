@@ -81,7 +81,7 @@ def test_edit_note_matches_an_lf_find_in_a_crlf_note(vault: Vault) -> None:
         (
             {"find": "not in the note at all, not anywhere in it, not even close", "replace": "x"},
             'Tool execution error: edit_note: Could not find the text to replace: "not in the '
-            'note at all, not anywhere in it, not..."\nNo changes were made.',
+            'note at all, not anywhere in it, not ev..."\nNo changes were made.',
         ),
     ],
 )
