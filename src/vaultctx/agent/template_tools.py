@@ -9,6 +9,7 @@ named in the result so the model can fill them with ``edit_note``.
 from __future__ import annotations
 
 import re
+from urllib.parse import unquote
 from typing import TYPE_CHECKING, Any
 
 from vaultctx.agent import tool_results as texts
@@ -142,7 +143,7 @@ def _template_path(context: ToolContext, name: str, tool: str) -> str:
     cleaned = name.strip()
     if cleaned.lower().endswith(".md"):
         cleaned = cleaned[:-3]
-    if not cleaned or "/" in cleaned or "\\" in cleaned:
+    if not cleaned or any(sep in unquote(cleaned) for sep in ("/", "\\")):
         return texts.failed(
             tool,
             f"a template name is a file name without a folder: {name!r}",
