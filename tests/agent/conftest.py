@@ -14,9 +14,9 @@ import asyncio
 import json
 import threading
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest

@@ -12,6 +12,7 @@ import pytest
 from tests.agent.scripted_model import FINAL, Call, ScriptedModel
 from tests.agent.session_support import no_retrieval, scripted_session
 from tests.agent.tool_support import vault_copy
+from vaultctx.agent.confirm import ConfirmRequest
 from vaultctx.agent.failure_tracker import FAILURE_STOP_MESSAGE, FailureTracker
 from vaultctx.agent.tool_loop import ROUND_LIMIT_MESSAGE
 from vaultctx.agent.tool_results import DENIED, NOT_RUN
@@ -48,7 +49,7 @@ def test_ten_rounds_at_most_then_the_next_message_continues(vault: Vault) -> Non
     )
     assert len(turn.tool_calls) == 10  # type: ignore[attr-defined]
     assert turn.answer.startswith("step 0. \n\nstep 1. ")  # type: ignore[attr-defined]
-    script.rounds = script.rounds[:10] + [["Finished."]]
+    script.rounds = [*script.rounds[:10], ["Finished."]]
     after = ask(session, "continue")
     assert after.answer == "Finished." and after.stopped is None  # type: ignore[attr-defined]
     sent = script.requests[-1]
@@ -165,8 +166,8 @@ def test_cancelling_keeps_the_changes_made_and_the_calls_so_far(vault: Vault) ->
     started = asyncio.Event()
     asked: list[str] = []
 
-    async def confirm(request: object) -> str:
-        asked.append(getattr(request, "tool"))
+    async def confirm(request: ConfirmRequest) -> str:
+        asked.append(request.tool)
         if len(asked) == 1:
             return "yes"
         started.set()

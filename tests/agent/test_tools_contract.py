@@ -262,7 +262,7 @@ def test_a_vaultctx_error_carries_its_fix(setup: tuple[Vault, Path]) -> None:
 def test_symlinked_folders_inside_the_vault_are_not_written_through(
     setup: tuple[Vault, Path],
 ) -> None:
-    vault, outside = setup
+    vault, _ = setup
     os.symlink(vault.path / "daily", vault.path / "daily-link")
     before = snapshot(vault.path)
     result = call(vault, "create_note", {"path": "daily-link/new.md", "content": "x"})

@@ -9,8 +9,8 @@ named in the result so the model can fill them with ``edit_note``.
 from __future__ import annotations
 
 import re
-from urllib.parse import unquote
 from typing import TYPE_CHECKING, Any
+from urllib.parse import unquote
 
 from vaultctx.agent import tool_results as texts
 
