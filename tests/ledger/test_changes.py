@@ -118,7 +118,7 @@ def test_ten_megabytes_of_content_is_refused(vault: Vault) -> None:
         lambda: vault.append_to_note("Inbox.md", big, change=AGENT),
         lambda: vault.edit_note("Inbox.md", "Nothing", big, change=AGENT),
     ):
-        with pytest.raises(NoteChangeError, match="too large.*max_file_bytes"):
+        with pytest.raises(NoteChangeError, match=r"too large.*max_file_bytes"):
             call()
     assert tree(vault.path) == before and vault.ledger() == []
 
@@ -176,9 +176,10 @@ def test_moving_a_folder_rewrites_links_to_its_notes(vault: Vault) -> None:
     before = tree(vault.path)
     change = vault.move_path("10-projects", "projects-2024", change=AGENT)
     assert change.is_folder
-    assert "[[projects-2024/Plan#Goals|the goals]]" in (
-        vault.path / "projects-2024/Budget.md"
-    ).read_text()
+    assert (
+        "[[projects-2024/Plan#Goals|the goals]]"
+        in (vault.path / "projects-2024/Budget.md").read_text()
+    )
     assert "(../projects-2024/Plan.md)" in (vault.path / "20-areas/Review.md").read_text()
     vault.undo()
     assert tree(vault.path) == before
@@ -298,3 +299,15 @@ def test_the_ledger_survives_a_full_reindex_and_changes_are_searchable(
     assert len(vault.ledger()) == 1
     vault.undo()
     assert vault.search("quokkaelephant", mode="bm25").results == []
+
+
+def test_a_folder_or_fifo_named_like_a_note_is_not_a_note(vault: Vault) -> None:
+    (vault.path / "Folder.md").mkdir()
+    os.mkfifo(vault.path / "Pipe.md")
+    for name in ("Folder.md", "Pipe.md"):
+        with pytest.raises(NoteChangeError, match=f"^File not found: {name}$"):
+            vault.append_to_note(name, "x", change=AGENT)
+        with pytest.raises(NoteChangeError, match=f"^File not found: {name}$"):
+            vault.edit_note(name, "a", "b", change=AGENT)
+        with pytest.raises(NoteChangeError, match=f"^File not found: {name}$"):
+            vault.replace_note(name, "x", change=AGENT)

@@ -184,7 +184,11 @@ def build_server(
     server: MCPServer[Any] = MCPServer(
         SERVER_NAME,
         title="vaultctx: your Obsidian vault",
-        instructions=INSTRUCTIONS + ("\n" + WRITE_INSTRUCTIONS if allow_writes else ""),
+        instructions=(
+            INSTRUCTIONS.replace("Read-only access", "Access", 1) + "\n" + WRITE_INSTRUCTIONS
+            if allow_writes
+            else INSTRUCTIONS
+        ),
         version=__version__,
         lifespan=warm_on_start,
         middleware=[WarmUpAfterHandshake(service)],

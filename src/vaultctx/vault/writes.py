@@ -34,6 +34,7 @@ from vaultctx.vault.scanner import IgnoreRules, is_served_path
 
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
+_NON_BLOCKING = getattr(os, "O_NONBLOCK", 0)  # a FIFO planted at a name must not hang a read
 # Folders a change may never name, whatever the ignore rules say (the trash is written only by
 # ``trash``, under a name vaultctx chooses).
 PROTECTED_FOLDERS = (".obsidian", ".git", ".trash")
@@ -138,7 +139,7 @@ def exists(path: Path) -> bool:
 def read_file(path: Path, shown: str) -> bytes:
     """The bytes of the regular file ``path``, never through a link; ``File not found`` else."""
     try:
-        fd = os.open(path, os.O_RDONLY | _NO_FOLLOW | _BINARY)
+        fd = os.open(path, os.O_RDONLY | _NO_FOLLOW | _BINARY | _NON_BLOCKING)
     except (FileNotFoundError, NotADirectoryError, IsADirectoryError):
         raise not_found(shown) from None
     except OSError as exc:
@@ -148,9 +149,10 @@ def read_file(path: Path, shown: str) -> bytes:
             f"cannot read {shown} ({exc.strerror}); nothing was changed",
             "check the file's permissions",
         ) from exc
+    if not stat.S_ISREG(os.fstat(fd).st_mode):  # a folder opens too, and reads as an error
+        os.close(fd)
+        raise not_found(shown)
     with os.fdopen(fd, "rb") as handle:
-        if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-            raise not_found(shown)
         return handle.read()
 
 
