@@ -74,9 +74,11 @@ def test_an_empty_query_and_a_bad_limit_are_failures(vault: Vault) -> None:
     assert call(vault, "search_vault", {"query": "  "}) == (
         "Tool execution error: The search query is empty. Give the words to look for."
     )
-    assert call(vault, "search_vault", {"query": "x", "limit": "ten"}).startswith(
-        "Tool execution error: search_vault: limit must be a number"
-    )
+    for limit in ("ten", float("inf"), float("nan"), True):
+        assert call(vault, "search_vault", {"query": "x", "limit": limit}).startswith(
+            "Tool execution error: search_vault: limit must be a number"
+        )
+    assert call(vault, "search_vault", {"query": "sqlite", "limit": 1000}).count("Citation:") > 10
 
 
 def test_search_without_an_index_fails_as_search_failed(tmp_path: Path) -> None:

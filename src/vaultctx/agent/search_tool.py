@@ -9,6 +9,7 @@ is asked to cite) and an excerpt of at most 500 characters.
 
 from __future__ import annotations
 
+import math
 from typing import TYPE_CHECKING, Any
 
 from vaultctx.agent import tool_results as texts
@@ -91,7 +92,7 @@ async def search_vault(context: ToolContext, args: dict[str, Any]) -> str:
 def _limit(value: object) -> int | str:
     if value is None:
         return DEFAULT_LIMIT
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
         return texts.failed("search_vault", f"limit must be a number from 1 to {MAX_LIMIT}")
     return max(1, min(MAX_LIMIT, round(value)))
 
