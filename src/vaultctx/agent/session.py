@@ -214,9 +214,12 @@ class ChatSession:
         return settings
 
     async def _stream(self, turn: Turn, content: Sequence[UserContent], on_text: TextSink) -> None:
+        import pydantic_ai
         from pydantic_ai import Agent
 
         from vaultctx.agent.tool_loop import run_tool_loop
+
+        pydantic_ai.BANNER_ENABLED = False  # the terminal is the answer's: no first-run banner
 
         agent: Agent[None, str] = Agent(
             self.backend.model, instructions=system_prompt(self.settings.system_prompt)
