@@ -16,6 +16,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -212,3 +213,14 @@ def bedrock_fake() -> Iterator[BedrockFake]:
 @pytest.fixture(scope="package")
 def indexed(tmp_path_factory: pytest.TempPathFactory) -> Indexed:
     return indexed_example(tmp_path_factory)
+
+
+@pytest.fixture(autouse=True)
+def private_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test's conversation store and undo ledger in its own data dir, never the user's."""
+    import platformdirs
+
+    folder = tmp_path / "user-data"
+    monkeypatch.setenv("XDG_DATA_HOME", str(folder))
+    monkeypatch.setattr(platformdirs, "user_data_dir", lambda name: str(folder / name))
+    return folder / "vaultctx"

@@ -1,9 +1,11 @@
 """One conversation with the vault: each question is searched, answered, streamed and checked.
 
 ``ChatSession.ask`` runs a turn: the vault's passages (and any attachments) go to the model with
-the question, the answer streams to ``on_text`` as it arrives, then every citation in it is checked
-against the vault. A failure mid-answer keeps what had arrived (``Turn.partial``) and reports the
-failure as one line; the conversation history only ever holds complete turns.
+the question, the model may call the vault's tools (agent/tools.py) for up to ten rounds
+(agent/tool_loop.py), the answer streams to ``on_text`` as it arrives, then every citation in it
+is checked against the vault. A failure mid-answer keeps what had arrived (``Turn.partial``) and
+reports the failure as one line; the conversation history only ever holds complete turns (a loop
+stopped by its limits is complete: every tool call in it has its result).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultctx.agent.backends import Backend, build_backend
+from vaultctx.agent.confirm import Confirm, ConfirmPolicy
 from vaultctx.agent.failures import BackendFailure, describe_failure
 from vaultctx.agent.prompt import system_prompt
 from vaultctx.agent.retrieval import Retrieved, passages_block, retrieve, translation_target
@@ -23,8 +26,10 @@ from vaultctx.errors import VaultctxError
 if TYPE_CHECKING:
     from pydantic_ai.messages import ModelMessage, UserContent
     from pydantic_ai.settings import ModelSettings
+    from pydantic_ai.toolsets import AbstractToolset
 
     from vaultctx.agent.attachments import Attachment
+    from vaultctx.agent.toolset import ToolCallSink, ToolGuard
     from vaultctx.api import Vault
 
 TextSink = Callable[[str], None]
@@ -46,6 +51,8 @@ class Turn:
     usage: dict[str, int] = field(default_factory=dict)
     attachments: list[str] = field(default_factory=list)
     conversation_id: str | None = None
+    # Why the tool loop ended before the model finished (round limit, repeated failures).
+    stopped: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         retrieved = self.retrieved
@@ -59,6 +66,7 @@ class Turn:
             "sources": [p.citation for p in retrieved.passages] if retrieved else [],
             "queries": retrieved.queries if retrieved else [],
             "tool_calls": self.tool_calls,
+            "stopped": self.stopped,
             "usage": self.usage,
             "attachments": self.attachments,
             "conversation_id": self.conversation_id,
@@ -66,9 +74,23 @@ class Turn:
 
 
 class ChatSession:
-    """A conversation: the model, the vault it answers from, and the turns so far."""
+    """A conversation: the model, the vault it answers from, and the turns so far.
 
-    def __init__(self, vault: Vault, settings: AgentSettings, backend: Backend | None = None):
+    ``confirm`` asks the user about a change before it is made when ``confirm_changes`` is on
+    (None: nobody can be asked, so every change is denied); ``on_tool_call`` hears of each tool
+    call as it ends; ``active_note`` is the note given with ``--note``/``/note``, which the
+    ``get_active_note`` tool reads.
+    """
+
+    def __init__(
+        self,
+        vault: Vault,
+        settings: AgentSettings,
+        backend: Backend | None = None,
+        *,
+        confirm: Confirm | None = None,
+        on_tool_call: ToolCallSink | None = None,
+    ):
         self.vault = vault
         self.settings = settings
         self.backend = backend or build_backend(settings)
@@ -76,6 +98,11 @@ class ChatSession:
         self.effort: str | None = settings.effort
         self.conversation_id: str | None = None
         self.save_error: VaultctxError | None = None
+        self.confirm_policy = ConfirmPolicy(enabled=settings.confirm_changes, ask=confirm)
+        self.on_tool_call = on_tool_call
+        self.active_note: str | None = None
+        # The turn being answered: what Ctrl-C leaves behind (its tool calls) is saved from it.
+        self.turn_in_progress: Turn | None = None
 
     def switch_model(self, model: str) -> None:
         from dataclasses import replace
@@ -97,12 +124,14 @@ class ChatSession:
         saved whole or not at all. A store that cannot be written costs the save, never the
         answer: the error is kept in ``save_error`` for the caller to show."""
         from vaultctx.conversations import ConversationStore, Message
+        from vaultctx.conversations.model import ToolCall
 
         question = Message("user", turn.question, attachments=turn.attachments)
         answer = Message(
             "assistant",
             turn.answer,
-            partial=turn.partial or turn.error is not None,
+            partial=turn.partial or turn.error is not None or turn.stopped is not None,
+            tool_calls=[ToolCall(**call) for call in turn.tool_calls],
             citations=turn.citations,
             usage=turn.usage,
         )
@@ -130,13 +159,31 @@ class ChatSession:
 
         check_backend_support(self.backend.name, attachments)
         turn = Turn(question, attachments=[a.name for a in attachments])
+        self.turn_in_progress = turn
         turn.retrieved = await self._retrieve(question)
         content = self._user_content(question, turn.retrieved, attachments)
         await self._stream(turn, content, on_text)
+        self.turn_in_progress = None
         self._check_citations(turn)
         if turn.answer or turn.error is None:
             self.record(turn)
         return turn
+
+    def conversation_for_changes(self) -> str | None:
+        """The conversation's id for the undo ledger, saving the conversation (without messages
+        yet) when the first change comes before the first answer. None if it cannot be saved."""
+        from vaultctx.conversations import ConversationStore
+
+        turn = self.turn_in_progress
+        if self.conversation_id is None and turn is not None:
+            try:
+                with ConversationStore.open(self.vault.path) as store:
+                    title = conversation_title(turn.question)
+                    chat = store.new(title, self.backend.name, self.backend.model_name)
+            except VaultctxError:
+                return None
+            self.conversation_id = chat.id
+        return self.conversation_id
 
     async def _retrieve(self, question: str) -> Retrieved:
         queries = [question]
@@ -167,29 +214,68 @@ class ChatSession:
         return settings
 
     async def _stream(self, turn: Turn, content: Sequence[UserContent], on_text: TextSink) -> None:
+        import pydantic_ai
         from pydantic_ai import Agent
+
+        from vaultctx.agent.tool_loop import run_tool_loop
+
+        pydantic_ai.BANNER_ENABLED = False  # the terminal is the answer's: no first-run banner
 
         agent: Agent[None, str] = Agent(
             self.backend.model, instructions=system_prompt(self.settings.system_prompt)
         )
+        guard = self._tool_guard(turn)
         received: list[str] = []
+
+        def receive(delta: str) -> None:
+            received.append(delta)
+            on_text(delta)
+
         try:
-            async with agent.run_stream(
+            outcome = await run_tool_loop(
+                agent,
                 content,
-                message_history=self.history,
-                model_settings=self._model_settings(),  # type: ignore[arg-type]
-            ) as result:
-                async for delta in result.stream_text(delta=True, debounce_by=None):
-                    received.append(delta)
-                    on_text(delta)
-            turn.usage = _usage(result.usage)  # a property since pydantic-ai 2.x
-            self.history = result.all_messages()
+                history=self.history,
+                model_settings=self._model_settings(),
+                toolsets=self.toolsets(guard),
+                tracker=guard.tracker,
+                on_text=receive,
+            )
+            turn.usage = _usage(outcome.usage)
+            turn.stopped = outcome.stopped
+            self.history = outcome.messages
         except Exception as exc:  # every backend failure becomes one line; the text is kept
             if isinstance(exc, BackendFailure):
                 raise
             turn.error = self._failure(exc)
             turn.partial = bool(received)
         turn.answer = "".join(received)
+
+    def _tool_guard(self, turn: Turn) -> ToolGuard:
+        """The turn's tool state; its calls are the turn's ``tool_calls`` (the same list)."""
+        from vaultctx.agent.toolset import ToolGuard
+
+        return ToolGuard(
+            self.vault,
+            self.confirm_policy,
+            template_folder=self.settings.template_folder,
+            calls=turn.tool_calls,
+            on_call=self.on_tool_call,
+        )
+
+    def toolsets(self, guard: ToolGuard) -> list[AbstractToolset[Any]]:
+        """Every toolset the model may call this turn, each behind the turn's guard."""
+        from vaultctx.agent.tool_contract import ToolContext
+        from vaultctx.agent.toolset import GuardedToolset, VaultToolset
+
+        context = ToolContext(
+            self.vault,
+            template_folder=self.settings.template_folder,
+            active_note=self.active_note,
+            conversation_id=self.conversation_for_changes,
+        )
+        toolsets: list[AbstractToolset[Any]] = [VaultToolset(context)]
+        return [GuardedToolset(toolset, guard=guard) for toolset in toolsets]
 
     def _failure(self, exc: BaseException) -> BackendFailure:
         from pydantic_ai import exceptions as errors

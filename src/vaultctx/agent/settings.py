@@ -57,6 +57,10 @@ class AgentSettings:
     # seconds each request to one of them may take (agent/mcp_client.py).
     mcp_config: str | None = None
     mcp_timeout: float = 10.0
+    # Ask before each tool that changes a note (and every MCP tool) runs.
+    confirm_changes: bool = False
+    # The vault folder the template tools read and write.
+    template_folder: str = "Templates"
 
     def endpoint(self) -> str | None:
         """The base URL requests go to (None: the client library's own, Gemini and Bedrock)."""
@@ -92,11 +96,15 @@ def load_agent_settings(
     trusted = user_config or user_config_file()
     if trusted.is_file():
         settings = _apply(settings, _agent_table(trusted), str(trusted))
+    asked_to_confirm = settings.confirm_changes
     vault_file = vault / CONFIG_FILE_NAME if vault is not None else None
     vault_table: dict[str, Any] = {}
     if vault_file is not None and vault_file.is_file():
         vault_table = _agent_table(vault_file)
         settings = _apply(settings, vault_table, str(vault_file))
+        # A vault's file may ask for confirmation, never switch off the user's own.
+        if asked_to_confirm:
+            settings = replace(settings, confirm_changes=True)
     environ = os.environ if env is None else env
     from_env = {
         f.name: environ[ENV_PREFIX + f.name.upper()]
@@ -164,6 +172,8 @@ def _coerce(key: str, raw: str, default: object, source: str) -> object:
 
 
 def _checked(key: str, value: object, default: object, source: str) -> object:
+    if key == "template_folder":
+        return _template_folder(value, source)
     if key in _STRING_KEYS or key == "system_prompt":
         if not isinstance(value, str):
             raise ConfigError(
@@ -194,6 +204,23 @@ def _checked(key: str, value: object, default: object, source: str) -> object:
     if key == "mcp_timeout":
         return float(_in_range(key, value, MCP_TIMEOUT_RANGE, source))  # type: ignore[arg-type]
     return value
+
+
+def _template_folder(value: object, source: str) -> str:
+    from vaultctx.vault.paths import UnsafePathError, normalize_vault_path
+
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(
+            f"{source}: 'template_folder' must be a folder of the vault, got {value!r}",
+            'write template_folder = "Templates"',
+        )
+    try:
+        return normalize_vault_path(value.strip())
+    except UnsafePathError as exc:
+        raise ConfigError(
+            f"{source}: template_folder {value!r}: {exc.message}",
+            'give a vault-relative folder such as "Templates"',
+        ) from exc
 
 
 def check_backend(name: str, source: str = "the command line") -> str:

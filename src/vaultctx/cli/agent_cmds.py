@@ -95,9 +95,15 @@ def load_attachments(vault: Vault, files: list[Path] | None, note: str | None) -
 def run_turn(
     session: ChatSession, question: str, attachments: list[Attachment], *, json_out: bool
 ) -> Turn:
+    from vaultctx.cli.tool_prompts import ToolCallPrinter
+
     render = sys.stdout.isatty() and not json_out
     printer = AnswerPrinter(render=render)
     sink = (lambda _delta: None) if json_out else printer
+    if not json_out:
+        tool_lines = ToolCallPrinter()
+        tool_lines.printer = printer
+        session.on_tool_call = tool_lines
     with printer if not json_out else _nothing():
         return asyncio.run(session.ask(question, sink, attachments=attachments))
 
@@ -143,7 +149,8 @@ def ask(
         effort=effort,
     )
     attachments = load_attachments(handle, attach, note)
-    session = ChatSession(handle, settings)
+    session = ChatSession(handle, settings)  # no one to confirm a change with: all are denied
+    session.active_note = attachments[0].name if note else None
     turn = run_turn(session, text, attachments, json_out=as_json)
     if as_json:
         print(json.dumps(turn.as_dict(), ensure_ascii=False))
@@ -178,7 +185,9 @@ def chat(
         effort=effort,
     )
     session = ChatSession(handle, settings)
-    ChatRepl(session, load_attachments(handle, attach, note)).run()
+    attachments = load_attachments(handle, attach, note)
+    session.active_note = attachments[0].name if note else None
+    ChatRepl(session, attachments).run()
 
 
 def register(app: typer.Typer) -> None:

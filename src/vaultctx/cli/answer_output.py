@@ -4,7 +4,9 @@ did not resolve and any failure on stderr."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
@@ -17,17 +19,37 @@ class AnswerPrinter:
     def __init__(self, *, render: bool) -> None:
         self.text: list[str] = []
         self._live: Any = None
+        self._shown_from = 0  # the live view shows text[_shown_from:]; what came before stays put
         if render:
-            from rich.live import Live
+            self._live = self._new_live()
 
-            from vaultctx.cli.common import console
+    @staticmethod
+    def _new_live() -> Any:
+        from rich.live import Live
 
-            self._live = Live(console=console("stdout"), refresh_per_second=8, transient=False)
+        from vaultctx.cli.common import console
+
+        return Live(console=console("stdout"), refresh_per_second=8, transient=False)
 
     def __enter__(self) -> AnswerPrinter:
         if self._live is not None:
             self._live.__enter__()
         return self
+
+    @contextlib.contextmanager
+    def paused(self) -> Iterator[None]:
+        """The answer so far left on screen, so a question or a notice can be printed below
+        it; the rest of the answer streams on after."""
+        if self._live is not None:
+            self._live.__exit__(None, None, None)
+        sys.stdout.flush()
+        try:
+            yield
+        finally:
+            if self._live is not None:
+                self._shown_from = len(self.text)
+                self._live = self._new_live()
+                self._live.__enter__()
 
     def __call__(self, delta: str) -> None:
         from vaultctx.text.terminal import printable
@@ -40,7 +62,7 @@ class AnswerPrinter:
         else:
             from rich.markdown import Markdown
 
-            self._live.update(Markdown("".join(self.text)))
+            self._live.update(Markdown("".join(self.text[self._shown_from :])))
 
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:
@@ -51,9 +73,21 @@ class AnswerPrinter:
 
 
 def report_turn(turn: Turn, session: ChatSession) -> None:
-    """After the answer: unresolved citations, a failed save and any failure, on stderr."""
+    """After the answer: unresolved citations, an early end of the tool loop, changes denied
+    for want of someone to ask, a failed save and any failure, on stderr."""
+    from vaultctx.agent.tool_results import DENIED
+
     for item in turn.unresolved:
         print(f"unresolved citation: {item['citation']} ({item['message']})", file=sys.stderr)
+    if turn.stopped is not None:
+        print(f"stopped: {turn.stopped}", file=sys.stderr)
+    denied = sum(call["result_summary"] == DENIED for call in turn.tool_calls)
+    if denied and session.confirm_policy.ask is None:
+        print(
+            f"note: {denied} change(s) were denied: confirm_changes is on and there is no "
+            "terminal to ask on; use `vaultctx chat` in a terminal to confirm them",
+            file=sys.stderr,
+        )
     if session.save_error is not None:
         print(
             f"note: the conversation was not saved: {session.save_error.one_line()}",

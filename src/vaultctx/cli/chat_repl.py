@@ -33,9 +33,16 @@ HELP = """\
 
 class ChatRepl:
     def __init__(self, session: ChatSession, attachments: list[Attachment]) -> None:
+        from vaultctx.cli.tool_prompts import TerminalConfirm, ToolCallPrinter
+
         self.session = session
         self.pending = list(attachments)
         self.interrupted_once = False
+        self.tool_lines = ToolCallPrinter()
+        session.on_tool_call = self.tool_lines
+        # Only someone at a terminal can confirm a change; from a pipe every change is denied.
+        self.confirm = TerminalConfirm() if sys.stdin.isatty() else None
+        session.confirm_policy.ask = self.confirm
 
     def prompt_line(self) -> str:
         from vaultctx.agent.effort import allowed_efforts, clamp_effort
@@ -74,23 +81,34 @@ class ChatRepl:
         from vaultctx.cli.answer_output import AnswerPrinter, report_turn
 
         printer = AnswerPrinter(render=sys.stdout.isatty())
+        self.tool_lines.printer = printer
+        if self.confirm is not None:
+            self.confirm.printer = printer
         attachments, self.pending = self.pending, []
         try:
             with printer:
                 turn = runner.run(self.session.ask(question, printer, attachments=attachments))
         except KeyboardInterrupt:
-            from vaultctx.agent.session import Turn
-
-            partial = "".join(printer.text)
-            turn = Turn(
-                question, answer=partial, partial=True, attachments=[a.name for a in attachments]
-            )
-            self.session.record(turn)
-            print(
-                "\n(stopped: the partial answer is saved, but the model will not see it)",
-                file=sys.stderr,
-            )
+            turn = self._stopped_turn(question, attachments, "".join(printer.text))
         report_turn(turn, self.session)
+
+    def _stopped_turn(self, question: str, attachments: list[Attachment], partial: str) -> Turn:
+        """The turn Ctrl-C cut short, saved as partial with the tool calls it had made."""
+        from vaultctx.agent.session import Turn
+
+        turn = self.session.turn_in_progress or Turn(
+            question, attachments=[a.name for a in attachments]
+        )
+        self.session.turn_in_progress = None
+        turn.answer, turn.partial = partial, True
+        self.session.record(turn)
+        changed = " (changes already made stay: `vaultctx undo` reverts them)"
+        print(
+            "\n(stopped: the partial answer is saved, but the model will not see it"
+            + (")" if not turn.tool_calls else f"){changed}"),
+            file=sys.stderr,
+        )
+        return turn
 
     def command(self, line: str) -> str | None:
         name, _, argument = line.partition(" ")
@@ -117,7 +135,9 @@ class ChatRepl:
         elif name == "/note":
             from vaultctx.agent.attachments import note_attachment
 
-            self.pending.append(note_attachment(self.session.vault, _needs(argument, "/note PATH")))
+            note = note_attachment(self.session.vault, _needs(argument, "/note PATH"))
+            self.pending.append(note)
+            self.session.active_note = note.name
         elif name == "/save":
             saved = self.session.save()
             print(f"saved as {saved}" if saved else "nothing to save yet", file=sys.stderr)
