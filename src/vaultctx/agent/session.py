@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from pydantic_ai.toolsets import AbstractToolset
 
     from vaultctx.agent.attachments import Attachment
+    from vaultctx.agent.mcp_client import McpClients
     from vaultctx.agent.toolset import ToolCallSink, ToolGuard
     from vaultctx.api import Vault
 
@@ -90,8 +91,11 @@ class ChatSession:
         *,
         confirm: Confirm | None = None,
         on_tool_call: ToolCallSink | None = None,
+        mcp: McpClients | None = None,
     ):
         self.vault = vault
+        # External MCP servers (started and stopped by the caller, around the turns).
+        self.mcp = mcp
         self.settings = settings
         self.backend = backend or build_backend(settings)
         self.history: list[ModelMessage] = []
@@ -275,6 +279,8 @@ class ChatSession:
             conversation_id=self.conversation_for_changes,
         )
         toolsets: list[AbstractToolset[Any]] = [VaultToolset(context)]
+        if self.mcp is not None:
+            toolsets.append(self.mcp.toolset())
         return [GuardedToolset(toolset, guard=guard) for toolset in toolsets]
 
     def _failure(self, exc: BaseException) -> BackendFailure:

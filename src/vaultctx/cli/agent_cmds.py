@@ -20,6 +20,7 @@ from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
 
 if TYPE_CHECKING:
     from vaultctx.agent.attachments import Attachment
+    from vaultctx.agent.mcp_client import McpClients
     from vaultctx.agent.session import ChatSession, Turn
     from vaultctx.agent.settings import AgentSettings
     from vaultctx.api import Vault
@@ -92,6 +93,15 @@ def load_attachments(vault: Vault, files: list[Path] | None, note: str | None) -
     return loaded
 
 
+def mcp_servers(settings: AgentSettings) -> McpClients | None:
+    """The external MCP servers of mcp.json, not started yet (None without any: nothing to
+    start, no time spent). A bad mcp.json is an error before anything is asked."""
+    from vaultctx.agent.mcp_client import McpClients
+
+    clients = McpClients.from_settings(settings)
+    return clients if clients.servers else None
+
+
 def run_turn(
     session: ChatSession, question: str, attachments: list[Attachment], *, json_out: bool
 ) -> Turn:
@@ -104,8 +114,15 @@ def run_turn(
         tool_lines = ToolCallPrinter()
         tool_lines.printer = printer
         session.on_tool_call = tool_lines
+
+    async def answer() -> Turn:
+        if session.mcp is None:
+            return await session.ask(question, sink, attachments=attachments)
+        async with session.mcp:
+            return await session.ask(question, sink, attachments=attachments)
+
     with printer if not json_out else _nothing():
-        return asyncio.run(session.ask(question, sink, attachments=attachments))
+        return asyncio.run(answer())
 
 
 class _nothing:
@@ -149,7 +166,8 @@ def ask(
         effort=effort,
     )
     attachments = load_attachments(handle, attach, note)
-    session = ChatSession(handle, settings)  # no one to confirm a change with: all are denied
+    # No one to confirm a change with: all are denied.
+    session = ChatSession(handle, settings, mcp=mcp_servers(settings))
     session.active_note = attachments[0].name if note else None
     turn = run_turn(session, text, attachments, json_out=as_json)
     if as_json:
@@ -184,7 +202,7 @@ def chat(
         api_key_secret=api_key_secret,
         effort=effort,
     )
-    session = ChatSession(handle, settings)
+    session = ChatSession(handle, settings, mcp=mcp_servers(settings))
     attachments = load_attachments(handle, attach, note)
     session.active_note = attachments[0].name if note else None
     ChatRepl(session, attachments).run()

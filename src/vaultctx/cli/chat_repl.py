@@ -12,7 +12,7 @@ import contextlib
 import sys
 from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from vaultctx.errors import VaultctxError
 
@@ -25,6 +25,7 @@ HELP = """\
 /attach PATH    send a file with the next question
 /note PATH      send a note of the vault (vault-relative path) with the next question
 /model NAME     switch model
+/mcp            the external MCP servers and their tools
 /save           save the conversation now and show its id
 /new            start a new conversation
 /help           this list
@@ -58,7 +59,7 @@ class ChatRepl:
     def run(self) -> None:
         read_line = _line_reader()
         print("vaultctx chat: /help for commands, Ctrl-D to leave", file=sys.stderr)
-        with _runner() as runner:
+        with _runner() as runner, self._mcp_servers(runner):
             while True:
                 try:
                     line = read_line(self.prompt_line()).strip()
@@ -76,6 +77,25 @@ class ChatRepl:
                     from vaultctx.cli.common import print_error
 
                     print_error(exc.one_line())
+
+    @contextlib.contextmanager
+    def _mcp_servers(self, runner: Runner) -> Iterator[None]:
+        """The external MCP servers run for the whole chat, on the chat's own event loop."""
+        mcp = self.session.mcp
+        if mcp is None:
+            yield
+            return
+        runner.run(mcp.start())
+        for server in mcp.status():
+            if server.state == "failed":
+                print(
+                    f"note: MCP server {server.name} did not start: {server.last_error}",
+                    file=sys.stderr,
+                )
+        try:
+            yield
+        finally:
+            runner.run(mcp.stop())
 
     def answer(self, runner: Runner, question: str) -> None:
         from vaultctx.cli.answer_output import AnswerPrinter, report_turn
@@ -138,12 +158,18 @@ class ChatRepl:
             note = note_attachment(self.session.vault, _needs(argument, "/note PATH"))
             self.pending.append(note)
             self.session.active_note = note.name
+        elif name == "/mcp":
+            self.show_mcp()
         elif name == "/save":
             saved = self.session.save()
             print(f"saved as {saved}" if saved else "nothing to save yet", file=sys.stderr)
         else:
             raise VaultctxError(f"unknown command {name}", "type /help for the list")
         return None
+
+    def show_mcp(self) -> None:
+        for line in _mcp_lines(self.session):
+            print(line, file=sys.stderr)
 
 
 def _line_reader() -> Callable[[str], str]:
@@ -166,8 +192,11 @@ def _line_reader() -> Callable[[str], str]:
     return session.prompt
 
 
+Result = TypeVar("Result")
+
+
 class Runner(Protocol):
-    def run(self, coroutine: Coroutine[Any, Any, Turn]) -> Turn: ...
+    def run(self, coroutine: Coroutine[Any, Any, Result]) -> Result: ...
 
 
 @contextlib.contextmanager
@@ -181,7 +210,7 @@ def _runner() -> Iterator[Runner]:
     loop = asyncio.new_event_loop()
 
     class LoopRunner:
-        def run(self, coroutine: Coroutine[Any, Any, Turn]) -> Turn:
+        def run(self, coroutine: Coroutine[Any, Any, Result]) -> Result:
             task = loop.create_task(coroutine)
             try:
                 return loop.run_until_complete(task)
@@ -195,6 +224,15 @@ def _runner() -> Iterator[Runner]:
         yield LoopRunner()
     finally:
         loop.close()
+
+
+def _mcp_lines(session: ChatSession) -> list[str]:
+    if session.mcp is None:
+        return ["no MCP servers (add them to mcp.json: docs/mcp-client.md)"]
+    return [
+        f"{s.name}: {s.state}, {s.tools} tool(s)" + (f" ({s.last_error})" if s.last_error else "")
+        for s in session.mcp.status()
+    ]
 
 
 def _needs(argument: str, example: str) -> str:
