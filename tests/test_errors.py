@@ -23,6 +23,7 @@ INTERNAL = {
     "vaultctx.hooks.server_link.ServerStateTakenError",  # serve --http reports the running server
     "vaultctx.vault.bounded_yaml.FrontMatterTooCostlyError",  # the note's recorded problem
     "vaultctx.scrub.patterns._Unknown",  # control flow inside the scrubber
+    "vaultctx.agent.mcp_config._DuplicateKey",  # control flow: becomes the ConfigError naming it
 }
 # Modules that need the MCP SDK or an optional engine; imported all the same when present.
 SKIP_MODULES = {"vaultctx.__main__", "vaultctx.hooks.__main__"}
