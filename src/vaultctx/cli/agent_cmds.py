@@ -96,10 +96,14 @@ def load_attachments(vault: Vault, files: list[Path] | None, note: str | None) -
 def mcp_servers(settings: AgentSettings) -> McpClients | None:
     """The external MCP servers of mcp.json, not started yet (None without any: nothing to
     start, no time spent). A bad mcp.json is an error before anything is asked."""
+    from vaultctx.agent.mcp_config import load_mcp_config
+
+    servers = load_mcp_config(settings.mcp_config)
+    if not servers:
+        return None  # and the MCP SDK (~0.3 s of imports) is never loaded
     from vaultctx.agent.mcp_client import McpClients
 
-    clients = McpClients.from_settings(settings)
-    return clients if clients.servers else None
+    return McpClients(servers, timeout=settings.mcp_timeout)
 
 
 def run_turn(

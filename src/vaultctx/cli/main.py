@@ -28,6 +28,9 @@ HOT_COMMANDS = {
     "context": "vaultctx.cli.search_cmds",
     "serve": "vaultctx.cli.serve_cmds",
     "hook": "vaultctx.cli.hook_cmds",
+    # The agent's commands: a question waits on them before anything is sent to the model.
+    "ask": "vaultctx.cli.agent_cmds",
+    "chat": "vaultctx.cli.agent_cmds",
 }
 
 
