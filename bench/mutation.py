@@ -14,6 +14,11 @@ The copy (``--workdir``, default a folder in the temp dir) keeps mutmut's ``muta
 its ``[tool.mutmut]`` section out of the checkout; ``shared`` in it links to ``../shared`` so the
 tests that read the shared corpora run instead of skipping. A re-run in the same workdir reuses
 mutmut's results and tests only new or untested mutants (``--fresh`` starts over).
+
+mutmut maps tests to functions once and afterwards only for tests it has not seen: a function
+added to the source since (called by old tests) is left with no tests, and its mutants count as
+``no_tests``. ``--remap`` discards the map before the run (the results stand), so every function
+gets its tests again; re-run earlier survivors by name to try them against tests added since.
 """
 
 from __future__ import annotations
@@ -149,10 +154,15 @@ def main() -> None:
     parser.add_argument("--max-children", type=int, default=1)
     parser.add_argument("--timeout", type=float, default=3600.0, help="seconds for mutmut run")
     parser.add_argument("--fresh", action="store_true", help="discard earlier results")
+    parser.add_argument(
+        "--remap", action="store_true", help="map tests to functions anew, keeping the results"
+    )
     parser.add_argument("mutants", nargs="*", help="re-run only these mutants (names or globs)")
     args = parser.parse_intermixed_args()
     workdir = args.workdir or Path(tempfile.gettempdir()) / "vaultctx-mutation" / args.group
     prepare(workdir, args.group, args.fresh)
+    if args.remap:
+        (workdir / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     started = time.monotonic()
     mutmut(
         workdir,
