@@ -23,6 +23,11 @@ from vaultctx.scrub.patterns import literal_heads
         (r"(?:ab*)c", {"a"}),
         (r"(?:a\w)c", {"a"}),
         (r"xa*b", {"x"}),
+        (r"x[^ab]c", {"x"}),  # a negated class, a range or a class escape is no literal
+        (r"x[X-Z]c", {"x"}),
+        (r"x[\S]c", {"x"}),
+        (r"a[_.-]b", {"a_b", "a.b", "a-b"}),  # a hyphen at either end is a member
+        (r"a[\-_]b", {"a-b", "a_b"}),  # and so is an escaped one
     ],
 )
 def test_heads_stop_at_the_first_atom_that_is_not_literal(pattern: str, heads: set[str]) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import json
 import random
+import re
 import string
 
 import pytest
@@ -53,10 +54,28 @@ UNSIGNED_JWT = f"{b64url_json({'alg': 'none'})}.{b64url_json({'sub': '1234567890
         (f"upload with {TEST_PYPI}", "upload with [REDACTED:pypi-upload-token]"),
         (f"k {OPENAI_30_30} end", "k [REDACTED:openai-api-key] end"),
         (f"t {UNSIGNED_JWT} end", "t [REDACTED:jwt] end"),
+        # The shortest Artifactory shapes detect-secrets knows (AKC + 10, AP + hex digit + 8):
+        # with every character distinct they still hold under 4 bits of entropy.
+        ("X-JFrog-Art-Api: AKC7qL2mX9pR4", "X-JFrog-Art-Api: [REDACTED:artifactory-credential]"),
+        (
+            "<password>AP3k9Qm2xLw</password>",
+            "<password>[REDACTED:artifactory-credential]</password>",
+        ),
+        # A filler after a vendor prefix is no credential (as ghp_xxxx…).
+        ("secret sq0csp-" + "x" * 43 + " end", "secret sq0csp-" + "x" * 43 + " end"),
     ],
 )
 def test_shapes_only_our_rules_know(text: str, expected: str) -> None:
     assert scrubbed(text) == expected
+
+
+def test_every_rule_names_a_marker_that_later_passes_leave_alone() -> None:
+    """A marker is recognised by its shape, ``[REDACTED:`` and a lowercase name, so a rule named
+    otherwise would leave markers a second pass (the indexer, then an output path) scrubs into."""
+    for rule in compiled_rules().rules:
+        assert re.fullmatch(r"[a-z0-9-]+", rule.name), rule.name
+        marked = f"password = [REDACTED:{rule.name}] and password = [REDACTED:{rule.name}]x9Tq2zzz"
+        assert scrubbed(marked) == marked
 
 
 # --- structural rules' plausibility checks -----------------------------------------------------
