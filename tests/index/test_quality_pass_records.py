@@ -142,3 +142,24 @@ def test_an_engine_answering_with_too_few_vectors_stores_nothing(db: IndexDataba
     with pytest.raises(ValueError):
         run_quality_pass(db, Recording(drop=1))
     assert stamped(db) == quality_rows(db) == 0
+
+
+class StopAfterFirstLook(threading.Event):
+    """Ctrl-C pressed between the pass's look before reading a batch and its look before the
+    first model call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.looks = 0
+
+    def is_set(self) -> bool:
+        self.looks += 1
+        return self.looks > 1
+
+
+def test_ctrl_c_before_the_first_model_call_of_a_batch_still_reports(db: IndexDatabase) -> None:
+    report = run_quality_pass(db, Recording(), stop=StopAfterFirstLook())
+    assert (report.chunks_embedded, report.remaining, report.interrupted) == (0, NOTES, True)
+    assert stamped(db) == 0
+    record = json.loads(db.meta("quality_last_run") or "{}")
+    assert (record["embedded"], record["remaining"]) == (0, NOTES)
