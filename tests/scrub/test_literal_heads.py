@@ -28,6 +28,7 @@ from vaultctx.scrub.patterns import literal_heads
         (r"x[\S]c", {"x"}),
         (r"a[_.-]b", {"a_b", "a.b", "a-b"}),  # a hyphen at either end is a member
         (r"a[\-_]b", {"a-b", "a_b"}),  # and so is an escaped one
+        (r"a\.b", {"a.b"}),  # an escaped punctuation mark is that character
     ],
 )
 def test_heads_stop_at_the_first_atom_that_is_not_literal(pattern: str, heads: set[str]) -> None:

@@ -17,7 +17,15 @@ import string
 import pytest
 
 from vaultctx.scrub import compiled_rules, scrub_secrets
-from vaultctx.scrub.patterns import shannon_entropy, translate_go_regex
+from vaultctx.scrub.patterns import (
+    PRIORITY_ASSIGNMENT,
+    PRIORITY_GENERIC,
+    PRIORITY_STRUCTURAL,
+    PRIORITY_VENDOR,
+    shannon_entropy,
+    translate_go_regex,
+)
+from vaultctx.scrub.scrubber import _Finding, _redact
 
 ALNUM = string.ascii_letters + string.digits
 HEX = "0123456789abcdef"
@@ -112,6 +120,7 @@ def test_bearer_and_authorization_values_must_look_random(text: str, expected: s
         ("pw9Xz", True),
         ("changeme", False),
         ("secretpw", True),
+        ("00000000", True),  # a weak password is a password still
     ],
 )
 def test_url_credentials(password: str, redacted: bool) -> None:
@@ -135,6 +144,8 @@ END = "-----END RSA PRIVATE KEY-----"
             f"x\nAbCdEfGh12345678\nnot key: line\nQWERTYUIOPasdfghjkl\n{END}\nafter",
             "x\nAbCdEfGh12345678\nnot key: line\n[REDACTED:private-key]\nafter",
         ),
+        # a chunk that starts inside the key, whatever follows the END line
+        (f"AbCdEfGh12345678\n{END}\nthanks\n", "[REDACTED:private-key]\nthanks\n"),
     ],
 )
 def test_a_key_whose_begin_was_cut_off(text: str, expected: str) -> None:
@@ -164,6 +175,8 @@ def test_a_key_whose_begin_was_cut_off(text: str, expected: str) -> None:
         ("password = 12345678", "password = 12345678"),
         ("password = ab\\cd1234", "password = ab\\cd1234"),
         ("password = EXAMPLE_KEY2x", "password = EXAMPLE_KEY2x"),
+        ('DB_PASSWORD="CHANGE_ME"', 'DB_PASSWORD="CHANGE_ME"'),  # stand-ins in capitals too
+        ("password = YOUR_PASSWORD_HERE", "password = YOUR_PASSWORD_HERE"),
         # where the key word sits in the name
         ("pwd = k9Tq2zzz", "pwd = [REDACTED:password-assignment]"),
         ("dbpassword = k9Tq2zzz", "dbpassword = [REDACTED:password-assignment]"),
@@ -175,6 +188,14 @@ def test_a_key_whose_begin_was_cut_off(text: str, expected: str) -> None:
         ("passwordless = k9Tq2zzz", "passwordless = k9Tq2zzz"),
         ("password_file = k9Tq2zzz", "password_file = k9Tq2zzz"),
         ("public_key = a8Fk3Lm9Qz2Xv7TbQw", "public_key = a8Fk3Lm9Qz2Xv7TbQw"),
+        ("csrf_token = a8Fk3Lm9Qz2Xv7TbQw", "csrf_token = a8Fk3Lm9Qz2Xv7TbQw"),
+        # only the key's own name counts, not a word earlier in the text
+        (
+            "Notes on the csrf middleware and the login form, kept here for the team.\n"
+            "service_token = a8Fk3Lm9Qz2Xv7TbQw",
+            "Notes on the csrf middleware and the login form, kept here for the team.\n"
+            "service_token = [REDACTED:token-assignment]",
+        ),
         # a bare space is an operator only after a --flag, before a value that is not a flag
         ("the token a8Fk3Lm9Qz2Xv7Tb is", "the token a8Fk3Lm9Qz2Xv7Tb is"),
         ("--password k9Tq2zzz", "--password [REDACTED:password-assignment]"),
@@ -233,6 +254,22 @@ def test_existing_markers() -> None:
     assert scrubbed("password: k9Tq2zzz [REDACTED:password-assignment]") == (
         "password: [REDACTED:password-assignment] [REDACTED:password-assignment]"
     )
+
+
+def test_overlapping_findings_become_one_marker_to_their_furthest_end() -> None:
+    """Findings overlapping the first are one redaction, up to the end of whichever reaches
+    furthest, named after the most specific rule; a finding that starts where another ends is
+    a secret of its own."""
+    text = "0123456789abcdefghij tail"
+    findings = [
+        _Finding(0, 6, "generic-api-key", PRIORITY_GENERIC),
+        _Finding(2, 8, "github-pat", PRIORITY_VENDOR),
+        _Finding(4, 12, "token-assignment", PRIORITY_ASSIGNMENT),
+        _Finding(12, 20, "jwt", PRIORITY_STRUCTURAL),
+    ]
+    result = _redact(text, findings)
+    assert result.text == "[REDACTED:github-pat][REDACTED:jwt] tail"
+    assert result.counts == {"github-pat": 1, "jwt": 1}
 
 
 def test_offsets_survive_a_letter_that_lowercases_to_two() -> None:
