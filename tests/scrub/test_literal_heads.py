@@ -29,6 +29,9 @@ from vaultctx.scrub.patterns import literal_heads
         (r"a[_.-]b", {"a_b", "a.b", "a-b"}),  # a hyphen at either end is a member
         (r"a[\-_]b", {"a-b", "a_b"}),  # and so is an escaped one
         (r"a\.b", {"a.b"}),  # an escaped punctuation mark is that character
+        (r"a.b", {"a"}),  # any character
+        (r"^AXb", {"axb"}),  # anchors match no text; letters are literals, lowercased
+        (r"xa+b", {"xa"}),  # one or more: the known prefix ends after the first
     ],
 )
 def test_heads_stop_at_the_first_atom_that_is_not_literal(pattern: str, heads: set[str]) -> None:
@@ -38,3 +41,9 @@ def test_heads_stop_at_the_first_atom_that_is_not_literal(pattern: str, heads: s
 def test_up_to_64_heads_are_listed() -> None:
     assert literal_heads("[ab]" * 6) == {"".join(p) for p in product("ab", repeat=6)}
     assert literal_heads("[ab]" * 6 + "[cd]") is None  # 128: too many to be worth it
+
+
+@pytest.mark.parametrize("pattern", [r"a(?#note)b", r"(?P<n>a)(?P=n)b", r"ab(?(1)c|d)"])
+def test_a_group_it_does_not_know_makes_the_heads_unknown(pattern: str) -> None:
+    """A comment, a backreference or a conditional is not read as literal text."""
+    assert literal_heads(pattern) is None
