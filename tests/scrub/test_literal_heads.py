@@ -32,6 +32,12 @@ from vaultctx.scrub.patterns import literal_heads
         (r"a.b", {"a"}),  # any character
         (r"^AXb", {"axb"}),  # anchors match no text; letters are literals, lowercased
         (r"xa+b", {"xa"}),  # one or more: the known prefix ends after the first
+        (r"xa{1}b", {"xab"}),  # counted repeats: exactly one is the atom itself
+        (r"xa{1,}b", {"xa"}),
+        (r"xa{0,1}b", {"xab", "xb"}),
+        (r"xa{,1}b", {"xab", "xb"}),
+        (r"xa??b", {"xab", "xb"}),  # a lazy marker changes nothing
+        (r"xa?Xb", {"xaxb", "xxb"}),  # and is read only right after a quantifier
     ],
 )
 def test_heads_stop_at_the_first_atom_that_is_not_literal(pattern: str, heads: set[str]) -> None:
