@@ -237,6 +237,15 @@ MOUNT = "RUN --mount=type=secret,id=x"
         (f"first\n--mount=type=secret,id=x api_token = {VALUE}", None),
         (f"{MOUNT}\napi_token = {VALUE}", f"{MOUNT}\napi_token = [REDACTED:token-assignment]"),
         (f"api_token = {VALUE}\n{MOUNT}", f"api_token = [REDACTED:token-assignment]\n{MOUNT}"),
+        # the line is the match's own, however many lines come before or after it
+        (
+            f"api_token = {VALUE}\n{MOUNT}\nnext",
+            f"api_token = [REDACTED:token-assignment]\n{MOUNT}\nnext",
+        ),
+        (
+            f"intro\n{MOUNT}\napi_token = {VALUE}",
+            f"intro\n{MOUNT}\napi_token = [REDACTED:token-assignment]",
+        ),
     ],
 )
 def test_allowlists_read_the_right_text(text: str, expected: str | None) -> None:
