@@ -38,6 +38,8 @@ from vaultctx.scrub.patterns import literal_heads
         (r"xa{,1}b", {"xab", "xb"}),
         (r"xa??b", {"xab", "xb"}),  # a lazy marker changes nothing
         (r"xa?Xb", {"xaxb", "xxb"}),  # and is read only right after a quantifier
+        (r"[x]y[z]", {"xyz"}),  # a class of one
+        (r"[]a]b", {"]b", "ab"}),  # a leading "]" is a member, not the end of the class
     ],
 )
 def test_heads_stop_at_the_first_atom_that_is_not_literal(pattern: str, heads: set[str]) -> None:

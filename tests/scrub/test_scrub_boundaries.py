@@ -22,6 +22,7 @@ from vaultctx.scrub.patterns import (
     PRIORITY_GENERIC,
     PRIORITY_STRUCTURAL,
     PRIORITY_VENDOR,
+    compile_go_regex,
     shannon_entropy,
     translate_go_regex,
 )
@@ -300,6 +301,21 @@ def test_shannon_entropy() -> None:
     assert shannon_entropy("ab") == 1.0
     assert shannon_entropy("abcdefgh") == 3.0
     assert shannon_entropy("aab") == pytest.approx(0.9182958340544896)
+
+
+@pytest.mark.parametrize(
+    ("pattern", "matches", "misses"),
+    [
+        # the flag holds to the end of its enclosing group, across the group's later branches
+        (r"x(?:y(?i)(?:a|b)c|d)e", ["xyAce", "xyBCe", "xDe", "xde"], ["Xyace", "xYace", "xyacE"]),
+        (r"a(?i)b(?:c|d)(e)|f", ["aBDE", "abce", "F"], ["Abce", "abc"]),
+    ],
+)
+def test_a_mid_pattern_flag_keeps_go_scope(
+    pattern: str, matches: list[str], misses: list[str]
+) -> None:
+    regex = compile_go_regex(pattern)
+    assert [text for text in matches + misses if regex.fullmatch(text)] == matches
 
 
 def test_dot_plus_and_dot_star_are_bounded() -> None:
