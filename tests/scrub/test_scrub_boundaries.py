@@ -322,5 +322,11 @@ def test_dot_plus_and_dot_star_are_bounded() -> None:
     assert translate_go_regex(r"a.+b.*c") == r"a.{1,1000}b.{0,1000}c"
 
 
+def test_posix_classes_are_spelled_out_class_by_class() -> None:
+    assert translate_go_regex(r"[[:alpha:]_].*[[:digit:]]x.*") == (
+        r"[a-zA-Z_].{0,1000}[0-9]x.{0,1000}"
+    )
+
+
 def test_compiling_the_rules_is_timed() -> None:
     assert 0 < compiled_rules().compile_seconds < 60
