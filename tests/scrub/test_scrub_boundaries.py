@@ -326,6 +326,7 @@ def test_posix_classes_are_spelled_out_class_by_class() -> None:
     assert translate_go_regex(r"[[:alpha:]_].*[[:digit:]]x.*") == (
         r"[a-zA-Z_].{0,1000}[0-9]x.{0,1000}"
     )
+    assert translate_go_regex(r"[[:alpha:][:digit:]]") == "[a-zA-Z0-9]"
 
 
 def test_compiling_the_rules_is_timed() -> None:
