@@ -42,6 +42,7 @@ from vaultctx.scrub.patterns import literal_heads
         (r"[]a]b", {"]b", "ab"}),  # a leading "]" is a member, not the end of the class
         (r"[\]x]a", {"]a", "xa"}),  # and so is an escaped one anywhere
         (r"(?:a\|b|c)d", {"a|bd", "cd"}),  # an escaped "|" is text, not a branch
+        (r"(?:[|]x|ab)c", {"|xc", "abc"}),  # and so is one inside a class
     ],
 )
 def test_heads_stop_at_the_first_atom_that_is_not_literal(pattern: str, heads: set[str]) -> None:
