@@ -63,6 +63,8 @@ UNSIGNED_JWT = f"{b64url_json({'alg': 'none'})}.{b64url_json({'sub': '1234567890
         (f"upload with {TEST_PYPI}", "upload with [REDACTED:pypi-upload-token]"),
         (f"k {OPENAI_30_30} end", "k [REDACTED:openai-api-key] end"),
         (f"t {UNSIGNED_JWT} end", "t [REDACTED:jwt] end"),
+        # a JWT assigned to a password is named by the more specific rule
+        (f"password = {UNSIGNED_JWT}", "password = [REDACTED:jwt]"),
         # The shortest Artifactory shapes detect-secrets knows (AKC + 10, AP + hex digit + 8):
         # with every character distinct they still hold under 4 bits of entropy.
         ("X-JFrog-Art-Api: AKC7qL2mX9pR4", "X-JFrog-Art-Api: [REDACTED:artifactory-credential]"),
@@ -147,6 +149,11 @@ END = "-----END RSA PRIVATE KEY-----"
         (
             f"x\nAbCdEfGh12345678\nnot key: line\nQWERTYUIOPasdfghjkl\n{END}\nafter",
             "x\nAbCdEfGh12345678\nnot key: line\n[REDACTED:private-key]\nafter",
+        ),
+        # an END marker in prose does not hide a key tail further on
+        (
+            f"a stray {END} in prose\nAbCdEfGh12345678\n{END}",
+            f"a stray {END} in prose\n[REDACTED:private-key]",
         ),
         # a chunk that starts inside the key, whatever follows the END line
         (f"AbCdEfGh12345678\n{END}\nthanks\n", "[REDACTED:private-key]\nthanks\n"),
@@ -309,6 +316,8 @@ def test_shannon_entropy() -> None:
         # the flag holds to the end of its enclosing group, across the group's later branches
         (r"x(?:y(?i)(?:a|b)c|d)e", ["xyAce", "xyBCe", "xDe", "xde"], ["Xyace", "xYace", "xyacE"]),
         (r"a(?i)b(?:c|d)(e)|f", ["aBDE", "abce", "F"], ["Abce", "abc"]),
+        (r"x(?:(?i)(?:a(?:b|c))d|e)f", ["xABDf", "xEf", "xacdf"], ["XAbdf", "xabdF"]),
+        (r"a(?i)[^b]|[c]", ["aX", "C"], ["B", "aB"]),  # a "|" after a negated class
     ],
 )
 def test_a_mid_pattern_flag_keeps_go_scope(
@@ -326,7 +335,7 @@ def test_posix_classes_are_spelled_out_class_by_class() -> None:
     assert translate_go_regex(r"[[:alpha:]_].*[[:digit:]]x.*") == (
         r"[a-zA-Z_].{0,1000}[0-9]x.{0,1000}"
     )
-    assert translate_go_regex(r"[[:alpha:][:digit:]]") == "[a-zA-Z0-9]"
+    assert translate_go_regex(r"x[[:alpha:][:digit:]]") == "x[a-zA-Z0-9]"
 
 
 def test_compiling_the_rules_is_timed() -> None:
