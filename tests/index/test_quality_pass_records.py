@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -21,7 +21,8 @@ from vaultctx.embed.static import StaticEmbedder
 from vaultctx.errors import VaultctxError
 from vaultctx.index.db import IndexDatabase, open_index
 from vaultctx.index.indexer import Indexer
-from vaultctx.index.quality_pass import QUALITY_TABLE, run_quality_pass
+from vaultctx.index.quality_pass import STOP_CHECK_CHUNKS, run_quality_pass
+from vaultctx.index.schema import QUALITY_TABLE
 from vaultctx.index.text_codec import unpack_text
 
 NOTES = 70  # one chunk each: a full batch of 64 and a partial one
@@ -105,3 +106,86 @@ def test_an_engine_failure_keeps_the_vectors_made_before_it(db: IndexDatabase) -
     assert stamped == 16 and quality_rows(db) == 16
     report = run_quality_pass(db, StaticEmbedder(name="quality-failing"))
     assert (report.chunks_embedded, report.remaining) == (NOTES - 16, 0)
+
+
+class Recording(StaticEmbedder):
+    """The quality engine, recording the texts of every model call; ``after_call`` runs after each
+    call (to press Ctrl-C mid-batch), and ``drop`` leaves vectors off the end of each answer."""
+
+    def __init__(self, after_call: Callable[[], None] = lambda: None, drop: int = 0) -> None:
+        super().__init__(name="quality-test")
+        self.calls: list[list[str]] = []
+        self.after_call = after_call
+        self.drop = drop
+
+    def embed(self, texts: list[str]) -> Vectors:
+        self.calls.append(list(texts))
+        vectors = super().embed(texts)
+        self.after_call()
+        return vectors[: len(texts) - self.drop]
+
+
+def stamped(db: IndexDatabase) -> int:
+    return int(db.scalar("SELECT count(*) FROM chunks WHERE quality_embedded_at IS NOT NULL"))
+
+
+def test_each_chunk_is_embedded_once_shortest_first_in_small_calls(tmp_path: Path) -> None:
+    """Calls of a few chunks let Ctrl-C be answered between them; taken in order of length they
+    need little padding; no chunk is embedded twice."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for n in range(20):  # lengths in no relation to the names (and so to the chunk ids)
+        (vault / f"note {n:02}.md").write_text(
+            f"# Note {n}\n\nLighthouse{' log' * ((n * 7) % 20)}.\n"
+        )
+    Indexer(Config(vault=vault, db=tmp_path / "index.db"), StaticEmbedder()).run(fast=True)
+    index = open_index(tmp_path / "index.db")
+    try:
+        engine = Recording()
+        run_quality_pass(index, engine)
+        expected = sorted(
+            embedding_input(context, unpack_text(body))
+            for context, body in index.execute("SELECT heading_context, body FROM chunks")
+        )
+    finally:
+        index.close()
+    sent = [text for call in engine.calls for text in call]
+    assert len(expected) == 20 and sorted(sent) == expected
+    assert all(0 < len(call) <= STOP_CHECK_CHUNKS for call in engine.calls)
+    assert [len(text) for text in sent] == sorted(len(text) for text in sent)
+
+
+def test_ctrl_c_mid_batch_keeps_the_chunks_already_embedded(db: IndexDatabase) -> None:
+    stop = threading.Event()
+    engine = Recording(after_call=stop.set)
+    report = run_quality_pass(db, engine, stop=stop)
+    assert len(engine.calls) == 1 and report.interrupted
+    assert report.chunks_embedded == stamped(db) == quality_rows(db) == STOP_CHECK_CHUNKS
+    assert report.remaining == NOTES - STOP_CHECK_CHUNKS
+
+
+def test_an_engine_answering_with_too_few_vectors_stores_nothing(db: IndexDatabase) -> None:
+    with pytest.raises(ValueError):
+        run_quality_pass(db, Recording(drop=1))
+    assert stamped(db) == quality_rows(db) == 0
+
+
+class StopAfterFirstLook(threading.Event):
+    """Ctrl-C pressed between the pass's look before reading a batch and its look before the
+    first model call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.looks = 0
+
+    def is_set(self) -> bool:
+        self.looks += 1
+        return self.looks > 1
+
+
+def test_ctrl_c_before_the_first_model_call_of_a_batch_still_reports(db: IndexDatabase) -> None:
+    report = run_quality_pass(db, Recording(), stop=StopAfterFirstLook())
+    assert (report.chunks_embedded, report.remaining, report.interrupted) == (0, NOTES, True)
+    assert stamped(db) == 0
+    record = json.loads(db.meta("quality_last_run") or "{}")
+    assert (record["embedded"], record["remaining"]) == (0, NOTES)

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
+from vaultctx.scrub import scrubber
 from vaultctx.scrub.patterns import Rule, load_gitleaks_rules
+from vaultctx.scrub.scrubber import _findings
 
 CONFIG: dict[str, Any] = {
     "allowlist": {
@@ -142,3 +144,51 @@ def test_a_config_without_a_global_allowlist(tmp_path: Path) -> None:
     assert [rule.name for rule in rules] == ["beta-key"] and skipped == {}
     assert global_allowlist.regexes == () and global_allowlist.stopwords == frozenset()
     assert not global_allowlist.allows("anything", "anything", "anything")
+
+
+def test_a_rule_without_keywords_runs_on_every_text(tmp_path: Path) -> None:
+    path = tmp_path / "rules.json"
+    rule = {"id": "delta-key", "regex": r"\bdelta_([a-z0-9]{12})\b"}
+    path.write_text(json.dumps({"rules": [rule]}), encoding="utf-8")
+    rules, _, skipped = load_gitleaks_rules(path)
+    assert [(r.name, r.keywords) for r in rules] == [("delta-key", ())] and skipped == {}
+
+
+def test_the_scrubber_compiles_a_config_without_gitleaks_generic_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Our assignment rules borrow the allowlists of gitleaks' generic-api-key rule; a rule set
+    without it (a trimmed or future gitleaks config) still compiles, to our rules without them."""
+    path = tmp_path / "rules.json"
+    beta = next(rule for rule in CONFIG["rules"] if rule["id"] == "beta-key")
+    path.write_text(json.dumps({"rules": [beta]}), encoding="utf-8")
+    monkeypatch.setattr(scrubber, "load_gitleaks_rules", lambda: load_gitleaks_rules(path))
+    compiled = scrubber._compile()
+    names = [rule.name for rule in compiled.rules]
+    assert names[0] == "beta-key" and "password-assignment" in names
+    assignment = next(rule for rule in compiled.rules if rule.name == "password-assignment")
+    assert assignment.allowlists == ()
+
+
+def test_the_entropy_limit_is_exclusive_and_a_weak_value_does_not_stop_the_next(
+    loaded: Any,
+) -> None:
+    """gitleaks keeps a secret only above its rule's entropy: 16 characters of 8 symbols, each
+    twice, hold exactly 3 bits; one more symbol is enough."""
+    rule = loaded[0]["acme-token"]
+    assert rule.entropy == 3
+
+    def found(text: str) -> list[str]:
+        return [text[f.start : f.end] for f in _findings(rule, rule.regex.finditer(text), text, ())]
+
+    assert found("acme_token = abcdefghabcdefgh") == []
+    assert found("acme_token = abcdefghabcdefgi") == ["abcdefghabcdefgi"]
+    assert found("acme_token = aaaaaaaaaaaa\nacme_token = a1B2c3D4e5F6g7") == ["a1B2c3D4e5F6g7"]
+
+
+def test_a_match_allowlist_sees_the_key_name_only_back_to_its_start(loaded: Any) -> None:
+    """The rule's leading ``[\\w.-]{0,40}?`` was stripped for speed; the allowlist reading the
+    match sees it rebuilt from the name characters just before the match, no further."""
+    rule = loaded[0]["acme-token"]
+    text = "see test_acme_token = a1B2c3D4e5F6g7"
+    assert _findings(rule, rule.regex.finditer(text), text, ()) == []
