@@ -100,24 +100,31 @@ def test_a_token_file_without_a_usable_token_is_refused(tmp_path: Path, content:
 # How strong a token must be.
 
 
-@pytest.mark.parametrize(
-    "token",
-    [
-        "x",
-        secrets.token_urlsafe(32)[:42],
-        secrets.token_hex(32)[:63],
-        "a" * 64,
-        "abcabcabc" * 8,
-    ],
-)
-def test_weak_tokens(token: str) -> None:
+# Fresh random tokens on every run, named by their shape (the same test ids in every process,
+# which parallel test workers need).
+WEAK = {
+    "x": lambda: "x",
+    "urlsafe-42-chars": lambda: secrets.token_urlsafe(32)[:42],
+    "hex-63-chars": lambda: secrets.token_hex(32)[:63],
+    "one-letter-64": lambda: "a" * 64,
+    "repeated-abc": lambda: "abcabcabc" * 8,
+}
+STRONG = {
+    "urlsafe-32-bytes": lambda: secrets.token_urlsafe(32),
+    "hex-32-bytes": lambda: secrets.token_hex(32),
+    "urlsafe-48-bytes": lambda: secrets.token_urlsafe(48),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(WEAK))
+def test_weak_tokens(shape: str) -> None:
+    token = WEAK[shape]()
     assert strength_problem(token) is not None
 
 
-@pytest.mark.parametrize(
-    "token", [secrets.token_urlsafe(32), secrets.token_hex(32), secrets.token_urlsafe(48)]
-)
-def test_strong_tokens(token: str) -> None:
+@pytest.mark.parametrize("shape", sorted(STRONG))
+def test_strong_tokens(shape: str) -> None:
+    token = STRONG[shape]()
     assert strength_problem(token) is None
 
 
