@@ -114,7 +114,9 @@ def load_todo_settings(config: Config, user_config_dir: Path | None = None) -> T
             continue
         table = read_toml(path).get("todo", {})
         if not isinstance(table, Mapping):
-            raise ConfigError(f"{path}: 'todo' must be a table", 'write it as [todo] folder = "ToDo"')
+            raise ConfigError(
+                f"{path}: 'todo' must be a table", 'write it as [todo] folder = "ToDo"'
+            )
         for key, value in table.items():
             values[key] = _setting(path, key, value)
     return TodoSettings(**values)
