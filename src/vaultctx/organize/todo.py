@@ -336,7 +336,7 @@ def render_note(template: str, today: date, carry: _CarryOver | None) -> str:
     text = template.replace("{{date}}", today.isoformat())
     text = text.replace("{{prevDate}}", (today - timedelta(days=1)).isoformat())
     lines = _lines(text)
-    if carry is None:
+    if carry is None or not (carry.blocks or carry.memos):
         return "\n".join(lines) + "\n"
     leftover: list[str] = []
     for subsection, block in carry.blocks:
