@@ -385,3 +385,13 @@ def test_cli_errors_are_one_line(tmp_path: Path) -> None:
     assert result.stderr.strip().count("\n") == 0 and "is a file, not a folder" in result.stderr
     bad_date = run_cli(tmp_path, vault, "todo", "--date", "12/01/2026")
     assert bad_date.returncode == 2 and "YYYY-MM-DD" in bad_date.stderr
+
+
+def test_undo_removes_the_folder_the_run_created(tmp_path: Path) -> None:
+    vault = write(tmp_path / "v", {"Home.md": "hi\n"})
+    before = snapshot(vault)
+    with Vault(vault, db=tmp_path / "i.db") as handle:
+        run_todo(handle, TODAY)
+        assert (vault / NEW).is_file()
+        handle.undo()
+    assert snapshot(vault) == before
