@@ -112,6 +112,7 @@ def build_app() -> typer.Typer:
         search_cmds,
         secret_cmds,
         serve_cmds,
+        todo_cmds,
         verify_cmds,
     )
 
@@ -128,6 +129,7 @@ def build_app() -> typer.Typer:
     conversation_cmds.register(app)
     mcp_cmds.register(app)
     ledger_cmds.register(app)
+    todo_cmds.register(app)
     return app
 
 

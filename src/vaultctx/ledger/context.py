@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-SOURCES = ("agent", "mcp")
+SOURCES = ("agent", "mcp", "cli")  # "cli": a vaultctx command of its own (vaultctx todo)
 
 
 @dataclass(frozen=True)
@@ -15,7 +15,7 @@ class ChangeContext:
 
     label: str  # e.g. "edit_note 10-projects/Plan.md"
     conversation_id: str | None = None
-    source: str = "agent"  # "agent" | "mcp"
+    source: str = "agent"  # "agent" | "mcp" | "cli"
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,1 @@
+"""Organising the vault: features that write notes through the ``Vault`` change methods."""
