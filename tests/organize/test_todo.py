@@ -334,7 +334,8 @@ def test_the_previous_note_is_never_altered(previous: str) -> None:
         with Vault(vault, db=root / "i.db") as handle:
             run = run_todo(handle, TODAY)
         assert (vault / PREV).read_bytes() == old
-        new_lines = (vault / NEW).read_text(encoding="utf-8").split("\n")
+        # Bytes, not read_text: universal newlines would split a line at a lone "\r" it carries.
+        new_lines = (vault / NEW).read_bytes().decode("utf-8").split("\n")
         old_lines = [line.removesuffix("\r") for line in previous.split("\n")]
         carried = new_lines[new_lines.index("## 🔄 Carry Over") + 2 :] if run.plan.carried else []
         assert all(line in old_lines for line in carried if line)
