@@ -137,6 +137,25 @@ class _nothing:
         return None
 
 
+def open_session(
+    vault: str | None,
+    db: str | None,
+    attach: list[Path] | None,
+    note: str | None,
+    **flags: str | None,
+) -> tuple[ChatSession, list[Attachment]]:
+    """What ``ask`` and ``chat`` both start from: the vault, the settings (flags over the files),
+    the attachments (checked before anything is sent) and a session with the MCP servers."""
+    from vaultctx.agent.session import ChatSession
+
+    handle = open_vault(vault, db)
+    settings = agent_settings(handle, **flags)
+    attachments = load_attachments(handle, attach, note)
+    session = ChatSession(handle, settings, mcp=mcp_servers(settings))
+    session.active_note = attachments[0].name if note else None
+    return session, attachments
+
+
 def ask(
     question: Annotated[str, typer.Argument(help="The question; - reads it from standard input.")],
     vault: VaultOption = None,
@@ -151,7 +170,6 @@ def ask(
     as_json: JsonOption = False,
 ) -> None:
     """Answer QUESTION from your notes with the configured model, citing the notes it used."""
-    from vaultctx.agent.session import ChatSession
     from vaultctx.errors import VaultctxError
 
     text = sys.stdin.read() if question == "-" else question
@@ -160,19 +178,18 @@ def ask(
             "the question is empty",
             'ask something, e.g. vaultctx ask "what did we decide about X?"',
         )
-    handle = open_vault(vault, db)
-    settings = agent_settings(
-        handle,
+    # No one to confirm a change with: all are denied.
+    session, attachments = open_session(
+        vault,
+        db,
+        attach,
+        note,
         backend=backend,
         model=model,
         base_url=base_url,
         api_key_secret=api_key_secret,
         effort=effort,
     )
-    attachments = load_attachments(handle, attach, note)
-    # No one to confirm a change with: all are denied.
-    session = ChatSession(handle, settings, mcp=mcp_servers(settings))
-    session.active_note = attachments[0].name if note else None
     turn = run_turn(session, text, attachments, json_out=as_json)
     if as_json:
         print(json.dumps(turn.as_dict(), ensure_ascii=False))
@@ -194,21 +211,19 @@ def chat(
     effort: EffortOption = None,
 ) -> None:
     """Chat with your notes. /help lists the commands; Ctrl-C stops an answer, twice leaves."""
-    from vaultctx.agent.session import ChatSession
     from vaultctx.cli.chat_repl import ChatRepl
 
-    handle = open_vault(vault, db)
-    settings = agent_settings(
-        handle,
+    session, attachments = open_session(
+        vault,
+        db,
+        attach,
+        note,
         backend=backend,
         model=model,
         base_url=base_url,
         api_key_secret=api_key_secret,
         effort=effort,
     )
-    session = ChatSession(handle, settings, mcp=mcp_servers(settings))
-    attachments = load_attachments(handle, attach, note)
-    session.active_note = attachments[0].name if note else None
     ChatRepl(session, attachments).run()
 
 
