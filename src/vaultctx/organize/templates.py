@@ -166,10 +166,24 @@ def apply_template(
 
 
 def fill(template: str, variables: Mapping[str, str]) -> str:
-    """Every ``{{key}}`` replaced by its value, literally."""
-    for key, value in variables.items():
-        template = template.replace("{{" + key + "}}", value)
-    return template
+    """Every ``{{key}}`` replaced by its value, literally, in one pass over the template: a value
+    is never searched again, so a ``{{other}}`` inside it stays as written."""
+    parts: list[str] = []
+    done = 0  # template[:done] is in parts
+    start = template.find("{{")
+    while start != -1:
+        end = template.find("}}", start + 2)
+        if end == -1:
+            break
+        key = template[start + 2 : end]
+        if key in variables:
+            parts += [template[done:start], variables[key]]
+            done = end + 2
+            start = template.find("{{", done)
+        else:
+            start = template.find("{{", start + 1)
+    parts.append(template[done:])
+    return "".join(parts)
 
 
 def leftover_placeholders(text: str) -> list[str]:
