@@ -112,6 +112,7 @@ def build_app() -> typer.Typer:
         search_cmds,
         secret_cmds,
         serve_cmds,
+        template_cmds,
         todo_cmds,
         verify_cmds,
     )
@@ -130,6 +131,7 @@ def build_app() -> typer.Typer:
     mcp_cmds.register(app)
     ledger_cmds.register(app)
     todo_cmds.register(app)
+    template_cmds.register(app)
     return app
 
 
