@@ -33,8 +33,10 @@ from vaultctx.vault.writes import (
     ContentChangedError,
     NoteChangeError,
     WritePath,
+    already_exists,
     confine_write_path,
     create_file,
+    destination_taken,
     digest,
     exists,
     file_mode,
@@ -101,8 +103,8 @@ class NoteChanger:
         with self.store.locked():
             target = self._confine(path)
             if exists(target.absolute):
-                raise NoteChangeError(
-                    f"File already exists: {target.relative}",
+                raise already_exists(
+                    target.relative,
                     "choose another path, or change the existing note with edit_note",
                 )
             created = _missing_ancestors(self.root, target.absolute)
@@ -204,10 +206,7 @@ class NoteChanger:
             is_folder = os.path.isdir(src.absolute)
             dst = self._confine(destination, folder=is_folder)
             if exists(dst.absolute):
-                raise NoteChangeError(
-                    f"A file already exists at the destination: {dst.relative}",
-                    "choose another destination, or move or delete what is there first",
-                )
+                raise destination_taken(dst.relative)
             if is_folder and (dst.relative + "/").startswith(src.relative + "/"):
                 raise NoteChangeError(
                     f"cannot move the folder {src.relative} into itself ({dst.relative}); "

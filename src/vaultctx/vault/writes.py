@@ -54,6 +54,21 @@ class NoteChangeError(VaultError):
     written to be shown to a model as it stands (it says that nothing changed)."""
 
 
+def already_exists(
+    shown: str, fix: str = "choose another path, or change the existing note instead"
+) -> NoteChangeError:
+    """The refusal to create over anything at ``shown`` (one wording for every check)."""
+    return NoteChangeError(f"File already exists: {shown}", fix)
+
+
+def destination_taken(shown: str) -> NoteChangeError:
+    """The refusal to move onto anything at ``shown``."""
+    return NoteChangeError(
+        f"A file already exists at the destination: {shown}",
+        "choose another destination, or move or delete what is there first",
+    )
+
+
 class ContentChangedError(NoteChangeError):
     """The file no longer holds the bytes a replacement was computed from (someone saved it)."""
 
@@ -213,19 +228,13 @@ def create_file(path: Path, data: bytes, mode: int, shown: str) -> None:
         try:
             os.link(staging, path, follow_symlinks=False)
         except FileExistsError:
-            raise NoteChangeError(
-                f"File already exists: {shown}",
-                "choose another path, or change the existing note instead",
-            ) from None
+            raise already_exists(shown) from None
         except OSError:  # a file system without hard links: exclusive create, then rename over
             flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NO_FOLLOW | _BINARY
             try:
                 os.close(os.open(path, flags, mode))
             except FileExistsError:
-                raise NoteChangeError(
-                    f"File already exists: {shown}",
-                    "choose another path, or change the existing note instead",
-                ) from None
+                raise already_exists(shown) from None
             os.replace(staging, path)
             staging = ""
     finally:
@@ -271,20 +280,14 @@ def rename(source: Path, destination: Path, shown: str) -> None:
     """Move ``source`` to ``destination``, which must not exist (a file is linked into place,
     which refuses an existing name atomically; a folder is checked right before the rename)."""
     if exists(destination):
-        raise NoteChangeError(
-            f"A file already exists at the destination: {shown}",
-            "choose another destination, or move or delete what is there first",
-        )
+        raise destination_taken(shown)
     if os.path.isdir(source) and not os.path.islink(source):
         os.rename(source, destination)
     else:
         try:
             os.link(source, destination, follow_symlinks=False)
         except FileExistsError:
-            raise NoteChangeError(
-                f"A file already exists at the destination: {shown}",
-                "choose another destination, or move or delete what is there first",
-            ) from None
+            raise destination_taken(shown) from None
         except OSError:
             os.rename(source, destination)
         else:
