@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from vaultctx.index.db import IndexDatabase
     from vaultctx.index.indexer import Indexer, IndexReport, ProgressSink
     from vaultctx.index.watch import VaultWatcher, WatchEvent
+    from vaultctx.ledger.batch import ChangeBatch
     from vaultctx.ledger.changes import NoteChanger
     from vaultctx.ledger.diff import FileDiff
     from vaultctx.ledger.store import LedgerRecord, LedgerStore
@@ -564,6 +565,21 @@ class Vault:
     def trash_path(self, path: str, *, change: ChangeContext) -> Change:
         """A note or folder moved into the vault's ``.trash/``, never deleted for good."""
         return self._reindexed(self._note_changer().trash_path(path, change=change))
+
+    @contextlib.contextmanager
+    def change_batch(self, change: ChangeContext, kind: str) -> Iterator[ChangeBatch]:
+        """Several changes (``create``, ``rewrite``, ``move`` of notes) as one ledger record,
+        so one undo reverts them all; the index is updated once, after. ``batch.change`` then
+        says what was recorded. No other change method may be called inside the block."""
+        from vaultctx.ledger.batch import ChangeBatch
+
+        batch = ChangeBatch(self._note_changer(), change, kind)
+        try:
+            with batch:
+                yield batch
+        finally:
+            if batch.change is not None:
+                batch.change = self._reindexed(batch.change)
 
     def undo(self, *, dry_run: bool = False) -> UndoReport:
         """Revert the newest recorded change, if every file it touched is still as it left them;

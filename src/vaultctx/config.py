@@ -166,6 +166,28 @@ def vault_relative_folder(key: str, value: object, source: Path) -> str:
     return "/".join(parts)
 
 
+def table_values(
+    vault: Path, table: str, user_config_dir: Path | None = None
+) -> dict[str, tuple[Path, Any]]:
+    """``[table]`` of the user's vaultctx.toml, then the vault's (the vault's wins per key): key
+    → (the file that set it, its value), so a bad value is reported with the file to fix."""
+    import platformdirs
+
+    folder = user_config_dir or Path(platformdirs.user_config_dir(APP_NAME))
+    values: dict[str, tuple[Path, Any]] = {}
+    for path in (folder / CONFIG_FILE_NAME, vault / CONFIG_FILE_NAME):
+        if not path.is_file():
+            continue
+        raw = read_toml(path).get(table, {})
+        if not isinstance(raw, dict):
+            raise ConfigError(
+                f"{path}: '{table}' must be a table", f"write it as [{table}] on its own line"
+            )
+        for key, value in raw.items():
+            values[key] = (path, value)
+    return values
+
+
 def _toml_value(value: Any) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"

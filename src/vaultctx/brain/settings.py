@@ -1,0 +1,57 @@
+"""``[second_brain]`` in vaultctx.toml: off until the user turns it on, and where the wiki lives.
+
+The Second Brain writes notes on its own initiative (a synthesis, an index, an architecture
+note), so nothing of it runs until ``enabled = true``; every tool and command refuses clearly
+before that. Its writes stay inside ``wiki_folder``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from vaultctx.config import ConfigError, table_values, vault_relative_folder
+from vaultctx.errors import VaultctxError
+
+DEFAULT_WIKI_FOLDER = "Second Brain"
+ENABLE_HINT = (
+    "set enabled = true under [second_brain] in the vault's vaultctx.toml (docs/second-brain.md)"
+)
+
+
+class SecondBrainOffError(VaultctxError):
+    def __init__(self) -> None:
+        super().__init__("Second Brain is turned off; nothing was run", ENABLE_HINT)
+
+
+@dataclass(frozen=True)
+class SecondBrainSettings:
+    enabled: bool = False
+    wiki_folder: str = DEFAULT_WIKI_FOLDER
+
+    def require_enabled(self) -> None:
+        if not self.enabled:
+            raise SecondBrainOffError()
+
+
+def load_second_brain_settings(
+    vault: Path, user_config_dir: Path | None = None
+) -> SecondBrainSettings:
+    values: dict[str, object] = {}
+    for key, (path, value) in table_values(vault, "second_brain", user_config_dir).items():
+        if key == "enabled":
+            if not isinstance(value, bool):
+                raise ConfigError(
+                    f"{path}: [second_brain] enabled must be true or false, got {value!r}",
+                    "write enabled = true",
+                )
+            values[key] = value
+        elif key == "wiki_folder":
+            if isinstance(value, str) and not value.strip():
+                continue  # blank means the default, as in the plugin's settings
+            values[key] = vault_relative_folder("[second_brain] wiki_folder", value, path)
+        else:
+            raise ConfigError(
+                f"{path}: unknown setting [second_brain] {key}", "use enabled or wiki_folder"
+            )
+    return SecondBrainSettings(**values)  # type: ignore[arg-type]

@@ -1,0 +1,1 @@
+"""Approval flows: proposed changes the user accepts item by item (docs/review.md)."""
