@@ -269,6 +269,8 @@ class ChatSession:
 
     def toolsets(self, guard: ToolGuard) -> list[AbstractToolset[Any]]:
         """Every toolset the model may call this turn, each behind the turn's guard."""
+        from vaultctx.agent.brain_tools import session_tools
+        from vaultctx.agent.complete import BackendTextModel
         from vaultctx.agent.tool_contract import ToolContext
         from vaultctx.agent.toolset import GuardedToolset, VaultToolset
 
@@ -277,8 +279,9 @@ class ChatSession:
             template_folder=self.settings.template_folder,
             active_note=self.active_note,
             conversation_id=self.conversation_for_changes,
+            text_model=BackendTextModel(self.settings, self.backend),
         )
-        toolsets: list[AbstractToolset[Any]] = [VaultToolset(context)]
+        toolsets: list[AbstractToolset[Any]] = [VaultToolset(context, session_tools(self.vault))]
         if self.mcp is not None:
             toolsets.append(self.mcp.toolset())
         return [GuardedToolset(toolset, guard=guard) for toolset in toolsets]

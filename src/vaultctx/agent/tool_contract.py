@@ -30,6 +30,7 @@ from vaultctx.errors import VaultctxError
 if TYPE_CHECKING:
     from vaultctx.api import Vault
     from vaultctx.ledger.context import ChangeContext
+    from vaultctx.text_model import TextModel
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +53,8 @@ class ToolContext:
     active_note: str | None = None
     conversation_id: Callable[[], str | None] = field(default=lambda: None)
     open_uri: Callable[[str], bool] | None = None
+    # The session's own model, for tools that ask it one question (the Second Brain's).
+    text_model: TextModel | None = None
 
     @property
     def max_bytes(self) -> int:

@@ -1,0 +1,24 @@
+"""Which tools a chat offers: the 13 basic ones, and the Second Brain's 8 once the user has
+turned it on (docs/second-brain.md). While it is off they are not offered at all, and each one
+still refuses if called (``SecondBrainOffError``), so nothing of it runs by surprise."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from vaultctx.agent.brain_read_tools import BRAIN_READ_TOOLS
+from vaultctx.agent.brain_write_tools import BRAIN_WRITE_TOOLS
+from vaultctx.agent.tools import BASIC_TOOLS
+from vaultctx.brain.settings import load_second_brain_settings
+
+if TYPE_CHECKING:
+    from vaultctx.agent.tool_contract import ToolSpec
+    from vaultctx.api import Vault
+
+BRAIN_TOOLS: tuple[ToolSpec, ...] = BRAIN_WRITE_TOOLS + BRAIN_READ_TOOLS
+
+
+def session_tools(vault: Vault) -> tuple[ToolSpec, ...]:
+    if load_second_brain_settings(vault.path).enabled:
+        return BASIC_TOOLS + BRAIN_TOOLS
+    return BASIC_TOOLS
