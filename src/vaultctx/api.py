@@ -445,9 +445,10 @@ class Vault:
         domain: str | None = None,
         tags: Sequence[str] = (),
         source: str | None = None,
+        inbox: str | None = None,
     ) -> CaptureResult:
-        """A new draft note in the inbox folder (``inbox_folder``, else the vault's own
-        ``00-inbox/`` or ``Inbox/``), never overwriting one, searchable at once."""
+        """A new draft note in the inbox folder (``inbox``, else ``inbox_folder``, else the
+        vault's own ``00-inbox/`` or ``Inbox/``), never overwriting one, searchable at once."""
         from vaultctx.capture import capture
 
         return capture(
@@ -459,6 +460,7 @@ class Vault:
             domain=domain,
             tags=tags,
             source=source,
+            inbox=inbox,
         )
 
     def watcher(

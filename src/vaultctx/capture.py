@@ -274,8 +274,12 @@ def capture(
     domain: str | None = None,
     tags: Sequence[str] = (),
     source: str | None = None,
+    inbox: str | None = None,
 ) -> CaptureResult:
     """Write the note, then run the indexer's fast pass so the next search finds it.
+
+    ``inbox`` (vault-relative, already checked) overrides ``inbox_folder``: signals go to
+    ``[signals] inbox`` when that is set.
 
     When another indexer (``vaultctx watch``, ``serve --http --watch``) holds the index, the note
     is left to it: it sees the new file within seconds. ``indexed`` is read back from the index,
@@ -292,7 +296,7 @@ def capture(
         domain=domain,
         tags=tags,
         source=source,
-        inbox=config.settings.inbox_folder,
+        inbox=inbox or config.settings.inbox_folder,
     )
     folder = path.rsplit("/", 1)[0]
     if _is_ignored(config, path):

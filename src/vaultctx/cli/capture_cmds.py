@@ -12,6 +12,7 @@ import typer
 
 from vaultctx.capture import NOTE_TYPES, parse_tags
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault, stdout
+from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
     from vaultctx.index.watch import WatchEvent
@@ -32,22 +33,36 @@ def capture(
     note_type: Annotated[
         str, typer.Option("--type", help=f"Front matter type: {', '.join(NOTE_TYPES)}.")
     ] = "note",
+    signal: Annotated[
+        bool,
+        typer.Option("--signal", help="Save it as a signal (type: signal) for `vaultctx triage`."),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Save TEXT as a new draft note in the inbox and index it, so search finds it at once.
 
     The inbox is inbox_folder in vaultctx.toml, else the vault's 00-inbox/ or Inbox/ folder,
-    else a new 00-inbox/.
+    else a new 00-inbox/. With --signal it waits there for `vaultctx triage`.
     """
+    if signal and note_type not in ("note", "signal"):
+        raise VaultctxError(
+            f"--signal and --type {note_type} contradict each other", "give only one of them"
+        )
     body = sys.stdin.read() if text == "-" else text
     handle = open_vault(vault, db)
+    inbox = None
+    if signal:
+        from vaultctx.signals.settings import load_signal_settings
+
+        inbox = load_signal_settings(handle.path).inbox
     result = handle.capture(
         body,
         title=title,
-        note_type=note_type,
+        note_type="signal" if signal else note_type,
         domain=domain,
         tags=parse_tags(tags),
         source=source,
+        inbox=inbox,
     )
     if as_json:
         print(json.dumps(result.as_dict(), ensure_ascii=False))

@@ -112,6 +112,7 @@ def build_app() -> typer.Typer:
         search_cmds,
         secret_cmds,
         serve_cmds,
+        signal_cmds,
         template_cmds,
         todo_cmds,
         verify_cmds,
@@ -132,6 +133,7 @@ def build_app() -> typer.Typer:
     ledger_cmds.register(app)
     todo_cmds.register(app)
     template_cmds.register(app)
+    signal_cmds.register(app)
     return app
 
 

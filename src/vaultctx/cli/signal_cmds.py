@@ -1,0 +1,197 @@
+"""``vaultctx triage`` (score and file new signals) and ``vaultctx signals fetch`` (feeds into
+the inbox); docs/signals.md."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from vaultctx.cli.agent_cmds import BackendOption, BaseUrlOption, ModelOption, SecretOption
+from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
+from vaultctx.text.terminal import printable
+
+if TYPE_CHECKING:
+    from vaultctx.api import Vault
+    from vaultctx.signals.intake import IntakeRun
+    from vaultctx.signals.triage import TriageItem, TriageRun
+    from vaultctx.text_model import TextModel
+
+signals_app = typer.Typer(help="Signal intake: feeds into the inbox (docs/signals.md).")
+
+DryRunOption = Annotated[
+    bool, typer.Option("--dry-run", help="Show what would be done; write nothing.")
+]
+AllowHostOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--allow-host",
+        metavar="HOST:PORT",
+        help="Let feeds on this host:port through although its address is private "
+        "(repeatable; e.g. a feed server on your own network).",
+        show_default=False,
+    ),
+]
+OfflineOption = Annotated[
+    bool,
+    typer.Option("--offline", help="Score with the offline heuristic even if a model is set up."),
+]
+
+
+def _model(vault: Vault, offline: bool, **flags: str | None) -> TextModel | None:
+    """The model when one is asked for (a backend option) or set up (``[agent] backend`` in a
+    vaultctx.toml, or VAULTCTX_AGENT_BACKEND); otherwise None: the offline heuristic."""
+    if offline:
+        return None
+    from vaultctx.config import table_values
+
+    given = any(value is not None for value in flags.values())
+    configured = "backend" in table_values(vault.path, "agent") or bool(
+        os.environ.get("VAULTCTX_AGENT_BACKEND")
+    )
+    if not (given or configured):
+        return None
+    from vaultctx.agent.complete import BackendTextModel
+    from vaultctx.cli.agent_cmds import agent_settings
+
+    return BackendTextModel(agent_settings(vault, **flags))
+
+
+def triage(
+    vault: VaultOption = None,
+    db: DbOption = None,
+    dry_run: DryRunOption = False,
+    fetch: Annotated[
+        bool, typer.Option("--fetch", help="Fetch the [signals] feeds into the inbox first.")
+    ] = False,
+    allow_host: AllowHostOption = None,
+    offline: OfflineOption = False,
+    backend: BackendOption = None,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    api_key_secret: SecretOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Score each new signal in the inbox; file those scoring 0.55 or more under
+    05-signals/<domain>/, mark the rest as triaged. One `vaultctx undo` reverts the run."""
+    from vaultctx.signals.settings import load_signal_settings
+    from vaultctx.signals.triage import run_triage
+
+    handle = open_vault(vault, db)
+    settings = load_signal_settings(handle.path)
+    intake = None
+    if fetch:
+        from vaultctx.signals.intake import fetch_feeds
+
+        intake = fetch_feeds(handle, settings, allow_hosts=allow_host or (), dry_run=dry_run)
+    text_model = _model(
+        handle,
+        offline,
+        backend=backend,
+        model=model,
+        base_url=base_url,
+        api_key_secret=api_key_secret,
+    )
+    run = run_triage(handle, model=text_model, dry_run=dry_run, settings=settings)
+    if as_json:
+        payload = run.as_dict()
+        if intake is not None:
+            payload["fetch"] = intake.as_dict()
+        print(json.dumps(payload, ensure_ascii=False))
+        return
+    if intake is not None:
+        _print_intake(intake)
+    _print_triage(run)
+
+
+def _scores_line(item: TriageItem) -> str:
+    s = item.scores
+    return (
+        f"{s.composite:g}: relevance {s.relevance:.2f}, actionability {s.actionability:.2f}, "
+        f"depth {s.depth:.2f}, authority {s.authority:.2f}; {s.domain}; {s.scored_by}"
+    )
+
+
+def _print_triage(run: TriageRun) -> None:
+    plan = run.plan
+    would = "would " if run.dry_run else ""
+    for item in plan.items:
+        if item.destination:
+            action = f"{would}file {item.path} -> {item.destination}"
+        else:
+            action = f"{would}keep {item.path} in the inbox"
+        print(printable(f"{action} ({_scores_line(item)})"))
+    for skipped in [*plan.skipped, *run.skipped]:
+        print(printable(f"skipped {skipped}"))
+    for notice in [*plan.notices, *(item.notice for item in plan.items if item.notice)]:
+        print(printable(f"note: {notice}"))
+    for notice in run.notices:
+        print(printable(f"note: {notice}"))
+    if not plan.items:
+        already = f" ({plan.already_triaged} already triaged)" if plan.already_triaged else ""
+        print(printable(f"no new signals in {plan.inbox}/{already}"))
+        return
+    filed = sum(1 for item in plan.items if item.destination)
+    if run.dry_run:
+        print(
+            f"{len(plan.items)} new signals: {filed} would be filed, "
+            f"{len(plan.items) - filed} kept in the inbox; nothing was written"
+        )
+        return
+    print(f"triaged {len(run.written)} signals ({filed} filed)")
+    if run.record_id:
+        print(f"ledger record {run.record_id}; `vaultctx undo` reverts the whole run")
+
+
+def _print_intake(run: IntakeRun) -> None:
+    would = "would " if run.dry_run else ""
+    for feed in run.feeds:
+        if feed.error:
+            print(printable(f"feed {feed.url}: {feed.error}"))
+            continue
+        left = f", {feed.left} left for the next run" if feed.left else ""
+        print(
+            printable(
+                f"feed {feed.title or feed.url}: {would}take {len(feed.new)} new entries "
+                f"({feed.already} taken before{left})"
+            )
+        )
+        if feed.notice:
+            print(printable(f"note: {feed.notice}"))
+        for path in feed.new:
+            print(printable(f"  {would}create {path}"))
+    for notice in run.notices:
+        print(printable(f"note: {notice}"))
+    if run.record_id:
+        print(f"ledger record {run.record_id} (the new signals)")
+
+
+def fetch(
+    vault: VaultOption = None,
+    db: DbOption = None,
+    dry_run: DryRunOption = False,
+    allow_host: AllowHostOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Fetch the [signals] feeds and write each new entry into the inbox as a signal note."""
+    from vaultctx.signals.intake import fetch_feeds
+    from vaultctx.signals.settings import load_signal_settings
+
+    handle = open_vault(vault, db)
+    run = fetch_feeds(
+        handle, load_signal_settings(handle.path), allow_hosts=allow_host or (), dry_run=dry_run
+    )
+    if as_json:
+        print(json.dumps(run.as_dict(), ensure_ascii=False))
+    else:
+        _print_intake(run)
+    if run.feeds and all(feed.error for feed in run.feeds):
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("triage")(triage)
+    signals_app.command("fetch")(fetch)
+    app.add_typer(signals_app, name="signals")

@@ -1,0 +1,108 @@
+"""Which of the 12 signal domains a text is about, by keyword counts (docs/signals.md#domain).
+
+Each keyword found in the title or tags counts 3, each occurrence in the text 1 (at most 3 per
+keyword, so one word repeated cannot outvote the rest). The domain with the highest count wins;
+a tie goes to the domain listed first; no keyword at all is ``other``. A front matter ``domain``
+that names one of the 12 is the user's choice and wins outright.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from vaultctx.signals.scores import DOMAINS
+
+# fmt: off
+KEYWORDS: dict[str, tuple[str, ...]] = {
+    "ai-tooling": (
+        "llm", "llms", "gpt", "claude", "openai", "anthropic", "ollama", "copilot", "agent",
+        "agents", "prompt", "embedding", "embeddings", "rag", "mcp", "machine learning",
+        "language model", "transformer", "fine-tuning", "inference",
+    ),
+    "security": (
+        "security", "vulnerability", "vulnerabilities", "cve", "exploit", "malware", "phishing",
+        "oauth", "authentication", "xss", "csrf", "encryption", "cryptography", "tls",
+        "ransomware", "patch", "zero-day", "pkce", "credential", "credentials",
+    ),
+    "systems": (
+        "distributed", "architecture", "consensus", "latency", "throughput", "kernel",
+        "scalability", "microservices", "operating system", "linux", "filesystem", "raft",
+        "cache", "caching", "concurrency", "scheduler",
+    ),
+    "programming": (
+        "python", "rust", "golang", "java", "javascript", "typescript", "compiler", "refactoring",
+        "algorithm", "algorithms", "library", "api design", "type system", "generics", "async",
+        "testing", "debugging", "design pattern",
+    ),
+    "web": (
+        "frontend", "backend", "http", "css", "html", "browser", "react", "vue", "svelte",
+        "rest api", "graphql", "websocket", "web", "dom", "node.js", "nextjs",
+    ),
+    "data": (
+        "database", "databases", "sql", "sqlite", "postgres", "postgresql", "mysql", "query",
+        "index", "etl", "data pipeline", "warehouse", "analytics", "vector search", "duckdb",
+        "parquet", "schema",
+    ),
+    "devops": (
+        "ci", "cd", "ci/cd", "docker", "kubernetes", "k8s", "terraform", "ansible", "deploy",
+        "deployment", "container", "containers", "helm", "github actions", "observability",
+        "monitoring", "infrastructure", "sre", "incident",
+    ),
+    "design": (
+        "ux", "ui", "user experience", "usability", "typography", "figma", "accessibility",
+        "design system", "prototype", "wireframe", "product design", "color",
+    ),
+    "mobile": (
+        "ios", "android", "swift", "kotlin", "flutter", "react native", "mobile", "app store",
+        "play store", "iphone", "swiftui", "jetpack compose",
+    ),
+    "career": (
+        "career", "hiring", "interview", "salary", "promotion", "layoffs", "remote work",
+        "management", "manager", "leadership", "mentoring", "job market",
+    ),
+    "research": (
+        "paper", "arxiv", "study", "research", "whitepaper", "benchmark", "dataset",
+        "experiment", "survey", "peer review", "preprint", "results",
+    ),
+    "other": (),
+}
+# fmt: on
+
+TITLE_WEIGHT = 3
+MAX_HITS_PER_KEYWORD = 3
+
+_PATTERNS = {
+    domain: [re.compile(r"(?<![\w/.-])" + re.escape(word) + r"(?![\w/-])") for word in words]
+    for domain, words in KEYWORDS.items()
+}
+
+
+def domain_counts(title: str, tags: Sequence[str], text: str) -> dict[str, int]:
+    head = (title + "\n" + " ".join(tag.replace("/", " ") for tag in tags)).lower()
+    body = text.lower()
+    counts: dict[str, int] = {}
+    for domain, patterns in _PATTERNS.items():
+        total = 0
+        for pattern in patterns:
+            if pattern.search(head):
+                total += TITLE_WEIGHT
+            hits = 0
+            for _ in pattern.finditer(body):
+                hits += 1
+                if hits == MAX_HITS_PER_KEYWORD:
+                    break
+            total += hits
+        counts[domain] = total
+    return counts
+
+
+def classify_domain(title: str, tags: Sequence[str], text: str, declared: object = None) -> str:
+    if isinstance(declared, str) and declared.strip().lower() in DOMAINS:
+        return declared.strip().lower()
+    counts = domain_counts(title, tags, text)
+    best = max(DOMAINS, key=lambda domain: (counts[domain], -DOMAINS.index(domain)))
+    return best if counts[best] > 0 else "other"
+
+
+__all__ = ["KEYWORDS", "classify_domain", "domain_counts"]

@@ -1,0 +1,246 @@
+"""``vaultctx triage`` (docs/signals.md): score each new signal, write the scores into its front
+matter, and file those at or above the threshold under ``<signals folder>/<domain>/``.
+
+Planning reads and scores (with a model, or the offline heuristic) and writes nothing; applying
+writes the whole run inside one ``Vault.change_batch``, so one ledger record holds every front
+matter edit and every move and one ``vaultctx undo`` takes the run back.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime as dt
+import os
+import posixpath
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from vaultctx.capture import inbox_folder
+from vaultctx.errors import VaultctxError
+from vaultctx.ledger.context import ChangeContext
+from vaultctx.signals.front_matter import with_triage
+from vaultctx.signals.heuristic import heuristic_scores
+from vaultctx.signals.inbox import Signal, scan_inbox
+from vaultctx.signals.model_scoring import model_scores
+from vaultctx.signals.relevance import (
+    ActiveProjects,
+    best_similarity,
+    load_active_projects,
+    project_folders,
+)
+from vaultctx.signals.scores import INBOX_ROUTE, Scores
+from vaultctx.signals.settings import SignalSettings, load_signal_settings
+
+if TYPE_CHECKING:
+    from vaultctx.api import Vault
+    from vaultctx.text_model import TextModel
+
+MAX_NAME_ATTEMPTS = 1000
+
+
+@dataclass
+class TriageItem:
+    path: str
+    title: str
+    scores: Scores
+    route: str  # "inbox", or the folder it is filed in
+    destination: str | None = None  # the new path of a filed signal
+    notice: str | None = None  # e.g. the model's reply was garbled: scored offline
+
+    def triage_value(self, at: dt.datetime) -> dict[str, Any]:
+        """The ``triage`` front matter mapping."""
+        return {
+            "relevance": self.scores.relevance,
+            "actionability": self.scores.actionability,
+            "depth": self.scores.depth,
+            "authority": self.scores.authority,
+            "composite": self.scores.composite,
+            "domain": self.scores.domain,
+            "route": self.route,
+            "scored_by": self.scores.scored_by,
+            "triaged_at": at.isoformat(timespec="seconds"),
+        }
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "path": self.path,
+            "title": self.title,
+            **self.scores.as_dict(),
+            "route": self.route,
+            "destination": self.destination,
+            "notice": self.notice,
+        }
+
+
+@dataclass
+class TriagePlan:
+    inbox: str
+    folder: str
+    items: list[TriageItem] = field(default_factory=list)
+    already_triaged: int = 0
+    skipped: list[str] = field(default_factory=list)
+    notices: list[str] = field(default_factory=list)
+
+
+@dataclass
+class TriageRun:
+    plan: TriagePlan
+    dry_run: bool
+    record_id: str | None = None
+    written: list[str] = field(default_factory=list)  # signals triaged (their final paths)
+    skipped: list[str] = field(default_factory=list)  # at apply time: "path: why"
+    notices: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict[str, Any]:
+        plan = self.plan
+        return {
+            "dry_run": self.dry_run,
+            "inbox": plan.inbox,
+            "folder": plan.folder,
+            "signals": [item.as_dict() for item in plan.items],
+            "already_triaged": plan.already_triaged,
+            "filed": sum(1 for item in plan.items if item.destination),
+            "kept": sum(1 for item in plan.items if not item.destination),
+            "record_id": self.record_id,
+            "written": self.written,
+            "skipped": [*plan.skipped, *self.skipped],
+            "notices": [*plan.notices, *self.notices],
+        }
+
+
+def signal_inbox(vault: Vault, settings: SignalSettings) -> str:
+    return settings.inbox or inbox_folder(vault.path, vault.config.settings.inbox_folder)
+
+
+async def plan_triage(
+    vault: Vault, settings: SignalSettings, model: TextModel | None = None
+) -> TriagePlan:
+    """Score every new signal and choose its route; nothing is written. A backend failure
+    (``BackendFailure``) propagates: the run stops before anything is written."""
+    inbox = signal_inbox(vault, settings)
+    scan = scan_inbox(vault.path, inbox)
+    plan = TriagePlan(inbox, settings.folder, already_triaged=scan.triaged)
+    plan.skipped += scan.skipped
+    plan.notices += scan.notices
+    if not scan.signals:
+        return plan
+    projects = load_active_projects(
+        vault,
+        folders=project_folders(vault, settings.project_folders),
+        exclude=(inbox, settings.folder),
+    )
+    if projects.notice:
+        plan.notices.append(projects.notice)
+    reserved: set[str] = set()
+    for signal in scan.signals:
+        scores, notice = await _score(vault, projects, signal, model)
+        item = TriageItem(signal.path, signal.title, scores, INBOX_ROUTE, notice=notice)
+        if scores.filed:
+            item.route = f"{settings.folder}/{scores.domain}"
+            item.destination = _free_path(vault, item.route, signal.path, reserved)
+            reserved.add(item.destination)
+        plan.items.append(item)
+    return plan
+
+
+async def _score(
+    vault: Vault, projects: ActiveProjects, signal: Signal, model: TextModel | None
+) -> tuple[Scores, str | None]:
+    if model is not None:
+        scores, garbled = await model_scores(model, signal, projects.titles)
+        if scores is not None:
+            return scores, None
+        notice = f"{signal.path}: the model's reply was garbled ({garbled}); scored offline"
+        return heuristic_scores(signal, best_similarity(vault, projects, signal)), notice
+    return heuristic_scores(signal, best_similarity(vault, projects, signal)), None
+
+
+def _free_path(vault: Vault, folder: str, source: str, reserved: set[str]) -> str:
+    """``folder/<name>``, or ``<stem> 2.md``, ``<stem> 3.md``… when the name is taken (on disk
+    or by another signal of this run)."""
+    name = posixpath.basename(source)
+    stem = name[: -len(".md")] if name.endswith(".md") else name
+    for attempt in range(1, MAX_NAME_ATTEMPTS + 1):
+        candidate = f"{folder}/{name}" if attempt == 1 else f"{folder}/{stem} {attempt}.md"
+        taken = candidate in reserved or os.path.lexists(vault.path / candidate)
+        if not taken:
+            return candidate
+    raise VaultctxError(
+        f"{MAX_NAME_ATTEMPTS} notes named {stem!r} already exist in {folder}",
+        "rename the signal, or move some of those notes",
+    )
+
+
+def apply_triage(vault: Vault, plan: TriagePlan, *, now: dt.datetime | None = None) -> TriageRun:
+    """Write the plan as one ledger record; a signal changed or moved since it was planned is
+    skipped with the reason, the others are still written."""
+    run = TriageRun(plan, dry_run=False)
+    if not plan.items:
+        return run
+    at = now or dt.datetime.now().astimezone()
+    filed = sum(1 for item in plan.items if item.destination)
+    label = f"triage {len(plan.items)} signals ({filed} filed)"
+    reserved: set[str] = set()
+    with vault.change_batch(ChangeContext(label, source="cli"), "triage") as batch:
+        for item in plan.items:
+            failed: list[str] = []
+
+            def add_triage(text: str, item: TriageItem = item, failed: list[str] = failed) -> str:
+                updated = with_triage(text, item.triage_value(at))
+                if updated is None:
+                    failed.append("its front matter changed or cannot take a triage key")
+                    return text
+                return updated
+
+            try:
+                wrote = batch.rewrite(item.path, add_triage)
+            except VaultctxError as exc:
+                run.skipped.append(f"{item.path}: {exc.message}")
+                continue
+            if not wrote:
+                reason = failed[0] if failed else "nothing to change"
+                run.skipped.append(f"{item.path}: {reason}; left as it is")
+                continue
+            final = item.path
+            if item.destination:
+                destination = item.destination
+                if os.path.lexists(vault.path / destination):  # taken since the plan was made
+                    destination = _free_path(vault, item.route, item.path, reserved)
+                reserved.add(destination)
+                try:
+                    batch.move(item.path, destination)
+                    final = destination
+                except VaultctxError as exc:
+                    run.skipped.append(f"{item.path}: scored but not moved ({exc.message})")
+            run.written.append(final)
+    change = batch.change
+    if change is not None:
+        run.record_id = change.record_id
+        run.notices += change.notices
+    return run
+
+
+def run_triage(
+    vault: Vault,
+    *,
+    model: TextModel | None = None,
+    dry_run: bool = False,
+    settings: SignalSettings | None = None,
+    now: dt.datetime | None = None,
+) -> TriageRun:
+    settings = settings or load_signal_settings(vault.path)
+    plan = asyncio.run(plan_triage(vault, settings, model))
+    if dry_run:
+        return TriageRun(plan, dry_run=True)
+    return apply_triage(vault, plan, now=now)
+
+
+__all__ = [
+    "TriageItem",
+    "TriagePlan",
+    "TriageRun",
+    "apply_triage",
+    "plan_triage",
+    "run_triage",
+    "signal_inbox",
+]
