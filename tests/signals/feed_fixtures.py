@@ -11,7 +11,8 @@ RSS = b"""<?xml version="1.0" encoding="utf-8"?>
   <link>https://blog.example.com/openssl-cve</link>
   <guid>https://blog.example.com/?p=1</guid>
   <pubDate>Mon, 30 Nov 2026 08:00:00 GMT</pubDate>
-  <description>&lt;p&gt;A &lt;b&gt;critical&lt;/b&gt; vulnerability.&lt;/p&gt;&lt;p&gt;Upgrade to 3.4.1.&lt;/p&gt;</description>
+  <description>&lt;p&gt;A &lt;b&gt;critical&lt;/b&gt; vulnerability.&lt;/p&gt;
+    &lt;p&gt;Upgrade to 3.4.1.&lt;/p&gt;</description>
 </item>
 <item>
   <title>Second post</title>
@@ -31,7 +32,8 @@ ATOM = b"""<?xml version="1.0" encoding="utf-8"?>
     <id>urn:uuid:entry-2</id>
     <link href="https://releases.example.org/2.0"/>
     <updated>2026-11-29T10:00:00Z</updated>
-    <summary type="html">&lt;ul&gt;&lt;li&gt;Faster&lt;/li&gt;&lt;li&gt;Smaller&lt;/li&gt;&lt;/ul&gt;</summary>
+    <summary type="html">&lt;ul&gt;&lt;li&gt;Faster&lt;/li&gt;
+      &lt;li&gt;Smaller&lt;/li&gt;&lt;/ul&gt;</summary>
   </entry>
 </feed>
 """

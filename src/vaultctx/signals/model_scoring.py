@@ -13,6 +13,7 @@ import json
 import math
 from collections.abc import Sequence
 
+from vaultctx.errors import VaultctxError
 from vaultctx.scrub import scrub_secrets
 from vaultctx.signals.inbox import Signal
 from vaultctx.signals.scores import DOMAINS, Scores, clamp
@@ -36,8 +37,11 @@ SYSTEM = (
 )
 
 
-class GarbledReply(ValueError):
+class GarbledReply(VaultctxError):
     """The model's reply holds no usable scores; the message says what was wrong."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem, "the signal is scored by the offline heuristic instead")
 
 
 def scoring_prompt(signal: Signal, project_titles: Sequence[str]) -> str:
@@ -78,7 +82,7 @@ async def model_scores(
     try:
         return parse_scores(reply, model.name), None
     except GarbledReply as exc:
-        return None, str(exc)
+        return None, exc.message
 
 
 def _first_object(reply: str) -> dict[str, object]:

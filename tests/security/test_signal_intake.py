@@ -1,0 +1,194 @@
+"""Signal intake treats feeds, their servers, a vault's settings and the model's reply as hostile:
+what a feed says becomes inert text, feedparser never touches a URL or a file itself, private
+addresses stay unreachable unless the user (not the vault) allows a host, and a signal can only
+be filed inside the vault."""
+
+from __future__ import annotations
+
+import datetime as dt
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.local_web import huge, local_web, page, redirect
+from tests.signals.feed_fixtures import HOSTILE, RSS
+from tests.signals.support import files
+from vaultctx.api import Vault
+from vaultctx.brain.markers import end_marker, start_marker
+from vaultctx.config import ConfigError
+from vaultctx.signals.feeds import FeedError, parse_feed, signal_note
+from vaultctx.signals.intake import MAX_FEED_BYTES, fetch_feeds
+from vaultctx.signals.model_scoring import GarbledReply, parse_scores
+from vaultctx.signals.settings import SignalSettings, load_signal_settings
+from vaultctx.signals.triage import run_triage
+from vaultctx.vault.note import split_front_matter
+
+URL = "https://feeds.example.com/feed.xml"
+TODAY = dt.date(2026, 12, 1)
+
+
+@pytest.fixture(autouse=True)
+def _private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+
+
+def hostile_note() -> str:
+    feed = parse_feed(HOSTILE, url=URL, content_type=None, max_chars=20_000)
+    return signal_note(feed.entries[0], feed_title=feed.title, today=TODAY, max_chars=20_000)
+
+
+def test_a_hostile_summary_becomes_inert_text() -> None:
+    note = hostile_note()
+    body = note[split_front_matter(note)[1] :]
+    assert "Visible text." in body
+    assert "<script" not in note and "alert('x')" not in note
+    assert "<img" not in note and "<%" not in note
+    assert "![" not in note  # no image loads, no note embeds
+    assert not any(line.lstrip().startswith(("```", "~~~")) for line in note.splitlines())
+    assert start_marker("index") not in note and end_marker("index") not in note
+
+
+def test_a_javascript_link_is_not_kept_as_the_source() -> None:
+    front = split_front_matter(hostile_note())[0]
+    assert "source" not in front
+    assert "javascript:" not in hostile_note()
+
+
+def test_a_title_cannot_inject_front_matter() -> None:
+    rss = RSS.replace(
+        b"<title>Second post</title>",
+        b"<title>x&#10;type: note&#10;status: active&#10;---&#10;# owned</title>",
+    )
+    feed = parse_feed(rss, url=URL, content_type=None, max_chars=20_000)
+    note = signal_note(feed.entries[1], feed_title=feed.title, today=TODAY, max_chars=20_000)
+    front, _, problems = split_front_matter(note)
+    assert not problems
+    assert front["type"] == "signal" and front["status"] == "draft"
+    assert "\n" not in front["title"]
+
+
+def test_feedparser_never_reads_a_local_file_named_by_the_body(tmp_path: Path) -> None:
+    secret = tmp_path / "secret.xml"
+    secret.write_bytes(RSS)  # a valid feed: were it opened, entries would come back
+    with pytest.raises(FeedError):
+        parse_feed(str(secret).encode(), url=URL, content_type=None, max_chars=1000)
+
+
+def test_entity_expansion_is_bounded() -> None:
+    bomb = (
+        b'<?xml version="1.0"?><!DOCTYPE rss [<!ENTITY a "aaaaaaaaaa">'
+        + b"".join(
+            f'<!ENTITY {chr(98 + i)} "{("&" + chr(97 + i) + ";") * 10}">'.encode() for i in range(8)
+        )
+        + b']><rss version="2.0"><channel><title>t</title><item><title>&i;</title>'
+        b"<link>https://e.com/1</link></item></channel></rss>"
+    )
+    started = time.monotonic()
+    try:
+        feed = parse_feed(bomb, url=URL, content_type=None, max_chars=1000)
+    except FeedError:
+        return
+    assert time.monotonic() - started < 10
+    assert all(len(entry.title) <= 200 for entry in feed.entries)
+
+
+def test_a_vault_cannot_allow_private_hosts(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "vaultctx.toml").write_text('[signals]\nallow_hosts = ["192.168.1.1:80"]\n')
+    with pytest.raises(ConfigError) as caught:
+        load_signal_settings(vault, tmp_path / "user")
+    assert "allow_hosts in a vault's own vaultctx.toml is not used" in caught.value.message
+    user = tmp_path / "user"
+    user.mkdir()
+    (vault / "vaultctx.toml").unlink()
+    (user / "vaultctx.toml").write_text('[signals]\nallow_hosts = ["127.0.0.1:8080"]\n')
+    assert load_signal_settings(vault, user).allow_hosts == ("127.0.0.1:8080",)
+
+
+@pytest.mark.parametrize(
+    "feeds", ['["file:///etc/passwd"]', '["javascript:alert(1)"]', '"https://one.example"']
+)
+def test_feed_addresses_must_be_http(tmp_path: Path, feeds: str) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "vaultctx.toml").write_text(f"[signals]\nfeeds = {feeds}\n")
+    with pytest.raises(ConfigError):
+        load_signal_settings(vault, tmp_path / "user")
+
+
+def vault_at(tmp_path: Path) -> Vault:
+    root = tmp_path / "vault"
+    (root / "00-inbox").mkdir(parents=True)
+    return Vault(root, db=tmp_path / "index.db")
+
+
+def test_a_loopback_feed_is_refused_without_allow_hosts(tmp_path: Path) -> None:
+    vault = vault_at(tmp_path)
+    with local_web({"/rss": page(RSS.decode(), "application/rss+xml")}) as web:
+        run = fetch_feeds(vault, SignalSettings(feeds=(web.url("/rss"),)))
+        hits = list(web.hits)
+    assert run.feeds[0].error is not None and "127.0.0.1" in run.feeds[0].error
+    assert hits == []  # refused before connecting
+    assert files(vault.path) == {}
+
+
+def test_a_redirect_to_a_private_address_is_refused(tmp_path: Path) -> None:
+    vault = vault_at(tmp_path)
+    with local_web({"/rss": redirect("http://10.0.0.1/feed.xml")}) as web:
+        run = fetch_feeds(
+            vault, SignalSettings(feeds=(web.url("/rss"),)), allow_hosts=[web.authority]
+        )
+    assert run.feeds[0].error is not None and "10.0.0.1" in run.feeds[0].error
+    assert files(vault.path) == {}
+
+
+def test_an_oversized_feed_is_cut_off_and_the_next_feed_still_read(tmp_path: Path) -> None:
+    vault = vault_at(tmp_path)
+    routes = {"/big": huge(MAX_FEED_BYTES * 2), "/rss": page(RSS.decode(), "application/rss+xml")}
+    with local_web(routes) as web:
+        settings = SignalSettings(feeds=(web.url("/big"), web.url("/rss")))
+        run = fetch_feeds(vault, settings, allow_hosts=[web.authority], today=TODAY)
+    assert run.feeds[0].error is not None
+    assert len(run.feeds[1].new) == 2
+
+
+def test_an_inbox_link_out_of_the_vault_is_not_read(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    victim = outside / "Victim.md"
+    victim.write_text("---\ntype: signal\n---\nnot in the vault\n")
+    root = tmp_path / "vault"
+    root.mkdir()
+    os.symlink(outside, root / "00-inbox")
+    run = run_triage(Vault(root, db=tmp_path / "index.db"))
+    assert run.plan.items == []
+    assert any("leads outside the vault" in skipped for skipped in run.plan.skipped)
+    assert victim.read_text() == "---\ntype: signal\n---\nnot in the vault\n"
+
+
+def test_a_linked_signal_file_is_left_alone(tmp_path: Path) -> None:
+    outside = tmp_path / "Victim.md"
+    outside.write_text("---\ntype: signal\nsource: https://cisa.gov/x\n---\nhow to fix it\n")
+    vault = vault_at(tmp_path)
+    os.symlink(outside, vault.path / "00-inbox/Link.md")
+    run = run_triage(vault)
+    assert run.plan.items == []
+    assert "triage" not in outside.read_text()
+
+
+@pytest.mark.parametrize("domain", ["../../etc", "security/../../x", "Security\n", ""])
+def test_a_model_cannot_choose_a_folder_outside_the_twelve(domain: str) -> None:
+    reply = (
+        '{"relevance": 1, "actionability": 1, "depth": 1, "authority": 1, '
+        f'"domain": {domain!r}}}'.replace("'", '"')
+    )
+    if domain.strip().lower() == "security":
+        assert parse_scores(reply.replace("\n", "\\n"), "m").domain == "security"
+        return
+    with pytest.raises(GarbledReply):
+        parse_scores(reply, "m")
