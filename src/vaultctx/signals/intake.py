@@ -27,7 +27,9 @@ if TYPE_CHECKING:
     from vaultctx.api import Vault
     from vaultctx.organize.fetch import Fetched
 
-MAX_FEED_BYTES = 5_000_000
+# Real feeds are tens to hundreds of KB; feedparser takes 1 s per MB of a typical feed and up to
+# 7 s per MB of tiny entries, so 2 MB bounds one hostile feed to about 15 s.
+MAX_FEED_BYTES = 2_000_000
 FEED_TIMEOUT = 20.0
 FEED_ACCEPT = "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9"
 MAX_NAME_ATTEMPTS = 1000
