@@ -36,9 +36,9 @@ def test_offline_triage_then_undo(indexed: Indexed, tmp_path: Path) -> None:
     result = vaultctx(indexed, env, "triage")
     assert result.returncode == 0, result.stderr
     lines = result.stdout.splitlines()
-    assert lines[0].startswith("keep 00-inbox/Banana bread.md in the inbox (0.03175: ")
+    assert lines[0].startswith("[1] keep 00-inbox/Banana bread.md in the inbox (0.03175: ")
     assert lines[1].startswith(
-        "file 00-inbox/Stripe webhooks.md -> 05-signals/programming/Stripe webhooks.md (0.8"
+        "[2] file 00-inbox/Stripe webhooks.md -> 05-signals/programming/Stripe webhooks.md (0.8"
     )
     assert "; heuristic)" in lines[1]
     assert "triaged 2 signals (1 filed)" in result.stdout
@@ -64,6 +64,22 @@ def test_dry_run_json_writes_nothing(indexed: Indexed, tmp_path: Path) -> None:
     assert out["signals"][1]["destination"] == "05-signals/programming/Stripe webhooks.md"
     assert out["record_id"] is None
     assert files(indexed.vault) == before
+
+
+def test_accept_writes_only_the_chosen_signals(indexed: Indexed, tmp_path: Path) -> None:
+    env = agent_env(tmp_path, "")
+    bread = (indexed.vault / "00-inbox/Banana bread.md").read_bytes()
+    result = vaultctx(indexed, env, "triage", "--accept", "2")
+    assert result.returncode == 0, result.stderr
+    assert "[2] file 00-inbox/Stripe webhooks.md" in result.stdout
+    assert "not accepted, left new for a later run: 1" in result.stdout
+    assert (indexed.vault / "00-inbox/Banana bread.md").read_bytes() == bread
+    later = vaultctx(indexed, env, "triage", "--dry-run", "--json")
+    assert [s["path"] for s in json.loads(later.stdout)["signals"]] == [
+        "00-inbox/Banana bread.md"
+    ]
+    wrong = vaultctx(indexed, env, "triage", "--accept", "7")
+    assert wrong.returncode == 2 and "is not on the list of 1" in wrong.stderr
 
 
 def test_model_scores_through_the_openai_wire_with_a_garbled_reply(

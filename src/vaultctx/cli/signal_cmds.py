@@ -67,6 +67,15 @@ def triage(
         bool, typer.Option("--fetch", help="Fetch the [signals] feeds into the inbox first.")
     ] = False,
     allow_host: AllowHostOption = None,
+    accept: Annotated[
+        str | None,
+        typer.Option(
+            "--accept",
+            metavar="IDS",
+            help="Write only these signals of the plan (1,3 or 2-4 or all); see --dry-run.",
+            show_default=False,
+        ),
+    ] = None,
     offline: OfflineOption = False,
     backend: BackendOption = None,
     model: ModelOption = None,
@@ -94,7 +103,7 @@ def triage(
         base_url=base_url,
         api_key_secret=api_key_secret,
     )
-    run = run_triage(handle, model=text_model, dry_run=dry_run, settings=settings)
+    run = run_triage(handle, model=text_model, dry_run=dry_run, accept=accept, settings=settings)
     if as_json:
         payload = run.as_dict()
         if intake is not None:
@@ -122,7 +131,7 @@ def _print_triage(run: TriageRun) -> None:
             action = f"{would}file {item.path} -> {item.destination}"
         else:
             action = f"{would}keep {item.path} in the inbox"
-        print(printable(f"{action} ({_scores_line(item)})"))
+        print(printable(f"[{item.number}] {action} ({_scores_line(item)})"))
     for skipped in [*plan.skipped, *run.skipped]:
         print(printable(f"skipped {skipped}"))
     for notice in [*plan.notices, *(item.notice for item in plan.items if item.notice)]:

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 from vaultctx.capture import inbox_folder
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
+from vaultctx.review.proposals import parse_accept
 from vaultctx.signals.front_matter import with_triage
 from vaultctx.signals.heuristic import heuristic_scores
 from vaultctx.signals.inbox import Signal, scan_inbox
@@ -40,6 +41,7 @@ MAX_NAME_ATTEMPTS = 1000
 
 @dataclass
 class TriageItem:
+    number: int  # 1-based, what --accept names
     path: str
     title: str
     scores: Scores
@@ -63,6 +65,7 @@ class TriageItem:
 
     def as_dict(self) -> dict[str, Any]:
         return {
+            "id": self.number,
             "path": self.path,
             "title": self.title,
             **self.scores.as_dict(),
@@ -134,7 +137,8 @@ async def plan_triage(
     reserved: set[str] = set()
     for signal in scan.signals:
         scores, notice = await _score(vault, projects, signal, model)
-        item = TriageItem(signal.path, signal.title, scores, INBOX_ROUTE, notice=notice)
+        number = len(plan.items) + 1
+        item = TriageItem(number, signal.path, signal.title, scores, INBOX_ROUTE, notice=notice)
         if scores.filed:
             item.route = f"{settings.folder}/{scores.domain}"
             item.destination = _free_path(vault, item.route, signal.path, reserved)
@@ -225,11 +229,21 @@ def run_triage(
     *,
     model: TextModel | None = None,
     dry_run: bool = False,
+    accept: str | None = None,
     settings: SignalSettings | None = None,
     now: dt.datetime | None = None,
 ) -> TriageRun:
+    """Plan, then apply unless ``dry_run``. ``accept`` ("1,3", "2-4", "all") applies only those
+    signals of the plan; the others stay new, for a later run."""
     settings = settings or load_signal_settings(vault.path)
     plan = asyncio.run(plan_triage(vault, settings, model))
+    if accept is not None and plan.items:
+        chosen = set(parse_accept(accept, len(plan.items)))
+        left = [item for item in plan.items if item.number not in chosen]
+        if left:
+            numbers = ", ".join(str(item.number) for item in left)
+            plan.notices.append(f"not accepted, left new for a later run: {numbers}")
+        plan.items = [item for item in plan.items if item.number in chosen]
     if dry_run:
         return TriageRun(plan, dry_run=True)
     return apply_triage(vault, plan, now=now)
