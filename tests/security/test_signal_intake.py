@@ -18,6 +18,7 @@ from tests.signals.support import files
 from vaultctx.api import Vault
 from vaultctx.brain.markers import end_marker, start_marker
 from vaultctx.config import ConfigError
+from vaultctx.errors import VaultctxError
 from vaultctx.signals.feeds import FeedError, parse_feed, signal_note
 from vaultctx.signals.intake import MAX_FEED_BYTES, fetch_feeds
 from vaultctx.signals.model_scoring import GarbledReply, parse_scores
@@ -214,3 +215,22 @@ def test_a_large_feed_with_bare_ampersands_is_still_read() -> None:
     assert len(body) > 128 * 1024
     feed = parse_feed(body, url=URL, content_type=None, max_chars=1000)
     assert len(feed.entries) == 3000 and feed.entries[0].title == "Q&A 0"
+
+
+@pytest.mark.parametrize("kind", ["link", "file"])
+def test_a_signals_folder_that_is_not_a_folder_stops_the_run(tmp_path: Path, kind: str) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    vault = vault_at(tmp_path)
+    (vault.path / "00-inbox/S.md").write_text(
+        "---\ntype: signal\nsource: https://www.cisa.gov/x\n---\n" + "how to fix it " * 300
+    )
+    if kind == "link":
+        os.symlink(outside, vault.path / "05-signals")
+    else:
+        (vault.path / "05-signals").write_text("my file\n")
+    before = files(vault.path)
+    with pytest.raises(VaultctxError, match="is not a folder"):
+        run_triage(vault)
+    assert files(vault.path) == before
+    assert list(outside.iterdir()) == []

@@ -221,3 +221,18 @@ def test_without_an_index_relevance_is_neutral_and_said_so(tmp_path: Path) -> No
     run = run_triage(vault, dry_run=True)
     assert all(item.scores.relevance == 0.5 for item in run.plan.items)
     assert any("relevance is neutral" in notice for notice in run.plan.notices)
+
+
+def test_a_move_that_fails_leaves_the_signal_as_it_was_and_new(tmp_path: Path) -> None:
+    # Changes never go where .indexignore excludes: filing fails after the scores are written.
+    vault = indexed(tmp_path, {".indexignore": "05-signals/\n"})
+    strong = vault.path / "00-inbox/Stripe webhooks.md"
+    before = strong.read_bytes()
+    run = run_triage(vault, now=NOW)
+    assert strong.read_bytes() == before
+    assert any(s.startswith("00-inbox/Stripe webhooks.md: not filed (") for s in run.skipped)
+    assert run.written == ["00-inbox/Banana bread.md"]
+    again = run_triage(vault, dry_run=True)
+    assert [item.path for item in again.plan.items] == ["00-inbox/Stripe webhooks.md"]
+    vault.undo()
+    assert "triage" not in (vault.path / "00-inbox/Banana bread.md").read_text()

@@ -75,9 +75,7 @@ def test_accept_writes_only_the_chosen_signals(indexed: Indexed, tmp_path: Path)
     assert "not accepted, left new for a later run: 1" in result.stdout
     assert (indexed.vault / "00-inbox/Banana bread.md").read_bytes() == bread
     later = vaultctx(indexed, env, "triage", "--dry-run", "--json")
-    assert [s["path"] for s in json.loads(later.stdout)["signals"]] == [
-        "00-inbox/Banana bread.md"
-    ]
+    assert [s["path"] for s in json.loads(later.stdout)["signals"]] == ["00-inbox/Banana bread.md"]
     wrong = vaultctx(indexed, env, "triage", "--accept", "7")
     assert wrong.returncode == 2 and "is not on the list of 1" in wrong.stderr
 

@@ -12,6 +12,7 @@ import asyncio
 import datetime as dt
 import os
 import posixpath
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -121,6 +122,7 @@ async def plan_triage(
     """Score every new signal and choose its route; nothing is written. A backend failure
     (``BackendFailure``) propagates: the run stops before anything is written."""
     inbox = signal_inbox(vault, settings)
+    _check_folder(vault, settings.folder)
     scan = scan_inbox(vault.path, inbox)
     plan = TriagePlan(inbox, settings.folder, already_triaged=scan.triaged)
     plan.skipped += scan.skipped
@@ -159,6 +161,20 @@ async def _score(
     return heuristic_scores(signal, best_similarity(vault, projects, signal)), None
 
 
+def _check_folder(vault: Vault, folder: str) -> None:
+    """The signals folder must be real folders in the vault, or not exist yet: filing into a
+    file or through a link would fail at every move, after the scores were written."""
+    current = vault.path
+    for part in folder.split("/"):
+        current = current / part
+        if current.is_symlink() or (current.exists() and not current.is_dir()):
+            raise VaultctxError(
+                f"{current} is not a folder (a file or a link), so no signal can be filed in "
+                f"{folder}/; nothing was written",
+                "move it away, or choose another [signals] folder in vaultctx.toml",
+            )
+
+
 def _free_path(vault: Vault, folder: str, source: str, reserved: set[str]) -> str:
     """``folder/<name>``, or ``<stem> 2.md``, ``<stem> 3.md``… when the name is taken (on disk
     or by another signal of this run)."""
@@ -188,12 +204,19 @@ def apply_triage(vault: Vault, plan: TriagePlan, *, now: dt.datetime | None = No
     with vault.change_batch(ChangeContext(label, source="cli"), "triage") as batch:
         for item in plan.items:
             failed: list[str] = []
+            original: list[str] = []
 
-            def add_triage(text: str, item: TriageItem = item, failed: list[str] = failed) -> str:
+            def add_triage(
+                text: str,
+                item: TriageItem = item,
+                failed: list[str] = failed,
+                original: list[str] = original,
+            ) -> str:
                 updated = with_triage(text, item.triage_value(at))
                 if updated is None:
                     failed.append("its front matter changed or cannot take a triage key")
                     return text
+                original[:] = [text]
                 return updated
 
             try:
@@ -215,13 +238,21 @@ def apply_triage(vault: Vault, plan: TriagePlan, *, now: dt.datetime | None = No
                     batch.move(item.path, destination)
                     final = destination
                 except VaultctxError as exc:
-                    run.skipped.append(f"{item.path}: scored but not moved ({exc.message})")
+                    # Put the note back as it was: marked triaged but not filed, it would never
+                    # be looked at again. It stays new, for the next run.
+                    batch.rewrite(item.path, _replaced_by(original[0]))
+                    run.skipped.append(f"{item.path}: not filed ({exc.message}); left new")
+                    continue
             run.written.append(final)
     change = batch.change
     if change is not None:
         run.record_id = change.record_id
         run.notices += change.notices
     return run
+
+
+def _replaced_by(text: str) -> Callable[[str], str]:
+    return lambda _current: text
 
 
 def run_triage(
