@@ -195,7 +195,7 @@ def _fake_resolver(
 
 def test_every_resolved_address_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     _fake_resolver(monkeypatch, "mixed.example", [["93.184.216.34", "10.1.2.3"]])
-    with pytest.raises(FetchError, match=r"10\.1\.2\.3, a private address"):
+    with pytest.raises(FetchError, match=r"10\.1\.2\.3, which is a private address"):
         fetch("http://mixed.example/")
 
 

@@ -103,6 +103,7 @@ def build_app() -> typer.Typer:
     from vaultctx.cli import (
         agent_cmds,
         capture_cmds,
+        clip_cmds,
         conversation_cmds,
         hook_cmds,
         index_cmds,
@@ -112,6 +113,7 @@ def build_app() -> typer.Typer:
         search_cmds,
         secret_cmds,
         serve_cmds,
+        tags_cmds,
         template_cmds,
         todo_cmds,
         verify_cmds,
@@ -132,6 +134,8 @@ def build_app() -> typer.Typer:
     ledger_cmds.register(app)
     todo_cmds.register(app)
     template_cmds.register(app)
+    clip_cmds.register(app)
+    tags_cmds.register(app)
     return app
 
 

@@ -140,9 +140,14 @@ def _checked_address(
         for address in addresses:
             reason = refusal_reason(address)
             if reason:
+                subject = (
+                    str(address)
+                    if host == str(address)
+                    else f"{shown_host} resolves to {address}, which"
+                )
                 raise FetchError(
-                    f"{shown_host} resolves to {address}, a {reason} address: refused so that a "
-                    "web page cannot reach your own network",
+                    f"{subject} is a {reason} address: refused so that a web page "
+                    "cannot reach your own network",
                     "fetch public pages only, or pass --allow-private if you trust this address",
                 )
     return str(addresses[0])
