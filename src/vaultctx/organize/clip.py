@@ -279,6 +279,7 @@ def note_file_stem(title: str) -> str:
     stem = unicodedata.normalize("NFC", title)
     stem = "".join(" " if unicodedata.category(c)[0] == "C" else c for c in stem)
     stem = _NAME_BREAKERS.sub("-", stem.replace("&lt;", "-"))
+    stem = re.sub(r"\.{2,}", "", stem)
     stem = re.sub(r"-{2,}", "-", " ".join(stem.split()))
     stem = stem[:TITLE_CHARS]
     while len(stem.encode("utf-8")) > NAME_BYTES - len(" 999.md"):

@@ -33,17 +33,19 @@ class FrontMatterError(VaultctxError):
 def add_tags(text: str, tags: Sequence[str], *, name: str = "the note") -> str:
     """``text`` with ``tags`` merged into its front matter's tag list (existing tags first,
     duplicates ignored case-insensitively and with or without ``#``)."""
+    if "\r\n" in text and "\n" not in text.replace("\r\n", ""):
+        # Consistently CRLF: edit the LF form (the front matter parser reads LF) and convert back.
+        return add_tags(text.replace("\r\n", "\n"), tags, name=name).replace("\n", "\r\n")
     bom = "\ufeff" if text.startswith("\ufeff") else ""
     text = text[len(bom) :]
-    newline = "\r\n" if "\r\n" in text.split("\n", 1)[0] + "\n" else "\n"
     front_matter, body_offset, problems = split_front_matter(text)
     if problems:
         raise FrontMatterError(
             f"{name}: {problems[0]}", "fix the front matter by hand, then run the command again"
         )
     if body_offset == 0:  # no front matter: make one
-        block = _block_list("tags", [_plain(t) for t in _new_only([], tags)], "  - ", newline)
-        return bom + f"---{newline}{block}---{newline}" + text
+        block = _block_list("tags", [_plain(t) for t in _new_only([], tags)], "  - ")
+        return bom + f"---\n{block}---\n" + text
     lines = text[:body_offset].splitlines(keepends=True)
     # lines[0] is the opening fence; the closing fence is the last line.
     key_line = next((i for i in range(1, len(lines) - 1) if _KEY_LINE.match(lines[i])), None)
@@ -52,18 +54,16 @@ def add_tags(text: str, tags: Sequence[str], *, name: str = "the note") -> str:
     if not added:
         return bom + text
     if key_line is None:
-        block = _block_list("tags", added, "  - ", newline)
+        block = _block_list("tags", [_plain(t) for t in added], "  - ")
         lines.insert(len(lines) - 1, block)
     else:
-        lines = _edit_key(lines, key_line, existing, added, newline)
+        lines = _edit_key(lines, key_line, existing, added)
     edited = "".join(lines) + text[body_offset:]
     _verify(edited, front_matter, existing + added, name)
     return bom + edited
 
 
-def _edit_key(
-    lines: list[str], key_line: int, existing: list[str], added: list[str], newline: str
-) -> list[str]:
+def _edit_key(lines: list[str], key_line: int, existing: list[str], added: list[str]) -> list[str]:
     match = _KEY_LINE.match(lines[key_line].rstrip("\r\n"))
     assert match is not None
     key, value = match.group(1), match.group(2)
@@ -76,10 +76,10 @@ def _edit_key(
         prefix = items[0].group(1) if items[0] else "  - "
         tail = lines[end - 1]
         if not tail.endswith(("\n", "\r")):
-            lines[end - 1] = tail + newline
-        new = [f"{prefix}{_plain(tag)}{newline}" for tag in added]
+            lines[end - 1] = tail + "\n"
+        new = [f"{prefix}{_plain(tag)}\n" for tag in added]
         return lines[:end] + new + lines[end:]
-    block = _block_list(key, [_plain(t) for t in existing + added], "  - ", newline)
+    block = _block_list(key, [_plain(t) for t in existing + added], "  - ")
     return [*lines[:key_line], block, *lines[end:]]
 
 
@@ -89,8 +89,8 @@ def _continues(line: str, *, block: bool) -> bool:
     return block and line.startswith("-")
 
 
-def _block_list(key: str, tags: Sequence[str], prefix: str, newline: str) -> str:
-    return f"{key}:{newline}" + "".join(f"{prefix}{tag}{newline}" for tag in tags)
+def _block_list(key: str, tags: Sequence[str], prefix: str) -> str:
+    return f"{key}:\n" + "".join(f"{prefix}{tag}\n" for tag in tags)
 
 
 def _plain(tag: str) -> str:

@@ -5,17 +5,20 @@ plugins run code written in a note (Templater's ``<% %>``, Dataview's ``dataview
 ``$=`` inline queries). A clipped page must not bring any of that into the vault, nor markers
 that would end or start a generated block. So, outside code:
 
-- anything tag-like (``<script``, ``</div``, ``<!--``, ``<%``) has its ``<`` written ``&lt;``;
+- every ``<`` is written ``&lt;`` (it renders the same), so nothing is tag-like (``<script``,
+  ``</div``, ``<!--``, ``<%``), however the pieces around it are rearranged below;
 - a link whose target has a scheme other than http, https or mailto keeps only its text
   (``[click](javascript:…)`` → ``click``); a relative link is made absolute against the page's
   URL (in a note it would point into the vault), or keeps only its text without one; images keep
   only their alt text (no remote image loads when the note is opened);
-- ``[[`` is escaped, so page text never links to or embeds the user's own notes;
+- every ``[`` that does not open a kept link is escaped, so page text never links to or embeds
+  the user's own notes (``[[…]]``) nor makes a checkbox;
 - inline code that Dataview would evaluate (starting ``=`` or ``$=``) gets a zero-width space
   first;
 
-fence info strings that plugins execute become ``text``; control characters are dropped; and
-marker-like comment openers are neutralised (vaultctx.brain.markers).
+fences whose language a plugin executes become ``text`` fences, wherever they stand (a fence in a
+blockquote or list item counts too); control characters are dropped; and marker-like comment
+openers are neutralised (vaultctx.brain.markers).
 """
 
 from __future__ import annotations
@@ -47,7 +50,14 @@ _SAFE_SCHEMES = ("http", "https", "mailto")
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u2028\u2029\u202a-\u202e\u2066-\u2069]")
 _FENCE = re.compile(r"^( {0,3})(`{3,}|~{3,})(.*)$")
 _INLINE_CODE = re.compile(r"(`+)(.+?)\1", re.DOTALL)
-_TAG_LIKE = re.compile(r"\\?<(?=[A-Za-z/!?%])")
+_ANGLE = re.compile(r"\\?<")
+_BRACKET = re.compile(r"(?<!\\)\[")
+_EXECUTED_FENCE = re.compile(
+    r"(`{3,}|~{3,})[ \t]*\{?[ \t]*("
+    + "|".join(sorted(EXECUTED_FENCES, key=len, reverse=True))
+    + r"|dataview[\w-]*|run-[\w-]+)(?![\w-])",
+    re.IGNORECASE,
+)
 # [text](target ...) or ![alt](target ...); target may be <bracketed>.
 _LINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]*>|[^)\s]*)[^)\n]*\)")
 _SCHEME = re.compile(r"^([A-Za-z][A-Za-z0-9+.\-]*):")
@@ -62,19 +72,16 @@ def safe_markdown(text: str, base_url: str | None = None) -> str:
     for line in text.split("\n"):
         opened = _FENCE.match(line)
         if fence is None and opened:
-            indent, marker, info = opened.groups()
-            fence = marker
-            language = info.strip().split(" ")[0].strip("{}").lower()
-            if language in EXECUTED_FENCES or language.startswith(("dataview", "run-")):
-                info = "text"
-            lines.append(f"{indent}{marker}{info}")
+            fence = opened.group(2)
+            lines.append(line)
         elif fence is not None:
             if opened and _closes(fence, opened.group(2), opened.group(3)):
                 fence = None
             lines.append(line)
         else:
             lines.append(_safe_prose(line, base_url))
-    return neutralise("\n".join(lines))
+    joined = _EXECUTED_FENCE.sub(lambda m: f"{m.group(1)}text", "\n".join(lines))
+    return neutralise(joined)
 
 
 def _closes(fence: str, marker: str, rest: str) -> bool:
@@ -108,7 +115,7 @@ def _safe_outside_code(text: str, base_url: str | None) -> str:
 
 
 def _inert(text: str) -> str:
-    return _TAG_LIKE.sub("&lt;", text).replace("[[", "\\[\\[")
+    return _BRACKET.sub(r"\\[", _ANGLE.sub("&lt;", text))
 
 
 def _safe_link(link: re.Match[str], *, base_url: str | None) -> str:
