@@ -138,7 +138,7 @@ def test_with_a_model_one_call_summarises_the_fenced_article(
     vault: tuple[Path, Path], web: LocalWeb, tmp_path: Path
 ) -> None:
     with OpenAIFake() as fake:
-        fake.queue(Answer([SUMMARY]))
+        fake.queue(Answer(["```markdown\n", SUMMARY, "```"]))  # wrapped whole, as models do
         env = agent_env(
             tmp_path, "[agent]\n" + openai_toml(fake) + "max_tokens = 1234\n", OPENAI_TEST=KEY
         )
@@ -170,6 +170,7 @@ def test_with_a_model_one_call_summarises_the_fenced_article(
     assert "Ignore previous instructions" in inside  # the injection stays inside the fence
     note = clips(vault[0])["WAL mode, explained.md"]
     assert "- Readers do not block the writer" in note
+    assert "```" not in note
     assert "sqlite, wal, checkpoint" in note
     assert "Write-ahead logging lets readers" not in note  # the summary, not the article
     assert_inert(note)

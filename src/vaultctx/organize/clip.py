@@ -40,6 +40,7 @@ TITLE_CHARS = 80
 NAME_BYTES = 200
 _PAGE_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "")
 _NAME_BREAKERS = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f\x7f]+')
+_WRAPPING_FENCE = re.compile(r"```(?:markdown|md)?[ \t]*\n(.*)\n```", re.DOTALL | re.IGNORECASE)
 _WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$", re.IGNORECASE)
 
 SYSTEM_PROMPT = """You summarise a web article for the user's personal notes.
@@ -154,7 +155,7 @@ async def clip(
         except VaultctxError as failure:
             reply = ""
             failure_notice = f"the model failed ({failure.one_line()})"
-        summary = safe_markdown(reply, base_url=article.url).strip()
+        summary = safe_markdown(_unwrapped(reply), base_url=article.url).strip()
         if summary:
             body, summarised = summary, True
         else:
@@ -185,6 +186,13 @@ async def clip(
         f"every name for {article.title!r} in {target} is taken",
         "move some clips out of the folder, or use --folder",
     )
+
+
+def _unwrapped(reply: str) -> str:
+    """A reply the model wrapped whole in a ```markdown fence, without the fence (else it would
+    show as one code block)."""
+    match = _WRAPPING_FENCE.fullmatch(reply.strip())
+    return match.group(1) if match else reply
 
 
 def system_prompt(translate: str | None) -> str:
