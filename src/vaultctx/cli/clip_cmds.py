@@ -26,7 +26,7 @@ def clip(
     ] = None,
     folder: Annotated[
         str | None,
-        typer.Option("--folder", help="Vault folder for the note (default: [clip] folder)."),
+        typer.Option("--folder", help="Vault folder for the note (default: \\[clip] folder)."),
     ] = None,
     allow_private: Annotated[
         bool,
