@@ -40,6 +40,7 @@ TITLE_CHARS = 80
 NAME_BYTES = 200
 _PAGE_TYPES = ("text/html", "application/xhtml+xml", "text/plain", "")
 _NAME_BREAKERS = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f\x7f]+')
+_LANGUAGE = re.compile(r"[^\W\d_][\w .()-]{0,39}")
 _WRAPPING_FENCE = re.compile(r"```(?:markdown|md)?[ \t]*\n(.*)\n```", re.DOTALL | re.IGNORECASE)
 _WINDOWS_RESERVED = re.compile(r"^(con|prn|aux|nul|com\d|lpt\d)(\..*)?$", re.IGNORECASE)
 
@@ -128,6 +129,11 @@ async def clip(
     Without ``model``, or with ``no_summary``, the note holds the article itself. A model that
     fails leaves the first 2,000 characters of the article in the note and a notice saying so.
     """
+    if translate is not None and not _LANGUAGE.fullmatch(translate.strip()):
+        raise ClipError(
+            f"--translate {translate[:60]!r} is not a language name",
+            "name the language in a few words, e.g. --translate Korean or --translate 'pt-BR'",
+        )
     target = (
         vault_relative_folder("--folder", folder, Path("the command line"))
         if folder is not None
