@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 
+from tests.agent.fakes import BedrockFake
 from tests.local_web import LocalWeb, drip, gzip_bomb, huge, local_web, page, redirect, send
 from vaultctx.organize.fetch import FetchError, fetch, refusal_reason
 
@@ -195,7 +196,7 @@ def _fake_resolver(
 
 def test_every_resolved_address_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
     _fake_resolver(monkeypatch, "mixed.example", [["93.184.216.34", "10.1.2.3"]])
-    with pytest.raises(FetchError, match=r"10\.1\.2\.3, a private address"):
+    with pytest.raises(FetchError, match=r"10\.1\.2\.3, which is a private address"):
         fetch("http://mixed.example/")
 
 
@@ -247,3 +248,24 @@ def test_non_public_addresses_have_a_refusal_reason(address: str) -> None:
 )
 def test_public_addresses_pass(address: str) -> None:
     assert refusal_reason(ipaddress.ip_address(address)) is None
+
+
+def test_tls_is_verified_against_the_name_not_the_pinned_address(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The fake's certificate is for localhost and 127.0.0.1, signed by itself.
+    with BedrockFake(tls=True) as server:
+        assert server.ca_file is not None
+        monkeypatch.setenv("SSL_CERT_FILE", server.ca_file)
+        port = server.port
+        fetched = fetch(
+            f"https://localhost:{port}/foundation-models", allow_hosts=[f"localhost:{port}"]
+        )
+        assert fetched.status == 200 and fetched.content_type == "application/json"
+        # Another name pinned to the same address: the certificate does not name it.
+        _fake_resolver(monkeypatch, "other.example", [["127.0.0.1"]])
+        with pytest.raises(FetchError, match=r"CERTIFICATE_VERIFY_FAILED|certificate"):
+            fetch(
+                f"https://other.example:{port}/foundation-models",
+                allow_hosts=[f"other.example:{port}"],
+            )

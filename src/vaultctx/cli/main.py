@@ -103,6 +103,7 @@ def build_app() -> typer.Typer:
     from vaultctx.cli import (
         agent_cmds,
         capture_cmds,
+        clip_cmds,
         conversation_cmds,
         hook_cmds,
         index_cmds,
@@ -113,6 +114,7 @@ def build_app() -> typer.Typer:
         secret_cmds,
         serve_cmds,
         signal_cmds,
+        tags_cmds,
         template_cmds,
         todo_cmds,
         verify_cmds,
@@ -134,6 +136,8 @@ def build_app() -> typer.Typer:
     todo_cmds.register(app)
     template_cmds.register(app)
     signal_cmds.register(app)
+    clip_cmds.register(app)
+    tags_cmds.register(app)
     return app
 
 

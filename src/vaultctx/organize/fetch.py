@@ -34,6 +34,7 @@ import httpcore
 import httpx
 
 from vaultctx.errors import VaultctxError
+from vaultctx.text.terminal import printable
 
 DEFAULT_ACCEPT = "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5"
 MAX_REDIRECTS = 5
@@ -89,14 +90,12 @@ def fetch(
         address = _checked_address(
             current, allow_private=allow_private, allowed=allowed, deadline=deadline
         )
-        result = _get_once(
-            current, address, accept=accept, max_bytes=max_bytes, deadline=deadline, timeout=timeout
-        )
+        result = _get_once(current, address, accept=accept, max_bytes=max_bytes, deadline=deadline)
         if isinstance(result, Fetched):
             return result
         current = result
     raise FetchError(
-        f"{url} redirected more than {MAX_REDIRECTS} times",
+        f"{_short(url)} redirected more than {MAX_REDIRECTS} times",
         "open the page in a browser and use the address it ends at",
     )
 
@@ -140,9 +139,14 @@ def _checked_address(
         for address in addresses:
             reason = refusal_reason(address)
             if reason:
+                subject = (
+                    str(address)
+                    if host == str(address)
+                    else f"{shown_host} resolves to {address}, which"
+                )
                 raise FetchError(
-                    f"{shown_host} resolves to {address}, a {reason} address: refused so that a "
-                    "web page cannot reach your own network",
+                    f"{subject} is a {reason} address: refused so that a web page "
+                    "cannot reach your own network",
                     "fetch public pages only, or pass --allow-private if you trust this address",
                 )
     return str(addresses[0])
@@ -215,7 +219,7 @@ def _deadline_error() -> FetchError:
 
 
 def _get_once(
-    url: httpx.URL, address: str, *, accept: str, max_bytes: int, deadline: float, timeout: float
+    url: httpx.URL, address: str, *, accept: str, max_bytes: int, deadline: float
 ) -> Fetched | httpx.URL:
     """One request to the pinned ``address``: a Fetched, or the URL a redirect points to."""
     host, _port = _host_port(url)
@@ -368,6 +372,8 @@ def _charset(content_type: str) -> str | None:
 
 
 def _short(text: str) -> str:
+    """A URL fit for a one-line message: no control characters or escapes, at most 120 long."""
+    text = printable(text)
     return text if len(text) <= 120 else text[:117] + "..."
 
 
