@@ -44,12 +44,14 @@ def hostile_note() -> str:
 
 def test_a_hostile_summary_becomes_inert_text() -> None:
     note = hostile_note()
+    assert "dataviewjs" not in note and "[[" not in note
     body = note[split_front_matter(note)[1] :]
     assert "Visible text." in body
     assert "<script" not in note and "alert('x')" not in note
     assert "<img" not in note and "<%" not in note
     assert "![" not in note  # no image loads, no note embeds
-    assert not any(line.lstrip().startswith(("```", "~~~")) for line in note.splitlines())
+    fences = [line for line in note.splitlines() if line.lstrip().startswith(("```", "~~~"))]
+    assert fences == ["```text", "```"]  # the dataviewjs block is shown, never run
     assert start_marker("index") not in note and end_marker("index") not in note
 
 

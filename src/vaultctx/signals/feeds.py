@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 import yaml
 
 from vaultctx.errors import VaultctxError
-from vaultctx.signals.safe_text import inert_markdown, one_line, plain_text
+from vaultctx.signals.safe_text import one_line, plain_text
 
 MAX_TITLE_CHARS = 200
 # feedparser reads a document that is not well-formed XML with a lenient parser that slows
@@ -177,7 +177,7 @@ def signal_note(entry: FeedEntry, *, feed_title: str, today: dt.date, max_chars:
     header = yaml.dump(
         front_matter, Dumper=_PlainDumper, sort_keys=False, allow_unicode=True, width=1000
     )
-    parts = [f"# {inert_markdown(entry.title, max_chars=MAX_TITLE_CHARS)}", ""]
+    parts = [f"# {entry.title}", ""]  # one_line made it inert
     if entry.summary:
         parts += [entry.summary, ""]
     if entry.link:
