@@ -167,3 +167,21 @@ def test_triage_fetch_reads_feeds_from_a_local_server(indexed: Indexed, tmp_path
     assert json.loads(again.stdout)["created"] == []
     notes = [p for p in files(indexed.vault) if "OpenSSL" in p or "Second post" in p]
     assert len(notes) == 2  # each entry once
+
+
+def test_clip_signal_lands_in_the_inbox_for_triage(indexed: Indexed, tmp_path: Path) -> None:
+    from tests.organize.test_clip_cli import ARTICLE
+
+    env = agent_env(tmp_path, "")
+    with local_web({"/wal": page(ARTICLE)}) as web:
+        clipped = vaultctx(
+            indexed, env, "clip", web.url("/wal"), "--signal", "--no-summary",
+            "--allow-host", web.authority, "--json",
+        )  # fmt: skip
+    assert clipped.returncode == 0, clipped.stderr
+    path = json.loads(clipped.stdout)["path"]
+    assert path == "00-inbox/WAL mode, explained.md"
+    assert "\ntype: signal\n" in (indexed.vault / path).read_text()
+    result = vaultctx(indexed, env, "triage", "--dry-run", "--json")
+    planned = {s["path"]: s for s in json.loads(result.stdout)["signals"]}
+    assert planned[path]["domain"] == "data"  # checkpoints, database

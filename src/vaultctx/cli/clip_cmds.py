@@ -45,6 +45,13 @@ def clip(
             hidden=True,
         ),
     ] = None,
+    signal: Annotated[
+        bool,
+        typer.Option(
+            "--signal",
+            help="Save it as a signal (type: signal) in the signals inbox, for `vaultctx triage`.",
+        ),
+    ] = False,
     backend: BackendOption = None,
     model: ModelOption = None,
     base_url: BaseUrlOption = None,
@@ -56,6 +63,11 @@ def clip(
     from vaultctx.organize.clip import clip as clip_page
 
     handle = open_vault(vault, db)
+    if signal and folder is None:
+        from vaultctx.signals.settings import load_signal_settings
+        from vaultctx.signals.triage import signal_inbox
+
+        folder = signal_inbox(handle, load_signal_settings(handle.path))
     text_model, max_tokens = (
         (None, 0)
         if no_summary
@@ -74,6 +86,7 @@ def clip(
             max_tokens=max_tokens,
             allow_private=allow_private,
             allow_hosts=allow_host or (),
+            note_type="signal" if signal else "web-clip",
         )
     )
     if as_json:

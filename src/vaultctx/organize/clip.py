@@ -123,6 +123,7 @@ async def clip(
     allow_private: bool = False,
     allow_hosts: Collection[str] = (),
     today: date | None = None,
+    note_type: str = "web-clip",
 ) -> ClipResult:
     """Fetch ``url``, extract its article and save it as a new note; see the module docstring.
 
@@ -169,7 +170,7 @@ async def clip(
             notices.append(f"{problem}: saved the first {FALLBACK_CHARS:,} characters instead")
             body = article.text[:FALLBACK_CHARS]
     day = today or date.today()
-    content = note_content(article, body, day)
+    content = note_content(article, body, day, note_type)
     change = ChangeContext(label=f"clip {article.url}", source="cli")
     for attempt in range(1000):
         path = _free_path(vault.path, target, note_file_stem(article.title), start=attempt)
@@ -323,14 +324,16 @@ def _title_from_url(url: str) -> str:
     return f"{parts.hostname or 'page'} {last}".strip()
 
 
-def note_content(article: Article, body: str, day: date) -> str:
+def note_content(article: Article, body: str, day: date, note_type: str = "web-clip") -> str:
     """The note: the four front matter fields, the title, a quote line with the source link and
-    the clip date, then ``body`` (already safe Markdown)."""
+    the clip date, then ``body`` (already safe Markdown). ``note_type`` "signal" makes it a
+    signal for ``vaultctx triage`` (``clip --signal``)."""
     source = json.dumps(article.url, ensure_ascii=False)
     link = article.url.replace(" ", "%20").replace("<", "%3C").replace(">", "%3E")
     host = urlsplit(article.url).hostname or article.url
     return (
-        f"---\nsource: {source}\ncreated: {day.isoformat()}\ntype: web-clip\ntags: [web-clip]\n"
+        f"---\nsource: {source}\ncreated: {day.isoformat()}\ntype: {note_type}\n"
+        "tags: [web-clip]\n"
         f"---\n# {article.title}\n\n> Clipped from [{host}](<{link}>) on {day.isoformat()}\n\n"
         f"{body.strip()}\n"
     )

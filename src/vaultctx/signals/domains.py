@@ -1,9 +1,10 @@
 """Which of the 12 signal domains a text is about, by keyword counts (docs/signals.md#domain).
 
 Each keyword found in the title or tags counts 3, each occurrence in the text 1 (at most 3 per
-keyword, so one word repeated cannot outvote the rest). The domain with the highest count wins;
-a tie goes to the domain listed first; no keyword at all is ``other``. A front matter ``domain``
-that names one of the 12 is the user's choice and wins outright.
+keyword, so one word repeated cannot outvote the rest); URLs in the text are not read. The
+domain with the highest count wins; a tie goes to the domain listed first; no keyword at all is
+``other``. A front matter ``domain`` that names one of the 12 is the user's choice and wins
+outright.
 """
 
 from __future__ import annotations
@@ -69,6 +70,7 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
 }
 # fmt: on
 
+_URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+")
 TITLE_WEIGHT = 3
 MAX_HITS_PER_KEYWORD = 3
 
@@ -80,7 +82,7 @@ _PATTERNS = {
 
 def domain_counts(title: str, tags: Sequence[str], text: str) -> dict[str, int]:
     head = (title + "\n" + " ".join(tag.replace("/", " ") for tag in tags)).lower()
-    body = text.lower()
+    body = _URL.sub(" ", text.lower())  # a link says where, not what: every clip has one
     counts: dict[str, int] = {}
     for domain, patterns in _PATTERNS.items():
         total = 0
