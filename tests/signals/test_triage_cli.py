@@ -150,11 +150,16 @@ def test_triage_fetch_reads_feeds_from_a_local_server(indexed: Indexed, tmp_path
             f'[signals]\nfeeds = ["{web.url("/home")}", "{web.url("/rss")}"]\n'
         )
         refused = vaultctx(indexed, env, "signals", "fetch")
+        private = vaultctx(
+            indexed, env, "signals", "fetch", "--allow-private", "--dry-run", "--json"
+        )
         result = vaultctx(indexed, env, "triage", "--fetch", "--allow-host", web.authority)
         again = vaultctx(indexed, env, "signals", "fetch", "--allow-host", web.authority, "--json")
     # Without --allow-host a loopback feed is refused like any private address, and said so.
     assert refused.returncode == 1
     assert refused.stdout.count("feed http://127.0.0.1") == 2
+    assert private.returncode == 0, private.stderr
+    assert len(json.loads(private.stdout)["created"]) == 2  # --allow-private: the user's choice
     assert result.returncode == 0, result.stderr
     assert f"feed {web.url('/home')}: {web.url('/home')} is not an RSS or Atom feed" in (
         result.stdout

@@ -4,7 +4,6 @@ the inbox); docs/signals.md."""
 from __future__ import annotations
 
 import json
-import os
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -34,6 +33,13 @@ AllowHostOption = Annotated[
         show_default=False,
     ),
 ]
+AllowPrivateOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-private",
+        help="Also fetch feeds from private, loopback and link-local addresses (your own network).",
+    ),
+]
 OfflineOption = Annotated[
     bool,
     typer.Option("--offline", help="Score with the offline heuristic even if a model is set up."),
@@ -41,22 +47,13 @@ OfflineOption = Annotated[
 
 
 def _model(vault: Vault, offline: bool, **flags: str | None) -> TextModel | None:
-    """The model when one is asked for (a backend option) or set up (``[agent] backend`` in a
-    vaultctx.toml, or VAULTCTX_AGENT_BACKEND); otherwise None: the offline heuristic."""
+    """The configured model (``[agent] model``, or ``--model``), as for ``clip`` and ``tags``;
+    None without one, or with ``--offline``: the offline heuristic."""
     if offline:
         return None
-    from vaultctx.config import table_values
+    from vaultctx.cli.text_model_flags import configured_text_model
 
-    given = any(value is not None for value in flags.values())
-    configured = "backend" in table_values(vault.path, "agent") or bool(
-        os.environ.get("VAULTCTX_AGENT_BACKEND")
-    )
-    if not (given or configured):
-        return None
-    from vaultctx.agent.complete import BackendTextModel
-    from vaultctx.cli.agent_cmds import agent_settings
-
-    return BackendTextModel(agent_settings(vault, **flags))
+    return configured_text_model(vault, **flags)[0]
 
 
 def triage(
@@ -67,6 +64,7 @@ def triage(
         bool, typer.Option("--fetch", help="Fetch the [signals] feeds into the inbox first.")
     ] = False,
     allow_host: AllowHostOption = None,
+    allow_private: AllowPrivateOption = False,
     accept: Annotated[
         str | None,
         typer.Option(
@@ -94,7 +92,13 @@ def triage(
     if fetch:
         from vaultctx.signals.intake import fetch_feeds
 
-        intake = fetch_feeds(handle, settings, allow_hosts=allow_host or (), dry_run=dry_run)
+        intake = fetch_feeds(
+            handle,
+            settings,
+            allow_hosts=allow_host or (),
+            allow_private=allow_private,
+            dry_run=dry_run,
+        )
     text_model = _model(
         handle,
         offline,
@@ -182,6 +186,7 @@ def fetch(
     db: DbOption = None,
     dry_run: DryRunOption = False,
     allow_host: AllowHostOption = None,
+    allow_private: AllowPrivateOption = False,
     as_json: JsonOption = False,
 ) -> None:
     """Fetch the [signals] feeds and write each new entry into the inbox as a signal note."""
@@ -190,7 +195,11 @@ def fetch(
 
     handle = open_vault(vault, db)
     run = fetch_feeds(
-        handle, load_signal_settings(handle.path), allow_hosts=allow_host or (), dry_run=dry_run
+        handle,
+        load_signal_settings(handle.path),
+        allow_hosts=allow_host or (),
+        allow_private=allow_private,
+        dry_run=dry_run,
     )
     if as_json:
         print(json.dumps(run.as_dict(), ensure_ascii=False))

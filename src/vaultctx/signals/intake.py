@@ -34,7 +34,7 @@ FEED_TIMEOUT = 20.0
 FEED_ACCEPT = "application/rss+xml, application/atom+xml, application/xml;q=0.9, text/xml;q=0.9"
 MAX_NAME_ATTEMPTS = 1000
 
-Fetcher = Callable[[str, Collection[str]], "Fetched"]
+Fetcher = Callable[[str, Collection[str], bool], "Fetched"]
 
 
 @dataclass
@@ -80,11 +80,12 @@ class IntakeRun:
         }
 
 
-def default_fetcher(url: str, allow_hosts: Collection[str]) -> Fetched:
+def default_fetcher(url: str, allow_hosts: Collection[str], allow_private: bool) -> Fetched:
     from vaultctx.organize.fetch import fetch
 
     return fetch(
         url,
+        allow_private=allow_private,
         allow_hosts=allow_hosts,
         max_bytes=MAX_FEED_BYTES,
         timeout=FEED_TIMEOUT,
@@ -97,6 +98,7 @@ def fetch_feeds(
     settings: SignalSettings,
     *,
     allow_hosts: Sequence[str] = (),
+    allow_private: bool = False,
     dry_run: bool = False,
     today: dt.date | None = None,
     fetcher: Fetcher = default_fetcher,
@@ -121,7 +123,7 @@ def fetch_feeds(
         feed = FeedResult(url)
         run.feeds.append(feed)
         try:
-            fetched = fetcher(url, hosts)
+            fetched = fetcher(url, hosts, allow_private)
             parsed = parse_feed(
                 fetched.body,
                 url=fetched.url,
