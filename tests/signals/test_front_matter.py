@@ -90,3 +90,8 @@ def test_any_front_matter_keeps_its_values_and_the_body(
     assert after.pop("triage") == TRIAGE
     assert after == before
     assert updated[new_offset:] == text[offset:]
+
+
+def test_a_byte_order_mark_stays_first() -> None:
+    updated = with_triage("\ufeff" + NOTE, TRIAGE)
+    assert updated == "\ufeff" + with_triage(NOTE, TRIAGE)  # type: ignore[operator]

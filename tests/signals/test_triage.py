@@ -236,3 +236,16 @@ def test_a_move_that_fails_leaves_the_signal_as_it_was_and_new(tmp_path: Path) -
     assert [item.path for item in again.plan.items] == ["00-inbox/Stripe webhooks.md"]
     vault.undo()
     assert "triage" not in (vault.path / "00-inbox/Banana bread.md").read_text()
+
+
+def test_a_crlf_signal_with_a_byte_order_mark_keeps_both(tmp_path: Path) -> None:
+    windows = "\ufeff" + WEAK_SIGNAL.replace("\n", "\r\n")
+    vault = indexed(tmp_path, {"00-inbox/Windows.md": ""})
+    (vault.path / "00-inbox/Windows.md").write_bytes(windows.encode("utf-8"))
+    run = run_triage(vault, now=NOW)
+    assert "00-inbox/Windows.md" in run.written
+    data = (vault.path / "00-inbox/Windows.md").read_bytes().decode("utf-8")
+    assert data.startswith("\ufeff---\r\ntype: signal\r\n")
+    assert "\r\ntriage:\r\n  relevance: " in data
+    assert "\n" not in data.replace("\r\n", "")
+    assert data.endswith("Nice picture.\r\n")

@@ -16,6 +16,7 @@ import yaml
 from vaultctx.signals.inbox import TRIAGE_KEY
 from vaultctx.vault.note import split_front_matter
 
+_BOM = "\ufeff"
 _OPEN = re.compile(r"---[ \t]*(\r?\n)")
 _CLOSE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
 
@@ -24,6 +25,9 @@ def with_triage(text: str, triage: dict[str, Any]) -> str | None:
     """``text`` with ``triage:`` added to its front matter, or None when that cannot be done
     without touching anything else (no front matter, already triaged, a layout that would
     change meaning)."""
+    if text.startswith(_BOM):  # some Windows editors start a file with one; it stays
+        updated = with_triage(text[len(_BOM) :], triage)
+        return None if updated is None else _BOM + updated
     opened = _OPEN.match(text)
     if opened is None:
         return None

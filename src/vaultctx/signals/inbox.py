@@ -73,7 +73,8 @@ def scan_inbox(vault_root: Path, inbox: str) -> InboxScan:
         except OSError as exc:
             scan.skipped.append(f"{relative}: cannot be read ({exc.strerror})")
             continue
-        note = parse_note(relative, text.replace("\r\n", "\n"))  # as the indexer reads it
+        # LF, as the indexer reads it; without a byte order mark a Windows editor may have added.
+        note = parse_note(relative, text.removeprefix("\ufeff").replace("\r\n", "\n"))
         if note.problems:
             if _LOOKS_LIKE_SIGNAL.search(text[:65536]):
                 scan.skipped.append(f"{relative}: {note.problems[0]}; fix it to triage this signal")
