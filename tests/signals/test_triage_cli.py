@@ -190,3 +190,17 @@ def test_clip_signal_lands_in_the_inbox_for_triage(indexed: Indexed, tmp_path: P
     result = vaultctx(indexed, env, "triage", "--dry-run", "--json")
     planned = {s["path"]: s for s in json.loads(result.stdout)["signals"]}
     assert planned[path]["domain"] == "data"  # checkpoints, database
+
+
+def test_help_shows_the_settings_table_names(tmp_path: Path) -> None:
+    """Rich markup would eat "[signals]" unless it is escaped."""
+    import subprocess
+    import sys
+
+    env = {**agent_env(tmp_path, ""), "COLUMNS": "200"}
+    for command in (["triage"], ["signals", "fetch"]):
+        shown = subprocess.run(
+            [sys.executable, "-m", "vaultctx", *command, "--help"],
+            capture_output=True, text=True, env=env, timeout=300,
+        )  # fmt: skip
+        assert "the [signals] feeds" in shown.stdout

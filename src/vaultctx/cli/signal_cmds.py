@@ -61,7 +61,7 @@ def triage(
     db: DbOption = None,
     dry_run: DryRunOption = False,
     fetch: Annotated[
-        bool, typer.Option("--fetch", help="Fetch the [signals] feeds into the inbox first.")
+        bool, typer.Option("--fetch", help="Fetch the \\[signals] feeds into the inbox first.")
     ] = False,
     allow_host: AllowHostOption = None,
     allow_private: AllowPrivateOption = False,
@@ -189,7 +189,7 @@ def fetch(
     allow_private: AllowPrivateOption = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Fetch the [signals] feeds and write each new entry into the inbox as a signal note."""
+    """Fetch the \\[signals] feeds and write each new entry into the inbox as a signal note."""
     from vaultctx.signals.intake import fetch_feeds
     from vaultctx.signals.settings import load_signal_settings
 
