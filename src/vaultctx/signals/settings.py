@@ -59,7 +59,8 @@ def load_signal_settings(vault: Path, user_config_dir: Path | None = None) -> Si
                 continue  # blank means the default
             values[key] = vault_relative_folder(f"[signals] {key}", value, path)
         elif key == "feeds":
-            values[key] = tuple(_feed_url(url, path) for url in _strings(key, value, path))
+            urls = (_feed_url(url, path) for url in _strings(key, value, path))
+            values[key] = tuple(dict.fromkeys(urls))  # a feed listed twice is read once
             if len(values[key]) > MAX_FEEDS:  # type: ignore[arg-type]
                 raise ConfigError(
                     f"{path}: [signals] feeds lists more than {MAX_FEEDS} feeds",
