@@ -200,3 +200,18 @@ def test_undo_removes_the_fetched_notes(tmp_path: Path) -> None:
 def test_hostile_fixture_parses() -> None:
     """The security tests rely on this document being read as a feed at all."""
     assert len(parse_feed(HOSTILE, url=URL, content_type=None, max_chars=20_000).entries) == 1
+
+
+def test_many_feeds_are_read_in_their_order(tmp_path: Path) -> None:
+    vault = vault_at(tmp_path)
+    routes = {
+        f"/f{i}": page(RSS.decode().replace("blog.example.com", f"b{i}.example"), "text/xml")
+        for i in range(6)
+    }
+    with local_web(routes) as web:
+        settings = SignalSettings(feeds=tuple(web.url(f"/f{i}") for i in range(6)))
+        run = fetch_feeds(vault, settings, allow_hosts=[web.authority], today=TODAY)
+    assert [feed.url for feed in run.feeds] == list(settings.feeds)
+    assert all(len(feed.new) == 2 for feed in run.feeds)
+    assert run.created[:2] == ["00-inbox/Patch the OpenSSL CVE now.md", "00-inbox/Second post.md"]
+    assert run.created[-1] == "00-inbox/Second post 6.md"
