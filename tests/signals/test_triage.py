@@ -249,3 +249,16 @@ def test_a_crlf_signal_with_a_byte_order_mark_keeps_both(tmp_path: Path) -> None
     assert "\r\ntriage:\r\n  relevance: " in data
     assert "\n" not in data.replace("\r\n", "")
     assert data.endswith("Nice picture.\r\n")
+
+
+def test_a_project_written_after_the_last_index_run_counts(tmp_path: Path) -> None:
+    vault = Vault(signal_vault(tmp_path / "vault"), db=tmp_path / "index.db")
+    (vault.path / "01-projects/Billing service.md").rename(tmp_path / "away.md")
+    vault.index(fast=True)
+    without = run_triage(vault, dry_run=True).plan
+    (tmp_path / "away.md").rename(vault.path / "01-projects/Billing service.md")
+    with_project = run_triage(vault, dry_run=True).plan  # no `vaultctx index` in between
+    assert any("no active project notes" in notice for notice in without.notices)
+    assert not any("no active project" in notice for notice in with_project.notices)
+    stripe = [i for i in with_project.items if i.path.endswith("Stripe webhooks.md")][0]
+    assert stripe.scores.relevance > 0.5

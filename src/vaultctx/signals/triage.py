@@ -251,6 +251,18 @@ def apply_triage(vault: Vault, plan: TriagePlan, *, now: dt.datetime | None = No
     return run
 
 
+def _refresh_index(vault: Vault) -> str | None:
+    """The index's fast pass, so a project note written a minute ago counts for relevance;
+    nothing when the vault has no index yet (building one is `vaultctx index`'s job)."""
+    if not vault.db_path.exists():
+        return None
+    try:
+        vault.index(fast=True)
+    except VaultctxError as exc:  # another indexer is running, say: its index is nearly current
+        return f"the index was not refreshed first ({exc.one_line()})"
+    return None
+
+
 def _replaced_by(text: str) -> Callable[[str], str]:
     return lambda _current: text
 
@@ -267,7 +279,10 @@ def run_triage(
     """Plan, then apply unless ``dry_run``. ``accept`` ("1,3", "2-4", "all") applies only those
     signals of the plan; the others stay new, for a later run."""
     settings = settings or load_signal_settings(vault.path)
+    notice = _refresh_index(vault)
     plan = asyncio.run(plan_triage(vault, settings, model))
+    if notice:
+        plan.notices.insert(0, notice)
     if accept is not None and plan.items:
         chosen = set(parse_accept(accept, len(plan.items)))
         left = [item for item in plan.items if item.number not in chosen]
