@@ -260,5 +260,5 @@ def test_a_project_written_after_the_last_index_run_counts(tmp_path: Path) -> No
     with_project = run_triage(vault, dry_run=True).plan  # no `vaultctx index` in between
     assert any("no active project notes" in notice for notice in without.notices)
     assert not any("no active project" in notice for notice in with_project.notices)
-    stripe = [i for i in with_project.items if i.path.endswith("Stripe webhooks.md")][0]
+    stripe = next(i for i in with_project.items if i.path.endswith("Stripe webhooks.md"))
     assert stripe.scores.relevance > 0.5
