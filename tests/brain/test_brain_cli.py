@@ -177,3 +177,20 @@ def test_index_json_reports_the_stale_check_only_when_enabled(tmp_path: Path) ->
         "record_id": None,
     }
     assert "second_brain" not in json.loads(plain.stdout)
+
+
+def test_a_backend_failure_is_one_line_and_writes_nothing(tmp_path: Path) -> None:
+    handle = brain_vault(tmp_path)
+    with OpenAIFake() as fake:
+        fake.queue(OpenAIFake.auth_error())
+        result = vaultctx(
+            Indexed(handle.path, handle.db_path),
+            env_for(tmp_path, fake),
+            "brain",
+            "synthesize",
+            "compost",
+        )
+    assert result.returncode == 2
+    assert result.stderr.startswith("error: ") and result.stderr.count("\n") == 1
+    assert "Traceback" not in result.stderr
+    assert not (handle.path / "Second Brain").exists()

@@ -16,6 +16,7 @@ from vaultctx.brain.markers import read_block
 from vaultctx.brain.provenance import PROVENANCE_KEY, Provenance, parse
 from vaultctx.brain.staleness import check_stale, refresh_stale
 from vaultctx.brain.synthesis import MAX_TOKENS, SynthesisResult, synthesize_topic
+from vaultctx.errors import VaultctxError
 from vaultctx.index.db import open_index
 from vaultctx.index.provenance_queries import chunk_hashes_by_path
 
@@ -171,3 +172,9 @@ def test_no_source_outside_the_wiki_writes_nothing(tmp_path: Path) -> None:
     assert result.message == 'No notes found for "compost", so no synthesis note was created.'
     assert model.prompts == [] and vault.ledger() == []
     assert not (root / NOTE).exists()
+
+
+def test_an_empty_reply_writes_nothing(vault: Vault) -> None:
+    with pytest.raises(VaultctxError, match="empty synthesis"):
+        synthesize(vault, "  \n")
+    assert not (vault.path / NOTE).exists() and vault.ledger() == []

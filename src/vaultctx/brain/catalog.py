@@ -22,7 +22,7 @@ from vaultctx.brain.wiki import (
     note_link,
     note_title,
     vault_root,
-    wiki_notes,
+    wiki_note_paths,
 )
 
 if TYPE_CHECKING:
@@ -84,8 +84,7 @@ def update_index(vault: Vault, *, change: ChangeContext) -> CatalogResult:
     root = vault_root(vault)
     check_wiki_folder(root, folder)
     skip = {f"{folder}/{INDEX_NOTE}", f"{folder}/{LOG_NOTE}"}
-    limit = vault.config.settings.max_file_bytes
-    paths = [path for path, _ in wiki_notes(root, folder, limit) if path not in skip]
+    paths = [path for path in wiki_note_paths(root, folder) if path not in skip]
     content = catalog(folder, paths)
     index_path = f"{folder}/{INDEX_NOTE}"
     written = False

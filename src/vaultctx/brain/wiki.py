@@ -270,23 +270,29 @@ def append_log(batch: ChangeBatch, root: Path, folder: str, message: str) -> Non
     batch.rewrite(path, appended)
 
 
-def wiki_notes(root: Path, folder: str, max_bytes: int) -> Iterator[tuple[str, str]]:
-    """(vault-relative path, text) of every markdown note under the wiki folder, sorted, never
-    following a link, skipping hidden folders and files over ``max_bytes`` or not UTF-8."""
+def wiki_note_paths(root: Path, folder: str) -> list[str]:
+    """The vault-relative paths of the markdown notes under the wiki folder, sorted, never
+    following a link and skipping hidden folders and files (none when the folder is refused)."""
     base = root / folder
     try:
         check_wiki_folder(root, folder)
     except WikiFolderError:
-        return
+        return []
     if not base.is_dir():
-        return
+        return []
     found: list[str] = []
     for current, folders, files in os.walk(base, followlinks=False):
         folders[:] = sorted(name for name in folders if not name.startswith("."))
         for name in files:
             if name.casefold().endswith(".md") and not name.startswith("."):
                 found.append(Path(current, name).relative_to(root).as_posix())
-    for relative in sorted(found):
+    return sorted(found)
+
+
+def wiki_notes(root: Path, folder: str, max_bytes: int) -> Iterator[tuple[str, str]]:
+    """(path, text) of each note of ``wiki_note_paths`` that is a regular file of at most
+    ``max_bytes`` in UTF-8."""
+    for relative in wiki_note_paths(root, folder):
         absolute = root / relative
         try:
             info = os.lstat(absolute)
@@ -312,6 +318,7 @@ __all__ = [
     "note_link",
     "note_title",
     "one_line",
+    "wiki_note_paths",
     "wiki_notes",
     "wiki_path",
 ]
