@@ -90,7 +90,11 @@ def _check_second_brain(handle: Vault, *, as_json: bool, quiet: bool) -> None:
     whose sources changed (the mark is itself a change, which the next batch indexes)."""
     from vaultctx.cli.index_cmds import second_brain_check
 
-    found, lines = second_brain_check(handle)
+    try:
+        found, lines = second_brain_check(handle)
+    except Exception as exc:  # a bug here must not end watching; the next batch tries again
+        print(f"Second Brain: stale check failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return
     if found is None:
         return
     if as_json:
