@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import select
 import signal
 import subprocess
@@ -12,6 +13,8 @@ import sys
 import time
 from pathlib import Path
 from typing import IO
+
+import pytest
 
 from tests.agent.cli_support import KEY, Indexed, agent_env, ask, openai_toml
 from tests.agent.fakes import Answer, OpenAIFake, ToolCall
@@ -82,3 +85,21 @@ def test_a_model_synthesizes_a_topic_in_ask(vault: Vault, tmp_path: Path) -> Non
     assert tool_results and tool_results[0].startswith(f"Synthesis note created: {NOTE}")
     assert "tools" not in sent[1]  # the tool's question: one prompt, no tools
     assert vault.ledger()[0].label == "synthesize_topic compost"
+
+
+def test_the_servers_watcher_marks_after_a_batch_that_changed_files(
+    vault: Vault, caplog: pytest.LogCaptureFixture
+) -> None:
+    from vaultctx.index.watch import WatchEvent
+    from vaultctx.mcp.watch_events import after_watch_event
+
+    asyncio.run(synthesize_topic(vault, ScriptedText("Compost."), "compost", change=CHANGE))
+    on_event = after_watch_event(vault.config)
+    (vault.path / "Compost.md").write_text("# Compost\n\nNow with worms.\n", encoding="utf-8")
+    quiet = vault.index(fast=True)
+    on_event(WatchEvent("quality", 0, quiet, "0 s"))  # pass 2: sources did not change
+    assert "[!info]" in (vault.path / NOTE).read_text(encoding="utf-8")
+    with caplog.at_level(logging.INFO, logger="vaultctx.mcp.watch_events"):
+        on_event(WatchEvent("indexed", 1, quiet, "0.1 s"))
+    assert "> [!warning] Outdated synthesis" in (vault.path / NOTE).read_text(encoding="utf-8")
+    assert f"Second Brain: {NOTE} is outdated (changed: Compost.md)" in caplog.text

@@ -6,8 +6,9 @@ the index no longer holds (deleted, renamed, ignored) has none. ``refresh_stale`
 provenance block of each note whose set of changed paths differs from the one it shows: the
 warning callout listing them, or the "current" callout again once they match. Only that block is
 touched, all notes in one ledger record ("brain stale-check"), so one ``vaultctx undo`` takes the
-marks back. It runs after ``vaultctx index`` and after each batch of ``vaultctx watch`` while the
-Second Brain is enabled (docs/second-brain.md#provenance-and-staleness).
+marks back. It runs after ``vaultctx index`` and after each batch of ``vaultctx watch`` (and of
+``serve --http --watch``) while the Second Brain is enabled
+(docs/second-brain.md#provenance-and-staleness).
 """
 
 from __future__ import annotations
