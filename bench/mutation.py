@@ -134,7 +134,8 @@ def prepare(workdir: Path, name: str, fresh: bool) -> None:
         "only_mutate": only_mutate(group.mutate),
         "also_copy": ["examples"],
         "pytest_add_cli_args_test_selection": group.tests,
-        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q", "-n0"],  # one process: mutmut maps calls
+        # one process: mutmut maps calls
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q", "-n0"],
     }
     if group.timeout_multiplier is not None:
         settings["timeout_multiplier"] = group.timeout_multiplier

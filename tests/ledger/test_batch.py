@@ -165,7 +165,7 @@ def test_a_note_that_keeps_changing_under_the_rewrite_is_left_alone(vault: Vault
         return text + "AI line\n"
 
     with (
-        pytest.raises(NoteChangeError, match="Inbox.md"),
+        pytest.raises(NoteChangeError, match=r"Inbox\.md"),
         vault.change_batch(AGENT, "review-links") as batch,
     ):
         batch.rewrite("Inbox.md", racing)
@@ -234,5 +234,26 @@ def test_step_errors_name_the_note_and_the_fix(vault: Vault) -> None:
 
 
 def test_a_batch_needs_a_label(vault: Vault) -> None:
-    with pytest.raises(ValueError, match="^a change needs a label$"):
+    with pytest.raises(ValueError, match=r"^a change needs a label$"):
         vault.change_batch(ChangeContext(" "), "x").__enter__()
+
+
+def test_a_batch_creates_folders_and_undo_removes_them(vault: Vault) -> None:
+    before = tree(vault.path)
+    with vault.change_batch(AGENT, "create") as batch:
+        assert batch.create_folder("Wiki/concepts")
+        assert not batch.create_folder("Wiki/concepts")  # there already: nothing to record
+        assert batch.create_folder("Wiki/projects")
+        batch.create("Wiki/concepts/Soil.md", "soil")
+    assert batch.change is not None and batch.change.record_id is not None
+    assert (vault.path / "Wiki/projects").is_dir()
+    [record] = vault.ledger()
+    assert record.paths == ["Wiki"]  # the outermost folder made holds everything else
+    with (
+        pytest.raises(NoteChangeError, match="is a file, not a folder"),
+        vault.change_batch(AGENT, "create") as failed,
+    ):
+        failed.create_folder("Inbox.md")
+    assert failed.change is not None and failed.change.record_id is None
+    vault.undo()
+    assert tree(vault.path) == before
