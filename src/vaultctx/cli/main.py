@@ -105,6 +105,7 @@ def build_app() -> typer.Typer:
         brain_app,
         brain_wiki_cmds,
         capture_cmds,
+        clip_cmds,
         conversation_cmds,
         hook_cmds,
         index_cmds,
@@ -114,6 +115,7 @@ def build_app() -> typer.Typer:
         search_cmds,
         secret_cmds,
         serve_cmds,
+        tags_cmds,
         template_cmds,
         todo_cmds,
         verify_cmds,
@@ -136,6 +138,8 @@ def build_app() -> typer.Typer:
     template_cmds.register(app)
     brain_app.register(app)
     brain_wiki_cmds.register_brain(brain_app.brain_app)
+    clip_cmds.register(app)
+    tags_cmds.register(app)
     return app
 
 
