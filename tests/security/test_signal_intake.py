@@ -7,10 +7,13 @@ from __future__ import annotations
 
 import datetime as dt
 import os
+import re
 import time
 from pathlib import Path
 
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from tests.local_web import huge, local_web, page, redirect
 from tests.signals.feed_fixtures import HOSTILE, RSS
@@ -236,3 +239,42 @@ def test_a_signals_folder_that_is_not_a_folder_stops_the_run(tmp_path: Path, kin
         run_triage(vault)
     assert files(vault.path) == before
     assert list(outside.iterdir()) == []
+
+
+_PIECES = st.sampled_from(
+    ["<", ">", "![", "[[", "]]", "```", "~~~", "dataviewjs", "<!-- @generated:x -->", "<%",
+     "\n", " ", "a", "&lt;", "\\", "`", "=", "$=", "(", ")", "http://e.com", "\u202e", "\x00"]
+)  # fmt: skip
+
+
+@given(st.lists(_PIECES, max_size=60).map("".join))
+@example("```<img src=x onerror=alert(1)>")  # a fence opener in a title, which is a heading
+def test_any_feed_text_comes_out_inert(text: str) -> None:
+    from vaultctx.signals.safe_text import inert_markdown, one_line
+
+    for out in (inert_markdown(text, max_chars=5000), one_line(text)):
+        assert "<" not in _outside_code(out)  # code shows its text as it is
+        assert "![" not in _outside_code(out)
+        assert "\u202e" not in out and "\x00" not in out
+        assert start_marker("x") not in out
+        assert not re.search(r"^\s*(`{3,}|~{3,})\s*dataviewjs", out, re.MULTILINE)
+    assert "\n" not in one_line(text)
+    assert "<" not in one_line(text)  # a heading: no code context at all
+
+
+def _outside_code(markdown: str) -> str:
+    """``markdown`` without fenced blocks and inline code spans (CommonMark's rules, simply)."""
+    kept: list[str] = []
+    fence: str | None = None
+    for line in markdown.split("\n"):
+        opened = re.match(r" {0,3}(`{3,}|~{3,})(.*)$", line)
+        if fence is None and opened:
+            fence = opened.group(1)
+        elif fence is not None:
+            marker = opened.group(1) if opened else ""
+            closes = marker[:1] == fence[0] and len(marker) >= len(fence)
+            if opened and closes and not opened.group(2).strip():
+                fence = None
+        else:
+            kept.append(re.sub(r"(`+)(.+?)\1", "", line))
+    return "\n".join(kept)

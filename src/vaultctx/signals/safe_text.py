@@ -38,7 +38,9 @@ def one_line(text: str, *, max_chars: int = 200) -> str:
     """A title: one line of visible text, nothing that could act, nothing invisible."""
     flat = " ".join(_CONTROL.sub(" ", html_to_text(text)[1]).split())
     flat = flat[:max_chars].rstrip()
-    return inert_markdown(flat, max_chars=max_chars)
+    # A title becomes a heading, where a leading ``` opens no code block: every `<` is escaped,
+    # not only those outside what safe_markdown took for code.
+    return inert_markdown(flat, max_chars=max_chars).replace("<", "&lt;")
 
 
 __all__ = ["inert_markdown", "one_line", "plain_text"]
