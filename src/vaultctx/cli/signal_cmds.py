@@ -18,7 +18,9 @@ if TYPE_CHECKING:
     from vaultctx.signals.triage import TriageItem, TriageRun
     from vaultctx.text_model import TextModel
 
-signals_app = typer.Typer(help="Signal intake: feeds into the inbox (docs/signals.md).")
+signals_app = typer.Typer(
+    help="Signal intake: feeds into the inbox (docs/signals.md).", no_args_is_help=True
+)
 
 DryRunOption = Annotated[
     bool, typer.Option("--dry-run", help="Show what would be done; write nothing.")
