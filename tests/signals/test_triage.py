@@ -262,3 +262,17 @@ def test_a_project_written_after_the_last_index_run_counts(tmp_path: Path) -> No
     assert not any("no active project" in notice for notice in with_project.notices)
     stripe = next(i for i in with_project.items if i.path.endswith("Stripe webhooks.md"))
     assert stripe.scores.relevance > 0.5
+
+
+def test_an_unreadable_inbox_is_reported(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    vault = indexed(tmp_path)
+
+    def refuse(path: object) -> None:
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr("vaultctx.signals.inbox.scandir", refuse)  # this module's only
+    run = run_triage(vault, dry_run=True)
+    assert run.plan.items == []
+    assert "00-inbox/: cannot be read (Permission denied); no signal was triaged" in (
+        run.plan.skipped
+    )

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import re
+from os import scandir
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -53,14 +54,22 @@ def scan_inbox(vault_root: Path, inbox: str) -> InboxScan:
     if real_folder != root and root not in real_folder.parents:
         scan.skipped.append(f"{inbox}/: leads outside the vault; nothing in it was read")
         return scan
-    names = sorted(entry.name for entry in os.scandir(real_folder) if entry.name.endswith(".md"))
+    try:
+        names = sorted(entry.name for entry in scandir(real_folder) if entry.name.endswith(".md"))
+    except OSError as exc:
+        scan.skipped.append(f"{inbox}/: cannot be read ({exc.strerror}); no signal was triaged")
+        return scan
     prefix = real_folder.relative_to(root).as_posix()
     for name in names:
         relative = f"{prefix}/{name}" if prefix != "." else name
         file = real_folder / name
         if file.is_symlink() or not file.is_file():
             continue
-        if file.stat().st_size > MAX_SIGNAL_BYTES:
+        try:
+            size = file.stat().st_size
+        except OSError:
+            continue  # gone since the folder was listed
+        if size > MAX_SIGNAL_BYTES:
             if _says_signal(file):
                 scan.skipped.append(
                     f"{relative}: larger than {MAX_SIGNAL_BYTES // 1000} KB; not triaged"
