@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import os
 import re
-from os import scandir
 from dataclasses import dataclass, field
+from os import scandir
 from pathlib import Path
 from typing import Any
 
