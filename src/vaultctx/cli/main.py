@@ -102,6 +102,8 @@ def build_app() -> typer.Typer:
     """The whole CLI, every command family registered."""
     from vaultctx.cli import (
         agent_cmds,
+        brain_app,
+        brain_report_cmds,
         capture_cmds,
         conversation_cmds,
         hook_cmds,
@@ -109,6 +111,7 @@ def build_app() -> typer.Typer:
         ledger_cmds,
         links_cmds,
         mcp_cmds,
+        review_cmds,
         search_cmds,
         secret_cmds,
         serve_cmds,
@@ -132,6 +135,9 @@ def build_app() -> typer.Typer:
     ledger_cmds.register(app)
     todo_cmds.register(app)
     template_cmds.register(app)
+    review_cmds.register(app)
+    brain_report_cmds.register_brain(brain_app.brain_app)
+    brain_app.register(app)
     return app
 
 

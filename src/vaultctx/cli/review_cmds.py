@@ -121,4 +121,7 @@ def _report(result: ReviewResult | None) -> None:
 
 
 def register(app: typer.Typer) -> None:
+    from vaultctx.cli import brain_review_cmds
+
+    brain_review_cmds.register_review(review_app)
     app.add_typer(review_app, name="review")

@@ -1,0 +1,14 @@
+"""The ``vaultctx brain`` command group (docs/second-brain.md)."""
+
+from __future__ import annotations
+
+import typer
+
+brain_app = typer.Typer(
+    help="The Second Brain: wiki notes written and kept current from your notes (docs/second-brain.md).",
+    no_args_is_help=True,
+)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(brain_app, name="brain")
