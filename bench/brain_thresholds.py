@@ -163,7 +163,7 @@ def duplicate_report(
         if chosen is None and positives and precision >= DUPLICATE_PRECISION:
             chosen = threshold
         print(
-            f"[{name}] duplicates >= {threshold:.2f}: precision {precision:.3f} "
+            f"[{name}] duplicates >= {threshold:.3f}: precision {precision:.3f} "
             f"recall {recall:.3f} ({len(above)} pairs)"
         )
     return chosen

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_vault
+from tests.conftest import REPO, make_vault
 from vaultctx.api import Vault
 
 ON = "[second_brain]\nenabled = true\nlink_threshold = 0.95\nduplicate_threshold = 0.97\n"
 # A sentence the static model places far from every other one used here (~0.52 apart).
-KUBE = "Kubernetes clusters schedule containers across nodes using the control plane and kubelet agents."
+KUBE = (
+    "Kubernetes clusters schedule containers across nodes using the control plane and kubelet "
+    "agents."
+)
 BREAD = "Sourdough bread needs a starter, flour, water and salt, and a long slow fermentation."
 TIDES = "Ocean tides rise and fall twice a day because the moon's gravity pulls on the water."
 LONG = " ".join(
@@ -33,3 +39,26 @@ def indexed_vault(root: Path, notes: Mapping[str, str], config: str = ON) -> Vau
     handle = Vault(vault, db=root / "index.db")
     handle.index(fast=True)
     return handle
+
+
+def run_cli(tmp_path: Path, vault: Vault, *args: str) -> subprocess.CompletedProcess[str]:
+    """``vaultctx ARGS --vault V --db D`` as a real process, with private user dirs."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTCTX_")}
+    env.update(
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(REPO)]),
+    )
+    argv = [sys.executable, "-m", "vaultctx", *args, "--vault", str(vault.path)]
+    argv += ["--db", str(vault.db_path)]
+    return subprocess.run(
+        argv, capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL
+    )
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    return {
+        path.relative_to(root).as_posix(): (path.read_bytes() if path.is_file() else None)
+        for path in sorted(root.rglob("*"))
+    }

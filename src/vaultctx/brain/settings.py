@@ -16,8 +16,8 @@ from vaultctx.errors import VaultctxError
 DEFAULT_WIKI_FOLDER = "Second Brain"
 # (cosine + 1) / 2 between first-chunk static vectors, measured on the Obsidian Help vault and the
 # PowerShell docs (bench/brain_thresholds.py; docs/benchmarks.md#second-brain-thresholds).
-DEFAULT_LINK_THRESHOLD = 0.82
-DEFAULT_DUPLICATE_THRESHOLD = 0.90
+DEFAULT_LINK_THRESHOLD = 0.89
+DEFAULT_DUPLICATE_THRESHOLD = 0.99
 _THRESHOLDS = ("link_threshold", "duplicate_threshold")
 ENABLE_HINT = (
     "set enabled = true under [second_brain] in the vault's vaultctx.toml (docs/second-brain.md)"

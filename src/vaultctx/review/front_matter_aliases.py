@@ -69,9 +69,8 @@ def add_aliases(text: str, wanted: list[str], *, name: str) -> str:
     yaml_text = _edit_yaml(
         text[start : close.start()], existing, fresh, "aliases" in before, newline
     )
-    after = _parse(yaml_text, name)
     expected = {**before, "aliases": existing + fresh}
-    if after != expected:
+    if yaml_text is None or _parse(yaml_text, name) != expected:
         raise FrontMatterEditError(
             f"{name}: its aliases could not be added without changing other front matter; "
             "nothing was changed",

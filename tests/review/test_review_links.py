@@ -1,0 +1,82 @@
+"""``vaultctx review links``: accepted suggestions only, into each source note's related-links
+block, merged as a set; one ledger record per apply; undo; targets re-checked."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from pathlib import Path
+
+from tests.brain.conftest import BREAD, KUBE, TIDES, indexed_vault, run_cli, snapshot
+from vaultctx.brain.markers import read_block
+from vaultctx.review.links_flow import LinksFlow
+from vaultctx.review.related_links import merge_related_links
+
+SAME = " ".join([KUBE] * 3) + "\n\n[[Hub]]"
+NOTES = {
+    "O.md": KUBE + "\n",  # an orphan: suggestions a/K, b/K, c/K (equal, by path)
+    "a/K.md": SAME,
+    "b/K.md": SAME,
+    "c/K.md": SAME,
+    "Hub.md": " ".join([TIDES] * 3),
+    "Bread.md": BREAD,
+}
+
+
+def test_accept_by_id_writes_only_those_then_undo(tmp_path: Path) -> None:
+    vault = indexed_vault(tmp_path, NOTES)
+    before = snapshot(vault.path)
+    listed = run_cli(tmp_path, vault, "review", "links", "--json")
+    assert listed.returncode == 0, listed.stderr
+    proposals = json.loads(listed.stdout)["proposals"]
+    assert [(p["id"], p["source"], p["target"]) for p in proposals] == [
+        (1, "O.md", "a/K.md"),
+        (2, "O.md", "b/K.md"),
+        (3, "O.md", "c/K.md"),
+    ]
+    assert snapshot(vault.path) == before  # listing writes nothing
+    applied = run_cli(tmp_path, vault, "review", "links", "--accept", "1,3")
+    assert applied.returncode == 0, applied.stderr
+    assert "applied 2: 1, 3" in applied.stdout and "2 links added" in applied.stdout
+    text = (vault.path / "O.md").read_text(encoding="utf-8")
+    assert text.startswith(KUBE + "\n")
+    assert read_block(text, "related-links") == "## Related notes\n- [[a/K|K]]\n- [[c/K|K]]"
+    ledger = json.loads(run_cli(tmp_path, vault, "ledger", "--json").stdout)
+    assert len(ledger) == 1 and ledger[0]["label"].startswith("review links:")
+    assert run_cli(tmp_path, vault, "undo").returncode == 0
+    assert snapshot(vault.path) == before
+
+
+def test_refused_while_off(tmp_path: Path) -> None:
+    vault = indexed_vault(tmp_path, NOTES, config="")
+    result = run_cli(tmp_path, vault, "review", "links", "--accept", "all")
+    assert result.returncode == 2 and "Second Brain is turned off" in result.stderr
+
+
+def test_a_target_gone_since_the_proposal_is_skipped(tmp_path: Path) -> None:
+    vault = indexed_vault(tmp_path, NOTES)
+    flow = LinksFlow()
+    proposals = asyncio.run(flow.propose(vault))
+    (vault.path / "b/K.md").unlink()
+    result = flow.apply(vault, proposals)
+    assert result.applied == [1, 3] and result.skipped == ["2: b/K.md no longer exists"]
+    block = read_block((vault.path / "O.md").read_text(encoding="utf-8"), "related-links")
+    assert block == "## Related notes\n- [[a/K|K]]\n- [[c/K|K]]"
+    assert result.record_id is not None and result.notices[-1] == "2 links added"
+
+
+def test_merging_keeps_existing_links_first_and_never_twice() -> None:
+    text = "Body.\n"
+    once, added = merge_related_links(text, [("a/K.md", "K"), ("Hub.md", "Hub")], name="O.md")
+    assert added == 2
+    edited = once.replace("- [[Hub]]", "- [[hub]] (my note on it)")
+    twice, added = merge_related_links(
+        edited, [("A/k.md", "K"), ("hub.md", "Hub"), ("c/K.md", "K")], name="O.md"
+    )
+    assert added == 1
+    assert read_block(twice, "related-links") == (
+        "## Related notes\n- [[a/K|K]]\n- [[hub]] (my note on it)\n- [[c/K|K]]"
+    )
+    assert twice.startswith("Body.\n") and twice.count("<!-- @generated:related-links -->") == 1
+    same, added = merge_related_links(twice, [("c/K.md", "K")], name="O.md")
+    assert (same, added) == (twice, 0)
