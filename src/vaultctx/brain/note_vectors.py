@@ -4,7 +4,7 @@
 A note's vector is the stored static vector of its first chunk with one (a chunk of only unknown
 tokens embeds to zero and is passed over): the opening of a note says what it is about, and the
 index already holds it, so no model is loaded. Similarity is (cosine + 1) / 2, on 0–1, the scale
-the thresholds in docs/benchmarks.md#second-brain-thresholds were measured on. Comparisons run
+the thresholds in docs/benchmarks.md, "Second Brain thresholds" were measured on. Comparisons run
 in blocks of rows, so a 14k-note vault never needs its whole 14k × 14k matrix (784 MB) at once.
 """
 

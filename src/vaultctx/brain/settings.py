@@ -15,7 +15,7 @@ from vaultctx.errors import VaultctxError
 
 DEFAULT_WIKI_FOLDER = "Second Brain"
 # (cosine + 1) / 2 between first-chunk static vectors, measured on the Obsidian Help vault and the
-# PowerShell docs (bench/brain_thresholds.py; docs/benchmarks.md#second-brain-thresholds).
+# PowerShell docs (bench/brain_thresholds.py; docs/benchmarks.md, "Second Brain thresholds").
 DEFAULT_LINK_THRESHOLD = 0.89
 DEFAULT_DUPLICATE_THRESHOLD = 0.99
 _THRESHOLDS = ("link_threshold", "duplicate_threshold")

@@ -104,6 +104,7 @@ def build_app() -> typer.Typer:
         agent_cmds,
         brain_app,
         brain_report_cmds,
+        brain_review_cmds,
         capture_cmds,
         conversation_cmds,
         hook_cmds,
@@ -135,6 +136,7 @@ def build_app() -> typer.Typer:
     ledger_cmds.register(app)
     todo_cmds.register(app)
     template_cmds.register(app)
+    brain_review_cmds.register_review(review_cmds.review_app)
     review_cmds.register(app)
     brain_report_cmds.register_brain(brain_app.brain_app)
     brain_app.register(app)

@@ -1,8 +1,9 @@
 """``vaultctx review …``: approval flows (docs/review.md). Each flow proposes numbered changes;
 nothing is written until items are accepted, at a terminal one by one or with ``--accept``.
 
-A flow module adds its command to ``review_app`` in its own ``register_review`` function and
-calls ``run_review``; this module owns how proposals are shown, chosen and reported.
+A flow module adds its command to ``review_app`` in its own ``register_review`` function (called
+from ``main.build_app``) and calls ``run_review``; this module owns how proposals are shown,
+chosen and reported.
 """
 
 from __future__ import annotations
@@ -121,7 +122,6 @@ def _report(result: ReviewResult | None) -> None:
 
 
 def register(app: typer.Typer) -> None:
-    from vaultctx.cli import brain_review_cmds
-
-    brain_review_cmds.register_review(review_app)
+    """Adds the group; each flow's module adds its command to ``review_app`` first, from
+    ``main.build_app`` (a call from here would be an import cycle: the flows import this)."""
     app.add_typer(review_app, name="review")
