@@ -5,9 +5,16 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import pty
+import select
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 from tests.brain.conftest import BREAD, KUBE, TIDES, indexed_vault, run_cli, snapshot
+from tests.conftest import REPO
 from vaultctx.brain.markers import read_block
 from vaultctx.review.links_flow import LinksFlow
 from vaultctx.review.related_links import merge_related_links
@@ -80,3 +87,45 @@ def test_merging_keeps_existing_links_first_and_never_twice() -> None:
     assert twice.startswith("Body.\n") and twice.count("<!-- @generated:related-links -->") == 1
     same, added = merge_related_links(twice, [("c/K.md", "K")], name="O.md")
     assert (same, added) == (twice, 0)
+
+
+def test_at_a_terminal_each_proposal_is_asked(tmp_path: Path) -> None:
+    """A real pseudo-terminal: yes to the first, no to the second, quit at the third."""
+    vault = indexed_vault(tmp_path, NOTES)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTCTX_")}
+    env.update(
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(REPO)]),
+        TERM="dumb",
+    )
+    argv = [sys.executable, "-m", "vaultctx", "review", "links"]
+    argv += ["--vault", str(vault.path), "--db", str(vault.db_path)]
+    master, slave = pty.openpty()
+    process = subprocess.Popen(argv, stdin=slave, stdout=slave, stderr=slave, env=env)
+    os.close(slave)
+    output = b""
+    answers = [b"y\n", b"n\n", b"q\n"]
+    deadline = time.monotonic() + 240
+    while time.monotonic() < deadline:
+        ready, _, _ = select.select([master], [], [], 0.5)
+        if ready:
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            output += chunk
+            if answers and output.count(b"apply?") > 3 - len(answers):
+                os.write(master, answers.pop(0))
+        elif process.poll() is not None:
+            break
+    process.wait(timeout=60)
+    os.close(master)
+    text = output.decode("utf-8", "replace")
+    assert process.returncode == 0, text
+    assert "[1] O.md: link to a/K.md" in text and "applied 1: 1" in text
+    block = read_block((vault.path / "O.md").read_text(encoding="utf-8"), "related-links")
+    assert block == "## Related notes\n- [[a/K|K]]"
