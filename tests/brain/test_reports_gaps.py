@@ -13,10 +13,11 @@ from vaultctx.brain.reports import gaps
 from vaultctx.brain.settings import SecondBrainOffError
 
 NOTES = {
-    # A links to B (B never back), and twice to a note that does not exist (once lower-cased
-    # from G): one missing target with 3 references.
-    "A.md": "# A\n\nSee [[B]], [[Missing]] and [[Missing]] again. " + LONG,
-    "G.md": "# G\n\nAlso [[missing]] here, and [[A]]. " + LONG,
+    # A links to B (B never back), and twice to a note that does not exist, which G links to
+    # lower-cased and as Missing.md: one missing target with 4 references. A missing image is
+    # no knowledge gap.
+    "A.md": "# A\n\nSee [[B]], [[Missing]] and [[Missing]] again. ![[gone.png]] " + LONG,
+    "G.md": "# G\n\nAlso [[missing]] here, and [[A]]. [Again](Missing.md) " + LONG,
     # B: linked to, tiny: a stub (2 + 1 backlink); A -> B is one-way, G -> A too.
     "B.md": "# B\n\nShort.",
     # C: an orphan of 2,500+ characters (weight capped at 1 + 5 only past 5,000).
@@ -36,7 +37,7 @@ NOTES = {
 def test_every_kind_ranked_by_weight_then_kind_then_path(tmp_path: Path) -> None:
     found = gaps(indexed_vault(tmp_path, NOTES))
     assert [(g.kind, g.name, g.weight) for g in found] == [
-        ("missing", "Missing", 6.0),
+        ("missing", "Missing", 7.0),
         ("orphan", "C.md", 3.5),
         ("stub", "B.md", 3.0),
         ("orphan", "D.md", 1.0),
@@ -44,7 +45,7 @@ def test_every_kind_ranked_by_weight_then_kind_then_path(tmp_path: Path) -> None
         ("one-way", "G.md", 1.0),
     ]
     missing, _, stub, orphan, one_way, _ = found
-    assert missing.detail == "3 links, from A.md, G.md; no such note"
+    assert missing.detail == "4 links, from A.md, G.md; no such note"
     assert stub.detail == "1 note links here, but it holds only 11 characters"
     assert orphan.detail == "no links in or out (0 bytes)"
     assert (one_way.target, one_way.target_title) == ("B.md", "B")

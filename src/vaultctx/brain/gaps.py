@@ -1,7 +1,8 @@
 """The knowledge-gap report (docs/second-brain.md#reports-without-a-model): where the vault's web
 of notes is thin. Four kinds, each weighted so the most useful gaps come first:
 
-- missing: a link target no note answers (weight 3 + the number of links to it);
+- missing: a link target no note answers (weight 3 + the number of links to it); a missing
+  image, PDF or other attachment is a broken link but no gap in knowledge, and is left out;
 - stub: a note others link to whose text is under 200 characters (2 + its backlinks);
 - orphan: a note with no link in or out (1 + its size in bytes / 1000, at most 5 more);
 - one-way: A links to B and B does not link back (1).
@@ -12,10 +13,13 @@ Nothing is fixed: the report only points.
 
 from __future__ import annotations
 
+import posixpath
 from dataclasses import asdict, dataclass
 from typing import Any, Literal
 
 from vaultctx.brain.vault_facts import VaultFacts
+from vaultctx.brain.wikilinks import link_target
+from vaultctx.citations import ATTACHMENT_SUFFIXES
 
 GapKind = Literal["missing", "stub", "orphan", "one-way"]
 KINDS: tuple[GapKind, ...] = ("missing", "stub", "orphan", "one-way")
@@ -74,8 +78,11 @@ def _missing(facts: VaultFacts) -> list[Gap]:
     references: dict[str, int] = {}
     sources: dict[str, list[str]] = {}
     for link in facts.broken:
-        key = link.target.casefold()
-        spelled.setdefault(key, link.target)
+        if posixpath.splitext(link.target)[1].lower() in ATTACHMENT_SUFFIXES:
+            continue
+        name = link_target(link.target)  # [[Plan]] and [x](Plan.md) name one note
+        key = name.casefold()
+        spelled.setdefault(key, name)
         references[key] = references.get(key, 0) + 1
         linking = sources.setdefault(key, [])
         if link.source not in linking:
