@@ -25,6 +25,18 @@ _CLOSE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
 _KEY_LINE = re.compile(r"^aliases[ \t]*:(.*)$")
 
 
+def quoted(alias: str) -> str:
+    """``alias`` as a YAML double-quoted scalar: JSON's quoting, with every character YAML would
+    not read back as itself (a line separator, DEL, a lone surrogate…) escaped too."""
+    return "".join(_escaped(c) for c in json.dumps(alias, ensure_ascii=False))
+
+
+def _escaped(c: str) -> str:
+    if c.isprintable():
+        return c
+    return f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}"
+
+
 class FrontMatterEditError(VaultctxError):
     """A note's front matter cannot be edited safely; the note was not changed."""
 
@@ -51,7 +63,7 @@ def add_aliases(text: str, wanted: list[str], *, name: str) -> str:
         fresh = _new_items([], wanted)
         if not fresh:
             return text
-        lines = [_FENCE, "aliases:", *(f"  - {json.dumps(a, ensure_ascii=False)}" for a in fresh)]
+        lines = [_FENCE, "aliases:", *(f"  - {quoted(a)}" for a in fresh)]
         return newline.join([*lines, _FENCE]) + newline + text
     start = first_line_end + 1
     close = _CLOSE.search(text, start)
@@ -118,11 +130,11 @@ def _edit_yaml(
 ) -> str | None:
     """``source`` (the YAML between the fences, ending with its newline) with ``fresh`` added."""
     lines = source.splitlines(keepends=True)
-    quoted = [json.dumps(alias, ensure_ascii=False) for alias in fresh]
+    new = [quoted(alias) for alias in fresh]
     if not has_key:
         if lines and not lines[-1].endswith("\n"):
             lines[-1] += newline
-        return "".join([*lines, f"aliases:{newline}", *(f"  - {q}{newline}" for q in quoted)])
+        return "".join([*lines, f"aliases:{newline}", *(f"  - {q}{newline}" for q in new)])
     at = next((i for i, line in enumerate(lines) if _KEY_LINE.match(line.rstrip("\r\n"))), None)
     if at is None:  # a quoted or indented key: not a form this edit can touch safely
         return None
@@ -139,8 +151,8 @@ def _edit_yaml(
         indent = items[-1][: len(items[-1]) - len(items[-1].lstrip())]
         if not lines[end - 1].endswith("\n"):
             lines[end - 1] += newline
-        added = [f"{indent}- {q}{newline}" for q in quoted]
+        added = [f"{indent}- {q}{newline}" for q in new]
         return "".join([*lines[:end], *added, *lines[end:]])
-    every = [json.dumps(alias, ensure_ascii=False) for alias in existing] + quoted
+    every = [quoted(alias) for alias in existing] + new
     block = [f"aliases:{newline}", *(f"  - {q}{newline}" for q in every)]
     return "".join([*lines[:at], *block, *lines[end:]])
