@@ -115,9 +115,13 @@ def render_queue(notes: Sequence[QueuedNote]) -> str:
         return "_Nothing to review: every note was shown in the last 7 days, or is too short._"
     return "\n".join(
         f"{n}. {note_link(q.path, q.title)} — score {q.score:.1f} "
-        f"({q.days_since_change:.0f} days since it changed, {q.links} links)"
+        f"({_count(round(q.days_since_change), 'day')} since it changed, {_count(q.links, 'link')})"
         for n, q in enumerate(notes, 1)
     )
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
 
 
 def write_report_note(
