@@ -87,3 +87,11 @@ def test_a_wiki_folder_that_is_a_file_is_refused(tmp_path: Path) -> None:
     assert result.returncode == 2
     assert "is a file, not a folder; nothing was written" in result.stderr
     assert (vault.path / "Second Brain").read_text() == "a file"
+
+
+def test_without_an_index_the_fix_is_this_vaults_index_command(tmp_path: Path) -> None:
+    vault = indexed_vault(tmp_path, {"A.md": "# A"})
+    vault.db_path.unlink()
+    result = run_cli(tmp_path, vault, "brain", "gaps")
+    assert result.returncode == 2
+    assert f"run `vaultctx index --vault {vault.path} --db {vault.db_path}` first" in result.stderr

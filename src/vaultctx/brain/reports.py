@@ -22,6 +22,7 @@ from vaultctx.brain.review_queue import review_queue as queue_notes
 from vaultctx.brain.review_state import load_review_state, save_review_state, state_file
 from vaultctx.brain.settings import SecondBrainSettings, load_second_brain_settings
 from vaultctx.brain.vault_facts import VaultFacts, load_vault_facts
+from vaultctx.index.db import IndexMissingError
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -40,7 +41,10 @@ def enabled_settings(vault: Vault) -> SecondBrainSettings:
 
 
 def vault_facts(vault: Vault, settings: SecondBrainSettings) -> VaultFacts:
-    return load_vault_facts(vault.path, vault.db_path, settings.wiki_folder)
+    try:
+        return load_vault_facts(vault.path, vault.db_path, settings.wiki_folder)
+    except IndexMissingError as exc:  # advise this vault's own command, --db included
+        raise type(exc)(exc.message, f"run `{vault.index_command()}` first") from exc
 
 
 def gaps(vault: Vault) -> list[Gap]:

@@ -98,8 +98,7 @@ def duplicates(
     as_json: JsonOption = False,
     write: WriteOption = False,
 ) -> None:
-    """Clusters of near-duplicate notes around a canonical one (record them with `vaultctx
-    review duplicates`)."""
+    """Near-duplicate notes around a canonical one (record them: `vaultctx review duplicates`)."""
     from vaultctx.brain.report_notes import render_duplicates
     from vaultctx.brain.reports import duplicates as duplicate_clusters
 

@@ -30,8 +30,7 @@ def duplicates(
     accept: AcceptOption = None,
     as_json: JsonOption = False,
 ) -> None:
-    """Record accepted duplicate clusters on their canonical note (aliases and a list); nothing
-    is merged or deleted."""
+    """Record accepted duplicates on their canonical note (aliases, a list); nothing is merged."""
     from vaultctx.brain.reports import enabled_settings
     from vaultctx.review.duplicates_flow import DuplicatesFlow
 

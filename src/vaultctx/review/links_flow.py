@@ -45,7 +45,8 @@ class LinksFlow:
         for proposal in accepted:
             by_source.setdefault(proposal.data["source"], []).append(proposal)
         added_total = 0
-        label = f"review links: {len(accepted)} accepted in {len(by_source)} notes"
+        notes = "1 note" if len(by_source) == 1 else f"{len(by_source)} notes"
+        label = f"review links: {len(accepted)} accepted in {notes}"
         with vault.change_batch(ChangeContext(label, source="cli"), "review-links") as batch:
             for source, proposals in by_source.items():
                 if not os.path.isfile(vault.path / source):
