@@ -129,3 +129,12 @@ def test_at_a_terminal_each_proposal_is_asked(tmp_path: Path) -> None:
     assert "[1] O.md: link to a/K.md" in text and "applied 1: 1" in text
     block = read_block((vault.path / "O.md").read_text(encoding="utf-8"), "related-links")
     assert block == "## Related notes\n- [[a/K|K]]"
+
+
+def test_nothing_to_review_is_not_an_error(tmp_path: Path) -> None:
+    vault = indexed_vault(tmp_path, {"A.md": KUBE + " [[B]]", "B.md": BREAD + " [[A]]"})
+    result = run_cli(tmp_path, vault, "review", "links", "--accept", "all")
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "nothing to review: no links proposals"
+    listed = run_cli(tmp_path, vault, "review", "duplicates", "--accept", "all", "--json")
+    assert json.loads(listed.stdout) == {"flow": "duplicates", "proposals": []}

@@ -43,6 +43,9 @@ def run_review(flow: ReviewFlow, vault: Vault, *, accept: str | None, as_json: b
     from vaultctx.review.proposals import parse_accept
 
     proposals = asyncio.run(flow.propose(vault))
+    if not proposals:  # `--accept all` on an empty list is not an error: there is nothing to do
+        _list(flow, proposals, as_json)
+        return
     if accept is not None:
         chosen = parse_accept(accept, len(proposals))
     elif as_json or not sys.stdin.isatty():
