@@ -79,5 +79,6 @@ class LinksFlow:
         assert change is not None
         result.record_id = change.record_id
         result.paths = list(change.paths)
-        result.notices = [*change.notices, f"{added_total} links added"]
+        total = "1 link" if added_total == 1 else f"{added_total} links"
+        result.notices = [*change.notices, f"{total} added"]
         return result
