@@ -53,3 +53,24 @@ def test_duplicates_and_queue() -> None:
         "1. [[Old]] — score 10.0 (300 days since it changed, 0 links)\n"
         "2. [[L]] — score 1.0 (1 day since it changed, 1 link)"
     )
+
+
+def test_long_reports_show_the_first_100_and_say_how_many_more() -> None:
+    clusters = [
+        DuplicateCluster(f"n{i:03}.md", "T", "same-title", [Duplicate(f"d{i:03}.md", "T", 1.0)])
+        for i in range(103)
+    ]
+    text = render_duplicates(clusters)
+    assert text.count("### ") == 100 and "[[n099|T]]" in text and "n100" not in text
+    assert (
+        "_3 more clusters not shown here; `vaultctx brain duplicates --json` lists all 103._"
+        in text
+    )
+    suggestions = [
+        LinkSuggestion(f"s{i:03}.md", "S", f"t{j}.md", "T", 0.95, "orphan")
+        for i in range(101)
+        for j in range(2)
+    ]
+    text = render_links(suggestions)
+    assert text.count("### ") == 100 and text.count("- [[t0|T]]") == 100
+    assert "_1 more notes not shown here; `vaultctx brain links --json` lists all 101._" in text

@@ -42,6 +42,10 @@ REPORT_NOTES = {
     "review-queue": ReportNote("Review Queue", "review-queue"),
 }
 
+# A report note lists at most this many source notes or clusters: a vault of versioned copies
+# (the PowerShell docs: 3,542 clusters) would otherwise get a note of megabytes nobody reads.
+MAX_SHOWN = 100
+
 _GAP_HEADINGS = {
     "missing": "Missing notes",
     "stub": "Stubs",
@@ -85,29 +89,35 @@ def render_links(suggestions: Sequence[LinkSuggestion]) -> str:
     if not suggestions:
         return "_No link suggestions._"
     parts = []
+    sources = list(dict.fromkeys(s.source for s in suggestions))
+    shown = set(sources[:MAX_SHOWN])
     current = None
     for s in suggestions:
+        if s.source not in shown:
+            continue
         if s.source != current:
             current = s.source
             parts.append(f"\n### {note_link(s.source, s.source_title)} ({s.reason})")
         parts.append(f"- {note_link(s.target, s.target_title)} (similarity {s.similarity:.1%})")
+    parts.append(_more(len(sources), "notes", "vaultctx brain links --json"))
     parts.append("\nApply them with `vaultctx review links`.")
-    return "\n".join(parts).strip()
+    return "\n".join(part for part in parts if part).strip()
 
 
 def render_duplicates(clusters: Sequence[DuplicateCluster]) -> str:
     if not clusters:
         return "_No duplicate candidates._"
     parts = []
-    for cluster in clusters:
+    for cluster in clusters[:MAX_SHOWN]:
         parts.append(f"\n### {note_link(cluster.canonical, cluster.canonical_title)}")
         parts.append(f"Canonical note ({cluster.reason}); possible duplicates:")
         for d in cluster.duplicates:
             parts.append(
                 f"- {note_link(d.path, d.title)} — `{d.path}` (similarity {d.similarity:.1%})"
             )
+    parts.append(_more(len(clusters), "clusters", "vaultctx brain duplicates --json"))
     parts.append("\nNothing is merged or deleted; `vaultctx review duplicates` records them.")
-    return "\n".join(parts).strip()
+    return "\n".join(part for part in parts if part).strip()
 
 
 def render_queue(notes: Sequence[QueuedNote]) -> str:
@@ -118,6 +128,12 @@ def render_queue(notes: Sequence[QueuedNote]) -> str:
         f"({_count(round(q.days_since_change), 'day')} since it changed, {_count(q.links, 'link')})"
         for n, q in enumerate(notes, 1)
     )
+
+
+def _more(total: int, what: str, command: str) -> str:
+    if total <= MAX_SHOWN:
+        return ""
+    return f"\n_{total - MAX_SHOWN} more {what} not shown here; `{command}` lists all {total}._"
 
 
 def _count(number: int, noun: str) -> str:
