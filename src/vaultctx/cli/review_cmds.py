@@ -1,8 +1,9 @@
 """``vaultctx review …``: approval flows (docs/review.md). Each flow proposes numbered changes;
 nothing is written until items are accepted, at a terminal one by one or with ``--accept``.
 
-A flow module adds its command to ``review_app`` in its own ``register_review`` function and
-calls ``run_review``; this module owns how proposals are shown, chosen and reported.
+A flow module adds its command to ``review_app`` in its own ``register_review`` function (called
+from ``main.build_app``) and calls ``run_review``; this module owns how proposals are shown,
+chosen and reported.
 """
 
 from __future__ import annotations
@@ -42,6 +43,9 @@ def run_review(flow: ReviewFlow, vault: Vault, *, accept: str | None, as_json: b
     from vaultctx.review.proposals import parse_accept
 
     proposals = asyncio.run(flow.propose(vault))
+    if not proposals:  # `--accept all` on an empty list is not an error: there is nothing to do
+        _list(flow, proposals, as_json)
+        return
     if accept is not None:
         chosen = parse_accept(accept, len(proposals))
     elif as_json or not sys.stdin.isatty():
@@ -121,4 +125,6 @@ def _report(result: ReviewResult | None) -> None:
 
 
 def register(app: typer.Typer) -> None:
+    """Adds the group; each flow's module adds its command to ``review_app`` first, from
+    ``main.build_app`` (a call from here would be an import cycle: the flows import this)."""
     app.add_typer(review_app, name="review")
