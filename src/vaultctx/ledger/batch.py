@@ -3,8 +3,8 @@
 An approval flow that writes five accepted suggestions into four notes, a P.A.R.A plan that moves
 forty notes, a triage run that files a dozen signals: the user decided once, so undo takes it
 back at once. The record holds, for every path the batch touched, its state before the batch's
-first touch and after its last (a folder the batch created is recorded as that folder), so undo
-needs nothing new: it compares the "after" with the disk and writes the "before" back.
+first touch and after its last (a folder the batch created, empty or not, is recorded as that
+folder), so undo needs nothing new: it compares the "after" with the disk and writes the "before" back.
 
 The ledger's lock is held from the first read to the record, as for a single change. A step
 that fails stops the batch; what the steps before it did is still recorded (and undoable) before
@@ -132,6 +132,24 @@ class ChangeBatch:
             self.paths.append(target.relative)
             return True
         return False  # pragma: no cover - the loop returns or raises
+
+    def make_folder(self, path: str) -> bool:
+        """An empty folder (and its missing parents); one already there is left as it is.
+        Returns whether anything was created. Undo removes the folder again, provided it is
+        still empty (anything put in it since makes the undo refuse)."""
+        target = self._changer._confine(path, folder=True)
+        if exists(target.absolute):
+            if not os.path.isdir(target.absolute) or os.path.islink(target.absolute):
+                raise NoteChangeError(
+                    f"{target.relative} is not a folder (a file or a link is there); "
+                    "nothing was created there",
+                    "rename or move what is there",
+                )
+            return False
+        self._track(target.absolute)
+        make_folders(self._root, target.absolute)
+        self.paths.append(target.relative)
+        return True
 
     def move(self, source: str, destination: str) -> list[str]:
         """A note moved (not a folder); links to it in other notes follow. Returns the notes
