@@ -109,6 +109,9 @@ def build_app() -> typer.Typer:
         ledger_cmds,
         links_cmds,
         mcp_cmds,
+        para_cmds,
+        review_cmds,
+        review_flow_cmds,
         search_cmds,
         secret_cmds,
         serve_cmds,
@@ -132,6 +135,9 @@ def build_app() -> typer.Typer:
     ledger_cmds.register(app)
     todo_cmds.register(app)
     template_cmds.register(app)
+    para_cmds.register(app)
+    # Each module of approval flows is listed here (review_cmds must not import them: cycle).
+    review_cmds.register(app, [review_flow_cmds])
     return app
 
 

@@ -4,7 +4,8 @@ An approval flow that writes five accepted suggestions into four notes, a P.A.R.
 forty notes, a triage run that files a dozen signals: the user decided once, so undo takes it
 back at once. The record holds, for every path the batch touched, its state before the batch's
 first touch and after its last (a folder the batch created, empty or not, is recorded as that
-folder), so undo needs nothing new: it compares the "after" with the disk and writes the "before" back.
+folder), so undo needs nothing new: it compares the "after" with the disk and writes the
+"before" back.
 
 The ledger's lock is held from the first read to the record, as for a single change. A step
 that fails stops the batch; what the steps before it did is still recorded (and undoable) before
