@@ -160,9 +160,12 @@ class InboxFlow:
                 try:
                     if not os.path.isfile(vault.path / path):
                         raise NoteChangeError(f"{path} no longer exists", "list again")
-                    if tags and batch.rewrite(path, _tagger(tags, path)):
-                        tagged += 1
-                        done = True
+                    try:
+                        if tags and batch.rewrite(path, _tagger(tags, path)):
+                            tagged += 1
+                            done = True
+                    except NoteChangeError as exc:  # the move may still happen
+                        result.skipped.append(f"{proposal.number}: {exc.message}")
                     if isinstance(destination, str) and destination:
                         if exists_folded(vault.path, destination):
                             skipped += 1
