@@ -4,18 +4,17 @@ what is a candidate, which answers count, collisions, the cap, and applying as o
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.agent.fakes import Answer, OpenAIFake
 from tests.conftest import make_vault
-from tests.review.conftest import model_for
+from tests.review.support import fake_server, isolate, model_for
 from vaultctx.api import Vault
 from vaultctx.errors import VaultctxError
 from vaultctx.organize.para import ParaFlow, category_of
-
-pytest_plugins = ["tests.review.conftest"]
 
 NOTES = {
     "Garbled.md": "# Garbled\nHard to say.\n",
@@ -25,6 +24,16 @@ NOTES = {
     "03. Resources/Existing.md": "# Existing\n",
     ".obsidian/snippets/x.md": "not a note\n",
 }
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return isolate(tmp_path, monkeypatch)  # the ledger and saved lists stay in tmp
+
+
+@pytest.fixture
+def fake() -> Iterator[OpenAIFake]:
+    yield from fake_server()
 
 
 @pytest.mark.parametrize(

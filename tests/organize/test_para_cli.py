@@ -14,7 +14,7 @@ from tests.agent.cli_support import KEY, Indexed, agent_env, vaultctx
 from tests.agent.fakes import Answer, OpenAIFake
 from tests.conftest import make_vault
 from tests.ledger.conftest import tree
-from tests.review.conftest import cli_toml
+from tests.review.support import cli_toml
 from vaultctx.api import Vault
 
 NOTES = {

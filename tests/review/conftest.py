@@ -1,5 +1,4 @@
-"""Review flows in tmp: a private data dir (index, ledger, saved lists), no keyring, and a model
-that is the real client library talking to the OpenAI wire fake."""
+"""The review flows' fixtures (tests/review/support.py) for every test in this folder."""
 
 from __future__ import annotations
 
@@ -8,46 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.cli_support import KEY
 from tests.agent.fakes import OpenAIFake
-from tests.ledger.conftest import isolate_data_dir
-from vaultctx.text_model import TextModel
+from tests.review.support import fake_server, isolate
 
 
 @pytest.fixture(autouse=True)
 def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    monkeypatch.setenv("PYTHON_KEYRING_BACKEND", "keyring.backends.fail.Keyring")
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
-    monkeypatch.setenv("OPENAI_TEST", KEY)
-    return isolate_data_dir(tmp_path / "data", monkeypatch)
+    return isolate(tmp_path, monkeypatch)
 
 
 @pytest.fixture
 def fake() -> Iterator[OpenAIFake]:
-    with OpenAIFake() as server:
-        yield server
-
-
-def model_for(fake: OpenAIFake, tmp_path: Path) -> TextModel:
-    """``BackendTextModel`` over the fake, as ``vaultctx ask --backend openai`` builds it."""
-    from vaultctx.agent.complete import BackendTextModel
-    from vaultctx.agent.settings import load_agent_settings
-
-    settings = load_agent_settings(
-        None,
-        {
-            "backend": "openai",
-            "model": "gpt-fake",
-            "base_url": f"{fake.base_url}/v1",
-            "api_key_secret": "openai-test",
-        },
-        user_config=tmp_path / "no-user-config.toml",
-    )
-    return BackendTextModel(settings)
-
-
-def cli_toml(fake: OpenAIFake) -> str:
-    return (
-        f'[agent]\nbackend = "openai"\nmodel = "gpt-fake"\nbase_url = "{fake.base_url}/v1"\n'
-        'api_key_secret = "openai-test"\n'
-    )
+    yield from fake_server()

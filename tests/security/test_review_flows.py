@@ -7,20 +7,20 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from tests.agent.fakes import Answer, OpenAIFake
 from tests.conftest import make_vault
-from tests.review.conftest import model_for
+from tests.review.support import fake_server, isolate, model_for
 from vaultctx.api import Vault
 from vaultctx.organize.para import ParaFlow
 from vaultctx.review.decisions import DecisionsFlow
 from vaultctx.review.inbox import InboxFlow
 from vaultctx.review.proposals import Proposal
 
-pytest_plugins = ["tests.review.conftest"]
 pytestmark = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
 
 NOTES = {
@@ -30,6 +30,16 @@ NOTES = {
     ".trash/old.md": "old\n",
     "vaultctx.toml": "[second_brain]\nenabled = true\n",
 }
+
+
+@pytest.fixture(autouse=True)
+def data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    return isolate(tmp_path, monkeypatch)  # the ledger and saved lists stay in tmp
+
+
+@pytest.fixture
+def fake() -> Iterator[OpenAIFake]:
+    yield from fake_server()
 
 
 @pytest.fixture

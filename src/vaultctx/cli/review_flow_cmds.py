@@ -35,8 +35,13 @@ def text_model(
 
 def inbox(
     folder: Annotated[
-        str, typer.Option("--folder", help="The inbox folder (vault-relative).")
-    ] = "Inbox",
+        str | None,
+        typer.Option(
+            "--folder",
+            help="The inbox folder (default: where `vaultctx capture` writes).",
+            show_default=False,
+        ),
+    ] = None,
     accept: AcceptOption = None,
     vault: VaultOption = None,
     db: DbOption = None,
@@ -47,10 +52,13 @@ def inbox(
     as_json: JsonOption = False,
 ) -> None:
     """Propose a folder, a name and tags for the newest notes in the inbox."""
+    from vaultctx.capture import inbox_folder as capture_inbox
     from vaultctx.cli.review_cmds import run_review
     from vaultctx.review.inbox import InboxFlow, inbox_folder
 
     handle = open_vault(vault, db)
+    if folder is None:
+        folder = capture_inbox(handle.path, handle.config.settings.inbox_folder)
     relative = inbox_folder(handle, folder)  # a missing folder is an error before any model
     flow = InboxFlow(text_model(handle, backend, model, base_url, api_key_secret), relative)
     run_review(
