@@ -43,6 +43,7 @@ MAX_CLASSIFICATIONS = 200
 PREVIEW_CHARS = 500
 MAX_TOKENS = 256
 MAX_NAMED = 10  # notes named in one notice
+LIST = "run `vaultctx para` again for a fresh list"
 
 SYSTEM = """You sort notes with the P.A.R.A method. Classify the note into exactly one category:
 projects: short-term efforts with a goal and a deadline;
@@ -193,9 +194,12 @@ class ParaFlow:
         return proposals
 
     def apply(self, vault: Vault, accepted: list[Proposal]) -> ReviewResult:
+        """The accepted folders first, then every accepted move at once (links planned in one
+        pass over the vault); a name taken meanwhile is skipped with its reason."""
         result = ReviewResult(None)
-        moves = sum(1 for p in accepted if p.data.get("kind") == "move")
-        label = f"para: {moves} notes into P.A.R.A folders"
+        moves: dict[str, tuple[str, int]] = {}  # source -> (destination, proposal number)
+        moved = sum(1 for p in accepted if p.data.get("kind") == "move")
+        label = f"para: {moved} notes into P.A.R.A folders"
         with vault.change_batch(ChangeContext(label, source="cli"), "para") as batch:
             for proposal in accepted:
                 data = proposal.data
@@ -203,29 +207,29 @@ class ParaFlow:
                     if data.get("kind") == "folders":
                         for folder in _strings(data.get("folders")):
                             if folder not in FOLDERS.values():
-                                raise NoteChangeError(
-                                    f"{folder} is not a P.A.R.A folder", "list again"
-                                )
+                                raise NoteChangeError(f"{folder} is not a P.A.R.A folder", LIST)
                             batch.make_folder(folder)
                         result.applied.append(proposal.number)
                         continue
                     source, destination = str(data.get("source")), str(data.get("destination"))
                     if not in_para_folder(destination):
-                        raise NoteChangeError(
-                            f"{destination} is not in a P.A.R.A folder", "list again"
-                        )
+                        raise NoteChangeError(f"{destination} is not in a P.A.R.A folder", LIST)
                     if exists_folded(vault.path, destination):
-                        result.skipped.append(
-                            f"{proposal.number}: {destination} exists (a note of that name is "
-                            "there); not moved"
+                        raise NoteChangeError(
+                            f"{destination} exists (a note of that name is there); not moved", LIST
                         )
-                        continue
-                    batch.move(source, destination)
-                    result.applied.append(proposal.number)
+                    moves[source] = (destination, proposal.number)
                 except (NoteChangeError, OSError) as exc:
                     reason = exc.message if isinstance(exc, VaultctxError) else str(exc)
                     result.skipped.append(f"{proposal.number}: {reason}")
+            _, refused = batch.move_notes({s: d for s, (d, _) in moves.items()})
+            for source, (_, number) in moves.items():
+                if source in refused:
+                    result.skipped.append(f"{number}: {refused[source]}")
+                else:
+                    result.applied.append(number)
         assert batch.change is not None
+        result.applied.sort()
         result.record_id = batch.change.record_id
         result.paths = batch.change.paths
         result.notices = batch.change.notices

@@ -64,3 +64,39 @@ def test_a_folder_through_a_link_is_refused(vault: Vault, vault_dir: Path, tmp_p
     with pytest.raises(NoteChangeError), vault.change_batch(CLI, "para") as batch:
         batch.make_folder("linked/new")
     assert list(outside.iterdir()) == []
+
+
+def test_move_notes_moves_several_with_links_planned_once(vault: Vault, vault_dir: Path) -> None:
+    before = tree(vault_dir)
+    moves = {
+        "10-projects/Plan.md": "01. Projects/Plan.md",
+        "Inbox.md": "04. Archives/Inbox.md",
+        "20-areas/Review.md": "10-projects/Budget.md",  # taken: refused, the others made
+        "gone.md": "04. Archives/gone.md",  # no such note
+        "10-projects/Budget.md": "01. Projects/plan.md",  # the same name as an earlier move
+        "20-areas": "02. Areas/x.md",  # a folder
+    }
+    with vault.change_batch(CLI, "para") as batch:
+        rewritten, refused = batch.move_notes(moves)
+    assert sorted(refused) == ["10-projects/Budget.md", "20-areas", "20-areas/Review.md", "gone.md"]
+    assert refused["20-areas/Review.md"] == (
+        "A file already exists at the destination: 10-projects/Budget.md"
+    )
+    assert refused["10-projects/Budget.md"].endswith("01. Projects/plan.md")
+    assert (vault_dir / "01. Projects" / "Plan.md").is_file()
+    assert (vault_dir / "04. Archives" / "Inbox.md").is_file()
+    # Links to Plan in notes that stayed were rewritten, each note recorded once.
+    assert sorted(rewritten) == ["10-projects/Budget.md", "20-areas/Review.md"]
+    budget = (vault_dir / "10-projects" / "Budget.md").read_text(encoding="utf-8")
+    assert "[[01. Projects/Plan#Goals|the goals]]" in budget
+    review = (vault_dir / "20-areas" / "Review.md").read_text(encoding="utf-8")
+    assert "](../01.%20Projects/Plan.md)" in review
+    assert len(vault.ledger()) == 1
+    vault.undo()
+    assert tree(vault_dir) == before
+
+
+def test_move_notes_with_nothing_to_move_records_nothing(vault: Vault) -> None:
+    with vault.change_batch(CLI, "para") as batch:
+        assert batch.move_notes({"gone.md": "x/gone.md"})[0] == []
+    assert batch.change is not None and batch.change.record_id is None
