@@ -2,7 +2,8 @@
 nothing is written until items are accepted, at a terminal one by one or with ``--accept``.
 
 A flow module adds its command to ``review_app`` in its own ``register_review`` function and
-calls ``run_review``; this module owns how proposals are shown, chosen and reported.
+calls ``run_review``; ``build_app`` hands the module to ``register``. This module owns how
+proposals are shown, chosen, saved between listing and accepting, and reported.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ AcceptOption = Annotated[
     typer.Option(
         "--accept",
         metavar="IDS",
-        help="Apply these proposals without asking: 1,3 or 2-4 or all.",
+        help="Apply these items of the list last shown (24 h), without asking: 1,3 or 2-4 or all.",
         show_default=False,
     ),
 ]
