@@ -96,3 +96,44 @@ def test_without_a_backend_it_says_so(indexed: Indexed, tmp_path: Path) -> None:
     assert result.returncode == 2
     assert result.stderr.startswith("error: ")
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.skipif(os.name != "posix", reason="needs a pseudo-terminal")
+def test_at_a_terminal_each_move_is_asked(indexed: Indexed, tmp_path: Path) -> None:
+    import pty
+    import subprocess
+    import sys
+    import time
+
+    with OpenAIFake() as fake:
+        fake.queue(*(Answer(reply) for reply in REPLIES))
+        env = agent_env(tmp_path, cli_toml(fake), OPENAI_TEST=KEY, TERM="dumb")
+        leader, follower = pty.openpty()
+        argv = [sys.executable, "-m", "vaultctx", "para", "--vault", str(indexed.vault)]
+        process = subprocess.Popen(
+            [*argv, "--db", str(indexed.db)],
+            stdin=follower,
+            stdout=follower,
+            stderr=subprocess.PIPE,
+            env=env,
+        )
+        os.close(follower)
+        seen = b""
+        answers = iter([b"n\n", b"y\n", b"q\n"])
+        deadline = time.monotonic() + 240
+        while process.poll() is None and time.monotonic() < deadline:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # the terminal closed: the process ended
+                break
+            seen += chunk
+            if chunk.rstrip().endswith(b"[q]uit:"):
+                os.write(leader, next(answers))
+        process.wait(timeout=60)
+        os.close(leader)
+    text = seen.decode("utf-8", "replace")
+    assert process.returncode == 0, (text, process.stderr.read() if process.stderr else "")
+    assert text.count("apply? [y]es / [n]o / [q]uit") == 3
+    assert "applied 1: 2" in text
+    assert (indexed.vault / "02. Areas" / "Running.md").is_file()
+    assert (indexed.vault / "Launch plan.md").is_file()  # item 3 was never reached: q
