@@ -109,6 +109,8 @@ def _rebuild_scrubber_caches() -> None:
         timeout_multiplier=0.5,
     ),
     "search": Group(["src/vaultctx/search/"], ["tests/search"]),
+    "batch": Group(["src/vaultctx/ledger/batch.py"], ["tests/ledger/test_batch.py"]),
+    "markers": Group(["src/vaultctx/brain/markers.py"], ["tests/brain"]),
 }
 
 
@@ -132,7 +134,8 @@ def prepare(workdir: Path, name: str, fresh: bool) -> None:
         "only_mutate": only_mutate(group.mutate),
         "also_copy": ["examples"],
         "pytest_add_cli_args_test_selection": group.tests,
-        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q"],
+        # one process: mutmut maps calls
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q", "-n0"],
     }
     if group.timeout_multiplier is not None:
         settings["timeout_multiplier"] = group.timeout_multiplier

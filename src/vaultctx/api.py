@@ -496,6 +496,18 @@ class Vault:
         with self._naming_this_index():
             return list_notes(self.config.db, filters or Filters(), limit=limit)
 
+    def tag_counts(self, *, limit: int = 200) -> list[tuple[str, int]]:
+        """The vault's tags with how many notes carry each, most used first."""
+        from vaultctx.index.db import open_index
+        from vaultctx.index.tag_queries import tag_counts
+
+        with self._naming_this_index():
+            db = open_index(self.config.db, readonly=True)
+        try:
+            return tag_counts(db, limit)
+        finally:
+            db.close()
+
     def verify_citations(self, text: str, *, source: str | None = None) -> CitationReport:
         """The note, heading and block citations in ``text`` (an answer) that do not resolve.
 

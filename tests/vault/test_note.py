@@ -6,7 +6,7 @@ import json
 import pytest
 
 from tests.conftest import EXAMPLE_VAULT, shared_data
-from vaultctx.vault.note import front_matter_json, html_to_text, parse_note
+from vaultctx.vault.note import front_matter_json, html_to_text, parse_note, split_front_matter
 from vaultctx.vault.scanner import read_vault_file, scan_vault
 
 NOTE = """\
@@ -307,3 +307,10 @@ def test_obsidian_help_aliases_in_both_shapes() -> None:
         "How to/Embed files",
         "Linking notes and files/Embedding files",
     ]
+
+
+def test_front_matter_of_a_note_saved_with_crlf_line_ends() -> None:
+    text = "---\r\ntitle: Plan\r\ntags: [a, b]\r\n---\r\n# Body\r\n"
+    meta, offset, problems = split_front_matter(text)
+    assert meta == {"title": "Plan", "tags": ["a", "b"]} and problems == []
+    assert text[offset:] == "# Body\r\n"

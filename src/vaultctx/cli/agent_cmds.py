@@ -29,13 +29,13 @@ BackendOption = Annotated[
     str | None,
     typer.Option(
         "--backend",
-        help="openai, ollama, gemini or bedrock (default: [agent] backend).",
+        help="openai, ollama, gemini or bedrock (default: \\[agent] backend).",
         show_default=False,
     ),
 ]
 ModelOption = Annotated[
     str | None,
-    typer.Option("--model", help="Model name (default: [agent] model).", show_default=False),
+    typer.Option("--model", help="Model name (default: \\[agent] model).", show_default=False),
 ]
 BaseUrlOption = Annotated[
     str | None,

@@ -102,7 +102,10 @@ def build_app() -> typer.Typer:
     """The whole CLI, every command family registered."""
     from vaultctx.cli import (
         agent_cmds,
+        brain_app,
+        brain_wiki_cmds,
         capture_cmds,
+        clip_cmds,
         conversation_cmds,
         hook_cmds,
         index_cmds,
@@ -115,6 +118,7 @@ def build_app() -> typer.Typer:
         search_cmds,
         secret_cmds,
         serve_cmds,
+        tags_cmds,
         template_cmds,
         todo_cmds,
         verify_cmds,
@@ -135,6 +139,10 @@ def build_app() -> typer.Typer:
     ledger_cmds.register(app)
     todo_cmds.register(app)
     template_cmds.register(app)
+    brain_app.register(app)
+    brain_wiki_cmds.register_brain(brain_app.brain_app)
+    clip_cmds.register(app)
+    tags_cmds.register(app)
     para_cmds.register(app)
     # Each module of approval flows is listed here (review_cmds must not import them: cycle).
     review_cmds.register(app, [review_flow_cmds])

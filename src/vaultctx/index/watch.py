@@ -107,7 +107,7 @@ class VaultWatcher:
         self.new_indexer = new_indexer
         self.idle_seconds = IDLE_SECONDS if idle_seconds is None else idle_seconds
         self.quality = quality
-        self.on_event = on_event or _log_event
+        self.on_event = on_event or log_event
         self.debounce_ms = debounce_ms
         self.step_ms = step_ms
         self._stop = threading.Event()
@@ -225,7 +225,7 @@ class VaultWatcher:
             self.stop()
 
 
-def _log_event(event: WatchEvent) -> None:
+def log_event(event: WatchEvent) -> None:
     if event.kind in ("busy", "error"):
         log.warning("watch: %s", event.message)
     else:

@@ -490,7 +490,11 @@ def run_http(
     app = server.streamable_http_app(
         transport_security=transport_security(host, extra_hosts), host=host
     )
-    watcher = Vault(config=vault.config).watcher() if watch else None
+    watcher = None
+    if watch:
+        from vaultctx.mcp.watch_events import after_watch_event
+
+        watcher = Vault(config=vault.config).watcher(on_event=after_watch_event(vault.config))
 
     def start() -> None:
         if watcher is not None:

@@ -24,7 +24,7 @@ from vaultctx.vault.bounded_yaml import FrontMatterTooCostlyError, load_bounded_
 from vaultctx.vault.links import Link, extract_links_from_masked, mask_code
 
 _FRONT_MATTER_FENCE = "---"
-_FRONT_MATTER_CLOSE = re.compile(r"^---[ \t]*$", re.MULTILINE)
+_FRONT_MATTER_CLOSE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)  # CRLF notes too
 # The closing `#`s are cut off in Python: `(.+?)(?: +#+)? *$` backtracked over runs of spaces,
 # and a 100 KB heading line of them took three minutes.
 _H1 = re.compile(r"^ {0,3}# +([^\n]+)", re.MULTILINE)

@@ -1,0 +1,30 @@
+"""The model a one-shot command (``clip``, ``tags``) asks, from the same flags and settings as
+``vaultctx ask``.
+
+"No model configured" is a state, not an error: ``clip`` works without one. So the settings are
+read without the agent's packages, which are required only once a model is actually set.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from vaultctx.api import Vault
+    from vaultctx.text_model import TextModel
+
+
+def configured_text_model(vault: Vault, **flags: Any) -> tuple[TextModel | None, int]:
+    """The configured model (None when no ``[agent] model`` is set, nor ``--model`` given) and
+    the ``[agent] max_tokens`` its one call may use."""
+    from vaultctx.agent.settings import load_agent_settings
+
+    settings = load_agent_settings(vault.path, flags)
+    if not settings.model:
+        return None, settings.max_tokens
+    from vaultctx.agent.backends import require_agent_extra
+
+    require_agent_extra()
+    from vaultctx.agent.complete import BackendTextModel
+
+    return BackendTextModel(settings), settings.max_tokens

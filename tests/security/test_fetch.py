@@ -1,0 +1,271 @@
+"""The web fetcher's promises (organize/fetch.py), against real HTTP servers on loopback.
+
+A pasted URL, a redirect or a feed entry must not reach the user's own network, and no one
+response may take unbounded memory or time.
+"""
+
+from __future__ import annotations
+
+import gzip
+import ipaddress
+import socket
+import time
+import tracemalloc
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.agent.fakes import BedrockFake
+from tests.local_web import LocalWeb, drip, gzip_bomb, huge, local_web, page, redirect, send
+from vaultctx.organize.fetch import FetchError, fetch, refusal_reason
+
+ARTICLE = "<html><head><title>Hello</title></head><body><p>Body text</p></body></html>"
+
+
+@pytest.fixture
+def web() -> Iterator[LocalWeb]:
+    with local_web({"/": page(ARTICLE)}) as server:
+        yield server
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "file:///etc/passwd",
+        "ftp://example.com/file",
+        "javascript:alert(1)",
+        "data:text/html,<script>alert(1)</script>",
+        "gopher://example.com/",
+        "//example.com/no-scheme",
+        "example.com",
+        "http://",
+        "http://user:secret@example.com/",
+    ],
+)
+def test_urls_other_than_plain_http_and_https_are_refused(url: str) -> None:
+    with pytest.raises(FetchError) as refused:
+        fetch(url)
+    assert refused.value.suggestion
+
+
+def test_loopback_is_refused_without_permission(web: LocalWeb) -> None:
+    with pytest.raises(FetchError, match="loopback"):
+        fetch(web.url())
+    assert web.hits == []
+
+
+@pytest.mark.parametrize("spelling", ["2130706433", "0x7f.1", "127.1", "[::ffff:127.0.0.1]"])
+def test_other_spellings_of_loopback_are_refused(web: LocalWeb, spelling: str) -> None:
+    with pytest.raises(FetchError, match="refused"):
+        fetch(f"http://{spelling}:{web.port}/")
+    assert web.hits == []
+
+
+def test_allow_hosts_lets_exactly_that_host_and_port_through(web: LocalWeb) -> None:
+    fetched = fetch(web.url(), allow_hosts=[web.authority])
+    assert fetched.status == 200
+    assert fetched.body == ARTICLE.encode()
+    assert fetched.content_type == "text/html"
+    assert fetched.charset == "utf-8"
+    assert fetched.url == web.url()
+    with pytest.raises(FetchError, match="loopback"):
+        fetch(web.url(), allow_hosts=[f"127.0.0.1:{web.port + 1}"])
+
+
+def test_allow_private_lets_any_address_through(web: LocalWeb) -> None:
+    assert fetch(web.url(), allow_private=True).body == ARTICLE.encode()
+
+
+@pytest.mark.parametrize(
+    "target",
+    [
+        "http://127.0.0.2:{port}/",
+        "http://169.254.169.254/latest/meta-data/",
+        "http://10.0.0.1/",
+        "http://[::1]:{port}/",
+        "http://100.64.0.1/",
+        "file:///etc/passwd",
+    ],
+)
+def test_a_redirect_to_a_private_address_is_refused(target: str) -> None:
+    with local_web({"/": page("second server")}, host="127.0.0.2") as other:
+        location = target.format(port=other.port)
+        with local_web({"/": redirect(location)}) as web:
+            with pytest.raises(FetchError, match=r"refused|only http"):
+                fetch(web.url(), allow_hosts=[web.authority], timeout=10)
+            assert [path for path, _ in web.hits] == ["/"]
+        assert other.hits == []
+
+
+def test_redirects_are_followed_and_each_hop_is_checked() -> None:
+    with local_web({}) as web:
+        web.routes["/"] = redirect("/one", 301)
+        web.routes["/one"] = redirect(web.url("/two"), 307)
+        web.routes["/two"] = page(ARTICLE)
+        fetched = fetch(web.url(), allow_hosts=[web.authority])
+    assert fetched.url == web.url("/two")
+    assert [path for path, _ in web.hits] == ["/", "/one", "/two"]
+
+
+def test_more_than_five_redirects_are_refused() -> None:
+    with local_web({}) as web:
+        for hop in range(7):
+            web.routes[f"/{hop}"] = redirect(f"/{hop + 1}")
+        web.routes["/7"] = page(ARTICLE)
+        with pytest.raises(FetchError, match="more than 5 times"):
+            fetch(web.url("/0"), allow_hosts=[web.authority])
+    assert len(web.hits) == 6
+
+
+def test_an_error_status_is_an_error() -> None:
+    with local_web({}) as web, pytest.raises(FetchError, match="HTTP 404"):
+        fetch(web.url("/missing"), allow_hosts=[web.authority])
+
+
+def _peak_while(action: Any) -> int:
+    tracemalloc.start()
+    try:
+        action()
+    finally:
+        _current, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+    return peak
+
+
+@pytest.mark.parametrize("declare_length", [False, True])
+def test_a_50_mb_page_is_cut_off_with_bounded_memory(declare_length: bool) -> None:
+    with local_web({"/": huge(50_000_000, declare_length)}) as web:
+
+        def attempt() -> None:
+            with pytest.raises(FetchError, match="larger than the limit of 5,000,000 bytes"):
+                fetch(web.url(), allow_hosts=[web.authority])
+
+        peak = _peak_while(attempt)
+    assert peak < 16_000_000, f"peak {peak:,} bytes"
+
+
+def test_a_gzip_bomb_stops_at_the_limit() -> None:
+    with local_web({"/": gzip_bomb(200 << 20)}) as web:
+
+        def attempt() -> None:
+            with pytest.raises(FetchError, match="larger than the limit"):
+                fetch(web.url(), allow_hosts=[web.authority], max_bytes=1_000_000)
+
+        peak = _peak_while(attempt)
+    assert peak < 8_000_000, f"peak {peak:,} bytes"
+
+
+def test_gzip_bodies_are_decoded() -> None:
+    body = gzip.compress(ARTICLE.encode())
+    route = lambda h: send(h, 200, body, headers={"Content-Encoding": "gzip"})  # noqa: E731
+    with local_web({"/": route}) as web:
+        assert fetch(web.url(), allow_hosts=[web.authority]).body == ARTICLE.encode()
+
+
+@pytest.mark.parametrize("headers_too", [False, True])
+def test_a_slow_drip_hits_the_wall_clock_deadline(headers_too: bool) -> None:
+    with local_web({"/": drip(0.05, headers_too)}) as web:
+        started = time.monotonic()
+        with pytest.raises(FetchError, match="time limit"):
+            fetch(web.url(), allow_hosts=[web.authority], timeout=1.5)
+        elapsed = time.monotonic() - started
+    assert 1.4 < elapsed < 6, elapsed
+
+
+def _fake_resolver(
+    monkeypatch: pytest.MonkeyPatch, name: str, answers: list[list[str]]
+) -> list[str]:
+    """``name`` resolves to the next list of ``answers`` on each lookup; returns the lookups."""
+    real = socket.getaddrinfo
+    lookups: list[str] = []
+
+    def getaddrinfo(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
+        if host != name:
+            return real(host, port, *args, **kwargs)
+        lookups.append(host)
+        answer = answers[min(len(lookups), len(answers)) - 1]
+        return [
+            (socket.AF_INET6 if ":" in a else socket.AF_INET, socket.SOCK_STREAM, 6, "", (a, port))
+            for a in answer
+        ]
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    return lookups
+
+
+def test_every_resolved_address_is_checked(monkeypatch: pytest.MonkeyPatch) -> None:
+    _fake_resolver(monkeypatch, "mixed.example", [["93.184.216.34", "10.1.2.3"]])
+    with pytest.raises(FetchError, match=r"10\.1\.2\.3, which is a private address"):
+        fetch("http://mixed.example/")
+
+
+def test_the_connection_goes_to_the_checked_address_with_the_name_as_host(
+    monkeypatch: pytest.MonkeyPatch, web: LocalWeb
+) -> None:
+    # A rebinding server answers the check with the allowed address, then a private one.
+    lookups = _fake_resolver(monkeypatch, "rebind.example", [["127.0.0.1"], ["10.9.9.9"]])
+    fetched = fetch(
+        f"http://rebind.example:{web.port}/", allow_hosts=[f"rebind.example:{web.port}"]
+    )
+    assert fetched.body == ARTICLE.encode()
+    assert lookups == ["rebind.example"]
+    assert web.hits == [("/", f"rebind.example:{web.port}")]
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "127.0.0.1",
+        "10.0.0.1",
+        "172.16.0.1",
+        "192.168.1.1",
+        "169.254.169.254",
+        "100.64.0.1",
+        "0.0.0.0",
+        "224.0.0.1",
+        "240.0.0.1",
+        "255.255.255.255",
+        "::1",
+        "::",
+        "fe80::1",
+        "fc00::1",
+        "fd12:3456::1",
+        "ff02::1",
+        "::ffff:10.0.0.1",
+        "::ffff:169.254.169.254",
+        "2002:a00:1::1",
+        "64:ff9b::a00:1",
+        "192.0.2.1",
+    ],
+)
+def test_non_public_addresses_have_a_refusal_reason(address: str) -> None:
+    assert refusal_reason(ipaddress.ip_address(address)) is not None
+
+
+@pytest.mark.parametrize(
+    "address", ["93.184.216.34", "8.8.8.8", "2606:4700::1111", "::ffff:8.8.8.8"]
+)
+def test_public_addresses_pass(address: str) -> None:
+    assert refusal_reason(ipaddress.ip_address(address)) is None
+
+
+def test_tls_is_verified_against_the_name_not_the_pinned_address(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The fake's certificate is for localhost and 127.0.0.1, signed by itself.
+    with BedrockFake(tls=True) as server:
+        assert server.ca_file is not None
+        monkeypatch.setenv("SSL_CERT_FILE", server.ca_file)
+        port = server.port
+        fetched = fetch(
+            f"https://localhost:{port}/foundation-models", allow_hosts=[f"localhost:{port}"]
+        )
+        assert fetched.status == 200 and fetched.content_type == "application/json"
+        # Another name pinned to the same address: the certificate does not name it.
+        _fake_resolver(monkeypatch, "other.example", [["127.0.0.1"]])
+        with pytest.raises(FetchError, match=r"CERTIFICATE_VERIFY_FAILED|certificate"):
+            fetch(
+                f"https://other.example:{port}/foundation-models",
+                allow_hosts=[f"other.example:{port}"],
+            )
