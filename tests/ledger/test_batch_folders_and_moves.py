@@ -1,5 +1,7 @@
-"""``ChangeBatch.make_folder``: an empty folder created in a batch is part of its one record, and
-undo removes it again, but never a folder that something was put in since."""
+"""Empty folders and many moves in one batch (P.A.R.A's apply): ``create_folder`` with
+``move_notes`` is one record; undo removes the folders again, but never one that something was
+put in since; ``move_notes`` plans the links once and leaves out, with a reason, what it cannot
+move."""
 
 from __future__ import annotations
 
@@ -22,9 +24,9 @@ def test_empty_folders_and_a_move_are_one_record_and_one_undo(
 ) -> None:
     before = tree(vault_dir)
     with vault.change_batch(CLI, "para") as batch:
-        assert batch.make_folder("01. Projects") is True
-        assert batch.make_folder("02. Areas/Sub") is True
-        assert batch.make_folder("01. Projects") is False  # there now: nothing to do
+        assert batch.create_folder("01. Projects") is True
+        assert batch.create_folder("02. Areas/Sub") is True
+        assert batch.create_folder("01. Projects") is False  # there now: nothing to do
         batch.move("Inbox.md", "01. Projects/Inbox.md")
     assert batch.change is not None and batch.change.record_id is not None
     assert (vault_dir / "02. Areas" / "Sub").is_dir()
@@ -34,22 +36,11 @@ def test_empty_folders_and_a_move_are_one_record_and_one_undo(
     assert tree(vault_dir) == before
 
 
-def test_an_existing_folder_is_not_recorded(vault: Vault, vault_dir: Path) -> None:
-    with vault.change_batch(CLI, "para") as batch:
-        assert batch.make_folder("10-projects") is False
-    assert batch.change is not None and batch.change.record_id is None
-
-
-def test_a_file_where_the_folder_should_be_is_refused(vault: Vault) -> None:
-    with pytest.raises(NoteChangeError, match="not a folder"), vault.change_batch(CLI, "p") as b:
-        b.make_folder("Inbox.md")
-
-
 def test_undo_refuses_when_the_user_put_a_note_in_the_new_folder(
     vault: Vault, vault_dir: Path
 ) -> None:
     with vault.change_batch(CLI, "para") as batch:
-        batch.make_folder("04. Archives")
+        batch.create_folder("04. Archives")
     (vault_dir / "04. Archives" / "Mine.md").write_text("# mine\n", encoding="utf-8")
     with pytest.raises(UndoConflictError):
         vault.undo()
@@ -62,7 +53,7 @@ def test_a_folder_through_a_link_is_refused(vault: Vault, vault_dir: Path, tmp_p
     outside.mkdir()
     (vault_dir / "linked").symlink_to(outside, target_is_directory=True)
     with pytest.raises(NoteChangeError), vault.change_batch(CLI, "para") as batch:
-        batch.make_folder("linked/new")
+        batch.create_folder("linked/new")
     assert list(outside.iterdir()) == []
 
 

@@ -17,7 +17,7 @@ from tests.ledger.conftest import tree
 from tests.review.support import cli_toml, model_for
 from vaultctx.api import Vault
 from vaultctx.errors import VaultctxError
-from vaultctx.review.inbox import InboxFlow, clean_title
+from vaultctx.review.inbox import InboxFlow, clean_title, normalise_tag, note_tags
 
 NOTES = {
     "Inbox/meeting notes.md": "---\ntags: [work]\nsource: phone\n---\n# Meeting\nThe launch.\n",
@@ -47,6 +47,30 @@ def test_titles_are_cleaned() -> None:
     assert clean_title("../../etc/passwd") == "etc passwd"
     assert clean_title("a|b^c:d") == "a b c d"
     assert clean_title(" .hidden ") == "hidden"
+
+
+@pytest.mark.parametrize(
+    ("raw", "tag"),
+    [
+        ("#Machine Learning", "machine-learning"),
+        ("  a  b ", "a-b"),
+        ("Q3/Plans!", "q3/plans"),
+        ("2024", ""),
+        ("--x--", "x"),
+        ("한국어 태그", "한국어-태그"),
+        (7, ""),
+        ("", ""),
+    ],
+)
+def test_tags_are_normalised(raw: object, tag: str) -> None:
+    assert normalise_tag(raw) == tag
+
+
+def test_a_notes_own_tags() -> None:
+    assert note_tags("---\ntags: [Work, '#Q3 plans']\n---\n") == {"work", "q3-plans"}
+    assert note_tags("---\ntags: a, b\n---\n") == {"a", "b"}
+    assert note_tags("---\ntag: solo\n---\n") == {"solo"}
+    assert note_tags("no front matter #inline") == set()
 
 
 @pytest.fixture
@@ -143,7 +167,8 @@ def test_apply_tags_moves_and_skips_a_taken_name(
     assert result.notices[0] == "moved 1, tagged 2, skipped 1"
     moved = vault.path / "Projects/Launch/Launch meeting 1 draft.md"
     assert moved.read_text(encoding="utf-8") == (
-        "---\ntags: [work, launch-review, q3-plans]\nsource: phone\n---\n# Meeting\nThe launch.\n"
+        "---\ntags:\n  - work\n  - launch-review\n  - q3-plans\nsource: phone\n---\n"
+        "# Meeting\nThe launch.\n"
     )
     assert (vault.path / "Inbox/clash.md").read_text(encoding="utf-8") == (
         "---\ntags:\n  - misc\n---\n# Clash\n"
@@ -166,8 +191,9 @@ def test_one_failing_item_does_not_stop_the_others(
     (vault.path / "Inbox/meeting notes.md").write_text("---\ntags: [a\n---\n", encoding="utf-8")
     result = flow.apply(vault, proposals)
     assert result.applied == [1, 2]  # 1 moved without its tags, 2 tagged
-    assert result.skipped[0].startswith("1: Inbox/meeting notes.md: front matter is not valid")
-    assert result.skipped[0].endswith("its tags were not changed")
+    assert result.skipped[0].startswith(
+        "1: tags not added: Inbox/meeting notes.md: front matter is not valid YAML"
+    )
     assert (vault.path / "Projects/Launch/Launch meeting 1 draft.md").is_file()
     assert "misc" in (vault.path / "Inbox/clash.md").read_text(encoding="utf-8")
 

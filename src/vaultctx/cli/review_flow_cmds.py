@@ -23,14 +23,19 @@ def text_model(
     base_url: str | None,
     api_key_secret: str | None,
 ) -> TextModel:
-    """The model of ``vaultctx ask``, for one-shot completions."""
-    from vaultctx.agent.complete import BackendTextModel
-    from vaultctx.cli.agent_cmds import agent_settings
+    """The model of ``vaultctx ask``; these flows have nothing to propose without one."""
+    from vaultctx.cli.text_model_flags import configured_text_model
+    from vaultctx.errors import VaultctxError
 
-    settings = agent_settings(
+    found, _ = configured_text_model(
         vault, backend=backend, model=model, base_url=base_url, api_key_secret=api_key_secret
     )
-    return BackendTextModel(settings)
+    if found is None:
+        raise VaultctxError(
+            "the proposals come from a model, and none is configured",
+            "set [agent] model in vaultctx.toml (docs/agent.md), or pass --model",
+        )
+    return found
 
 
 def inbox(

@@ -150,24 +150,6 @@ class ChangeBatch:
             return True
         return False  # pragma: no cover - the loop returns or raises
 
-    def make_folder(self, path: str) -> bool:
-        """An empty folder (and its missing parents); one already there is left as it is.
-        Returns whether anything was created. Undo removes the folder again, provided it is
-        still empty (anything put in it since makes the undo refuse)."""
-        target = self._changer._confine(path, folder=True)
-        if exists(target.absolute):
-            if not os.path.isdir(target.absolute) or os.path.islink(target.absolute):
-                raise NoteChangeError(
-                    f"{target.relative} is not a folder (a file or a link is there); "
-                    "nothing was created there",
-                    "rename or move what is there",
-                )
-            return False
-        self._track(target.absolute)
-        make_folders(self._root, target.absolute)
-        self.paths.append(target.relative)
-        return True
-
     def move(self, source: str, destination: str) -> list[str]:
         """A note moved (not a folder); links to it in other notes follow. Returns the notes
         whose links were rewritten."""

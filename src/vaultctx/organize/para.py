@@ -208,7 +208,7 @@ class ParaFlow:
                         for folder in _strings(data.get("folders")):
                             if folder not in FOLDERS.values():
                                 raise NoteChangeError(f"{folder} is not a P.A.R.A folder", LIST)
-                            batch.make_folder(folder)
+                            batch.create_folder(folder)
                         result.applied.append(proposal.number)
                         continue
                     source, destination = str(data.get("source")), str(data.get("destination"))

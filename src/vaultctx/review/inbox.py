@@ -7,7 +7,8 @@ folders outside the inbox and its ``TOP_TAGS`` most common tags. Its answer is h
 a note path must be one of the candidates, a folder one that exists (found by walking the vault
 without following links, outside the inbox, ``.obsidian``, the trash and excluded folders),
 titles lose path and link characters, tags are normalised, and a plan that changes nothing is
-dropped. Each rejection is reported.
+dropped. Each rejection is reported. Tags are written by ``organize.front_matter_tags.add_tags``
+(the edit ``vaultctx tags --apply`` makes).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
-from vaultctx.review.front_matter_tags import existing_tags, merge_tags, normalise_tag
+from vaultctx.organize.front_matter_tags import add_tags
 from vaultctx.review.model_reply import json_array, shown
 from vaultctx.review.proposals import Proposal, ReviewResult
 from vaultctx.review.vault_names import exists_folded
@@ -50,6 +51,9 @@ SYSTEM = """You triage the notes in a personal knowledge base's inbox. For each 
 Answer with a JSON array only, one object per note:
 [{"path": "<the note's path as given>", "folder": "...", "title": "...", "tags": ["..."]}]"""
 
+_NOT_TAG = re.compile(r"[^\w/-]+")
+_HYPHENS = re.compile(r"-{2,}")
+MAX_TAG_CHARS = 60
 _TITLE_DROP = re.compile(r'[\\/:*?"<>|#^\[\]\x00-\x1f]+')
 
 
@@ -98,7 +102,7 @@ class InboxFlow:
                 continue
             seen.add(path)
             destination = self._destination(path, item, by_fold)
-            have = set(existing_tags(texts[path]))
+            have = note_tags(texts[path])
             raw_tags = item.get("tags")
             tags = [
                 tag
@@ -164,8 +168,8 @@ class InboxFlow:
                         if tags and batch.rewrite(path, _tagger(tags, path)):
                             tagged += 1
                             done = True
-                    except NoteChangeError as exc:  # the move may still happen
-                        result.skipped.append(f"{proposal.number}: {exc.message}")
+                    except VaultctxError as exc:  # the move may still happen
+                        result.skipped.append(f"{proposal.number}: tags not added: {exc.message}")
                     if isinstance(destination, str) and destination:
                         if exists_folded(vault.path, destination):
                             skipped += 1
@@ -234,9 +238,34 @@ def existing_folders(vault: Vault, inbox: str) -> list[str]:
 
 
 def vault_common_tags(vault: Vault) -> list[str]:
-    from vaultctx.index.review_queries import common_tags
+    """The ``TOP_TAGS`` tags most notes carry ([] without an index: the inbox works anyway)."""
+    try:
+        return [tag for tag, _ in vault.tag_counts(limit=TOP_TAGS)]
+    except VaultctxError:
+        return []
 
-    return common_tags(vault.db_path, TOP_TAGS)
+
+def normalise_tag(raw: object) -> str:
+    """``"#Machine Learning"`` -> ``machine-learning``: lower case, hyphens for spaces, only
+    letters, digits, ``_``, ``-`` and ``/``; "" for nothing usable (all digits is not a tag in
+    Obsidian)."""
+    if not isinstance(raw, str):
+        return ""
+    tag = "-".join(raw.strip().lstrip("#").lower().split())
+    tag = _HYPHENS.sub("-", _NOT_TAG.sub("-", tag)).strip("-/")[:MAX_TAG_CHARS].strip("-/")
+    return "" if not tag or tag.replace("/", "").isdigit() else tag
+
+
+def note_tags(text: str) -> set[str]:
+    """The note's front matter tags, normalised (a list, or one string of several)."""
+    front, _, _ = split_front_matter(text)
+    raw = front.get("tags", front.get("tag"))
+    items = re.split(r"[,\s]+", raw) if isinstance(raw, str) else raw
+    return (
+        {normalise_tag(item) for item in items if normalise_tag(item)}
+        if isinstance(items, list)
+        else set()
+    )
 
 
 def clean_title(raw: str) -> str:
@@ -281,7 +310,7 @@ def _prompt(
 
 
 def _tagger(tags: list[str], path: str) -> Callable[[str], str]:
-    return lambda text: merge_tags(text, tags, name=path)
+    return lambda text: add_tags(text, tags, name=path)
 
 
 def _list(value: object) -> list[object]:
