@@ -16,6 +16,7 @@ from tests.ledger.conftest import tree
 from tests.review.support import cli_toml, model_for
 from vaultctx.api import Vault
 from vaultctx.brain.settings import SecondBrainOffError
+from vaultctx.errors import VaultctxError
 from vaultctx.review.decisions import DecisionsFlow
 
 ON = '[second_brain]\nenabled = true\nwiki_folder = "Wiki"\n'
@@ -120,7 +121,7 @@ def test_a_wiki_folder_that_is_a_file_is_a_clear_error(fake: OpenAIFake, tmp_pat
     fake.queue(Answer(json.dumps(ANSWER)))
     flow = DecisionsFlow(model_for(fake, tmp_path), "database")
     proposals = asyncio.run(flow.propose(vault))
-    with pytest.raises(Exception, match="is a file or a link, not a folder"):
+    with pytest.raises(VaultctxError, match="'Wiki' is a file; nothing was written"):
         flow.apply(vault, proposals)
     assert (vault.path / "Wiki").read_text(encoding="utf-8") == "a file\n"
 
@@ -133,7 +134,7 @@ def test_an_unclosed_marker_writes_nothing(fake: OpenAIFake, tmp_path: Path) -> 
     fake.queue(Answer(json.dumps(ANSWER)))
     flow = DecisionsFlow(model_for(fake, tmp_path), "database")
     proposals = asyncio.run(flow.propose(vault))
-    with pytest.raises(Exception, match="without its"):
+    with pytest.raises(VaultctxError, match="without its"):
         flow.apply(vault, proposals)
     assert ledger.read_text(encoding="utf-8").endswith("mine\n")
 

@@ -17,8 +17,7 @@ from datetime import date
 from typing import TYPE_CHECKING, Any
 
 from vaultctx.brain.markers import read_block, upsert_block
-from vaultctx.brain.settings import load_second_brain_settings
-from vaultctx.errors import VaultctxError
+from vaultctx.brain.wiki import check_wiki_folder, enabled_settings, vault_root
 from vaultctx.ledger.context import ChangeContext
 from vaultctx.review.decision_ledger import (
     BLOCK_KEY,
@@ -64,7 +63,7 @@ class DecisionsFlow:
 
     async def propose(self, vault: Vault) -> list[Proposal]:
         self.notices.clear()
-        load_second_brain_settings(vault.path).require_enabled()
+        enabled_settings(vault)
         results = vault.search(self.topic, limit=SEARCH_LIMIT).results
         if not results:
             self.notices.append(f"no notes match {self.topic!r}; nothing was asked")
@@ -106,10 +105,9 @@ class DecisionsFlow:
         return proposals
 
     def apply(self, vault: Vault, accepted: list[Proposal]) -> ReviewResult:
-        settings = load_second_brain_settings(vault.path)
-        settings.require_enabled()
+        settings = enabled_settings(vault)
         target = f"{settings.wiki_folder}/{FILE_NAME}"
-        _check_wiki_folder(vault, settings.wiki_folder)
+        check_wiki_folder(vault_root(vault), settings.wiki_folder)
         result = ReviewResult(None)
         found: list[Decision] = []
         for proposal in accepted:
@@ -236,18 +234,6 @@ def _note_exists(vault: Vault, relative: str) -> bool:
         os.path.islink(vault.path.joinpath(*clean.split("/")[: depth + 1]))
         for depth in range(clean.count("/") + 1)
     )
-
-
-def _check_wiki_folder(vault: Vault, folder: str) -> None:
-    current = vault.path
-    for part in folder.split("/"):
-        current = current / part
-        if os.path.lexists(current) and (os.path.islink(current) or not current.is_dir()):
-            raise VaultctxError(
-                f"the wiki folder {folder} cannot hold {FILE_NAME}: {current.name} is a file or "
-                "a link, not a folder; nothing was written",
-                "move that file away, or set wiki_folder under [second_brain] to another folder",
-            )
 
 
 __all__ = ["DecisionsFlow", "validated"]
