@@ -91,6 +91,12 @@ class NotesFlow:
         return result
 
 
+@pytest.fixture(autouse=True)
+def command_line(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``run_review`` keys a saved list by the command line: the same one for each test."""
+    monkeypatch.setattr("sys.argv", ["vaultctx", "review", "notes"])
+
+
 @pytest.fixture
 def vault(tmp_path: Path) -> Vault:
     return Vault(make_vault(tmp_path / "vault", {"Home.md": "# Home\n"}), db=tmp_path / "i.db")
@@ -110,7 +116,7 @@ def test_listing_without_a_terminal_writes_nothing_and_says_how_to_accept(
     assert "nothing was written" in out and "vaultctx review notes --accept 1,3" in out
     assert notes(vault) == ["Home.md"]
     assert vault.ledger() == []
-    assert plan_file(vault.path, "notes", "").is_file()
+    assert plan_file(vault.path, "notes", "review\0notes").is_file()
 
 
 def test_accept_applies_only_those_as_one_record(
@@ -208,3 +214,21 @@ def test_at_a_terminal_each_item_is_asked(
     run_review(NotesFlow(["alpha", "beta", "gamma", "delta"]), vault, accept=None, as_json=False)
     assert notes(vault) == ["Home.md", "beta.md"]
     assert "applied 1: 2" in capsys.readouterr().out
+
+
+def test_without_a_scope_a_list_is_kept_per_command_line(
+    vault: Vault, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A flow that passes no scope (a topic in its arguments): the list shown for one topic is
+    never applied to another."""
+    monkeypatch.setattr("sys.argv", ["vaultctx", "review", "notes", "topic A", "--json"])
+    run_review(NotesFlow(["alpha"]), vault, accept=None, as_json=True)
+    monkeypatch.setattr("sys.argv", ["vaultctx", "review", "notes", "topic B", "--accept", "1"])
+    other = NotesFlow(["beta"])
+    run_review(other, vault, accept="1", as_json=False)
+    assert other.proposed == 1 and notes(vault) == ["Home.md", "beta.md"]
+    monkeypatch.setattr("sys.argv", ["vaultctx", "review", "notes", "--accept=1", "topic A"])
+    again = NotesFlow(["gamma"])
+    run_review(again, vault, accept="1", as_json=False)
+    assert again.proposed == 0 and "alpha.md" in notes(vault)
+    capsys.readouterr()

@@ -1,9 +1,9 @@
 """``vaultctx review …``: approval flows (docs/review.md). Each flow proposes numbered changes;
 nothing is written until items are accepted, at a terminal one by one or with ``--accept``.
 
-A flow module adds its command to ``review_app`` in its own ``register_review`` function and
-calls ``run_review``; ``build_app`` hands the module to ``register``. This module owns how
-proposals are shown, chosen, saved between listing and accepting, and reported.
+A flow module adds its command to ``review_app`` in its own ``register_review`` function
+(``build_app`` calls it) and calls ``run_review``. This module owns how proposals are shown,
+chosen, saved between listing and accepting, and reported.
 """
 
 from __future__ import annotations
@@ -12,8 +12,7 @@ import asyncio
 import json
 import sys
 import time
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Protocol
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
@@ -45,18 +44,20 @@ def run_review(
     *,
     accept: str | None,
     as_json: bool,
-    scope: str = "",
+    scope: str | None = None,
     command: str | None = None,
 ) -> None:
     """Propose, choose, apply, report. Without ``--accept`` and without a terminal to ask at,
     the proposals are listed (and saved, see ``vaultctx.review.saved_plans``) and nothing is
     written; ``--accept`` then applies from that saved list. ``scope`` tells lists of the same
-    flow apart (the inbox folder, the decision topic); ``command`` is how the user runs the
-    flow again (default ``vaultctx review NAME``)."""
+    flow apart (the inbox folder, the decision topic; by default the command line without
+    ``--accept`` and ``--json``, so a list for one topic is never applied to another);
+    ``command`` is how the user runs the flow again (default ``vaultctx review NAME``)."""
     from vaultctx.review.proposals import parse_accept
     from vaultctx.review.saved_plans import forget_plan, load_plan, save_plan
 
     command = command or f"vaultctx review {flow.name}"
+    scope = _command_line_scope(sys.argv[1:]) if scope is None else scope
     notices: list[str] = []
     if accept is not None:
         saved = load_plan(vault.path, flow.name, scope)
@@ -104,6 +105,20 @@ def run_review(
         return
     _print_notices(notices)
     _report(result)
+
+
+def _command_line_scope(argv: list[str]) -> str:
+    """The arguments that chose what was proposed: all but ``--accept IDS`` and ``--json``."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--accept":
+            skip = True
+        elif not arg.startswith("--accept=") and arg != "--json":
+            kept.append(arg)
+    return "\0".join(kept)
 
 
 def _flow_notices(flow: ReviewFlow) -> list[str]:
@@ -182,17 +197,9 @@ def _report(result: ReviewResult | None) -> None:
         print(printable(f"note: {notice}"))
 
 
-class FlowCommands(Protocol):
-    """A CLI module holding approval flows (e.g. ``vaultctx.cli.review_flow_cmds``)."""
-
-    def register_review(self, review_app: typer.Typer) -> None: ...
-
-
-def register(app: typer.Typer, flows: Sequence[FlowCommands] = ()) -> None:
-    """The ``vaultctx review`` group with the commands of ``flows``, each module adding its own
-    in ``register_review(review_app)``. The flow modules are passed in by ``build_app`` rather
-    than imported here: they import ``run_review`` and ``AcceptOption`` from this module, and
-    importing them back would be a cycle."""
-    for module in flows:
-        module.register_review(review_app)
+def register(app: typer.Typer) -> None:
+    """The ``vaultctx review`` group. Each flow module adds its commands with
+    ``register_review(review_app)``, called from ``build_app``, not from here: the flow modules
+    import ``run_review`` and ``AcceptOption`` from this module, so importing them back here
+    would be an import cycle."""
     app.add_typer(review_app, name="review")
