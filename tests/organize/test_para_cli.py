@@ -137,3 +137,26 @@ def test_at_a_terminal_each_move_is_asked(indexed: Indexed, tmp_path: Path) -> N
     assert "applied 1: 2" in text
     assert (indexed.vault / "02. Areas" / "Running.md").is_file()
     assert (indexed.vault / "Launch plan.md").is_file()  # item 3 was never reached: q
+
+
+def test_a_rerun_classifies_first_the_notes_the_last_list_did_not_offer(
+    indexed: Indexed, tmp_path: Path
+) -> None:
+    with OpenAIFake() as fake:
+        fake.queue(*(Answer(r) for r in ["areas", "no idea", "projects", "archives", "areas"]))
+        env = agent_env(tmp_path, cli_toml(fake), OPENAI_TEST=KEY)
+        assert vaultctx(indexed, env, "para").returncode == 0
+        fake.queue(*(Answer("areas") for _ in range(5)))
+        assert vaultctx(indexed, env, "para").returncode == 0
+        prompts = [
+            r.json["messages"][1]["content"].split("\n", 1)[0]
+            for r in fake.requests_to("/chat/completions")
+        ]
+    assert prompts[:5] == [
+        "Title: Garbled",
+        "Title: Running",
+        "Title: Launch plan",
+        "Title: 2019 taxes",
+        "Title: Reading list",
+    ]
+    assert prompts[5] == "Title: Running"  # skipped last time: never offered, so first now

@@ -44,7 +44,7 @@ def para(
         left_alone=list(dict.fromkeys(left_alone)),
         offered=offered,
     )
-    run_review(flow, handle, accept=accept, as_json=as_json, command="vaultctx para")
+    run_review(flow, handle, accept=accept, as_json=as_json, scope="", command="vaultctx para")
 
 
 def register(app: typer.Typer) -> None:
