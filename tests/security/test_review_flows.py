@@ -135,3 +135,16 @@ def test_decisions_never_take_a_source_outside_the_vault(
     result = flow.apply(vault, [Proposal(1, "t", "", tampered)])
     assert result.applied == [] and result.skipped == ["1: none of its sources exists any more"]
     assert not (vault.path / "Second Brain").exists()
+
+
+def test_a_note_that_is_a_link_is_never_a_candidate(
+    vault: Vault, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    (vault.path / "Inbox" / "alias.md").symlink_to(vault.path / "Projects" / "p.md")
+    fake.queue(Answer("projects"), Answer("projects"), Answer("[]"))
+    para = ParaFlow(model_for(fake, tmp_path))
+    sources = [p.data.get("source") for p in asyncio.run(para.propose(vault))]
+    assert "Inbox/alias.md" not in sources and "Inbox/a.md" in sources
+    asyncio.run(InboxFlow(model_for(fake, tmp_path)).propose(vault))
+    prompt = fake.last("/chat/completions").json["messages"][1]["content"]
+    assert "path: Inbox/a.md" in prompt and "alias.md" not in prompt

@@ -101,7 +101,11 @@ class ParaFlow:
         scan = scan_vault(
             vault.path, max_file_bytes=settings.max_file_bytes, extra_ignores=settings.ignore
         )
-        notes = [f for f in scan.files if f.path.lower().endswith(".md")]
+        notes = [  # a note that is a symbolic link is not moved: the link would go, not the note
+            f
+            for f in scan.files
+            if f.path.lower().endswith(".md") and not os.path.islink(vault.path / f.path)
+        ]
         kept: dict[str, int] = {}
         found = []
         for note in notes:

@@ -283,7 +283,11 @@ def _newest_notes(vault: Vault, inbox: str) -> list[VaultFile]:
     )
     prefix = inbox.casefold() + "/"
     notes = [
-        f for f in scan.files if f.path.casefold().startswith(prefix) and f.path.endswith(".md")
+        f
+        for f in scan.files
+        if f.path.casefold().startswith(prefix)
+        and f.path.endswith(".md")
+        and not os.path.islink(vault.path / f.path)
     ]
     notes.sort(key=lambda f: (-f.mtime_ns, f.path))
     return notes[:MAX_NOTES]
