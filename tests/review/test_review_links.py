@@ -137,4 +137,9 @@ def test_nothing_to_review_is_not_an_error(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "nothing to review: no links proposals"
     listed = run_cli(tmp_path, vault, "review", "duplicates", "--accept", "all", "--json")
-    assert json.loads(listed.stdout) == {"flow": "duplicates", "proposals": []}
+    assert json.loads(listed.stdout) == {
+        "flow": "duplicates",
+        "proposals": [],
+        "notices": [],
+        "result": None,
+    }
