@@ -1,12 +1,18 @@
-"""A small vault with the Second Brain turned on, indexed for real, and a scripted TextModel."""
+"""Vaults for the Second Brain's tests: a small one with it turned on, indexed for real, with a
+scripted TextModel (synthesis, wiki); hand-built ones for the offline reports; real files, a real
+index."""
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import make_vault
+from tests.conftest import REPO, make_vault
 from vaultctx.api import Vault
 from vaultctx.ledger.context import ChangeContext
 
@@ -17,6 +23,18 @@ NOTES = {
 }
 ON = "[second_brain]\nenabled = true\n"
 CHANGE = ChangeContext("test", source="cli")
+# The reports' vaults: thresholds set for these few notes.
+REPORTS_ON = "[second_brain]\nenabled = true\nlink_threshold = 0.95\nduplicate_threshold = 0.97\n"
+# A sentence the static model places far from every other one used here (~0.52 apart).
+KUBE = (
+    "Kubernetes clusters schedule containers across nodes using the control plane and kubelet "
+    "agents."
+)
+BREAD = "Sourdough bread needs a starter, flour, water and salt, and a long slow fermentation."
+TIDES = "Ocean tides rise and fall twice a day because the moon's gravity pulls on the water."
+LONG = " ".join(
+    ["Filler sentence about nothing in particular, repeated to make the note long."] * 40
+)
 
 
 class ScriptedText:
@@ -46,11 +64,42 @@ def brain_vault(root: Path, *, enabled: bool = True, indexed: bool = True) -> Va
 
 @pytest.fixture(autouse=True)
 def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """The ledger and the user's vaultctx.toml in the test's own folders."""
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    """The ledger, the review queue's history and the user's settings in tmp."""
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
 
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Vault:
     return brain_vault(tmp_path)
+
+
+def indexed_vault(root: Path, notes: Mapping[str, str], config: str = REPORTS_ON) -> Vault:
+    vault = make_vault(root / "vault", {"vaultctx.toml": config, **notes})
+    handle = Vault(vault, db=root / "index.db")
+    handle.index(fast=True)
+    return handle
+
+
+def run_cli(tmp_path: Path, vault: Vault, *args: str) -> subprocess.CompletedProcess[str]:
+    """``vaultctx ARGS --vault V --db D`` as a real process, with private user dirs."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTCTX_")}
+    env.update(
+        XDG_DATA_HOME=str(tmp_path / "data"),
+        XDG_CONFIG_HOME=str(tmp_path / "config"),
+        XDG_STATE_HOME=str(tmp_path / "state"),
+        PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(REPO)]),
+    )
+    argv = [sys.executable, "-m", "vaultctx", *args, "--vault", str(vault.path)]
+    argv += ["--db", str(vault.db_path)]
+    return subprocess.run(
+        argv, capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL
+    )
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    return {
+        path.relative_to(root).as_posix(): (path.read_bytes() if path.is_file() else None)
+        for path in sorted(root.rglob("*"))
+    }

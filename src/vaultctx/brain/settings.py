@@ -14,6 +14,11 @@ from vaultctx.config import ConfigError, table_values, vault_relative_folder
 from vaultctx.errors import VaultctxError
 
 DEFAULT_WIKI_FOLDER = "Second Brain"
+# (cosine + 1) / 2 between first-chunk static vectors, measured on the Obsidian Help vault and the
+# PowerShell docs (bench/brain_thresholds.py; docs/benchmarks.md, "Second Brain thresholds").
+DEFAULT_LINK_THRESHOLD = 0.89
+DEFAULT_DUPLICATE_THRESHOLD = 0.99
+_THRESHOLDS = ("link_threshold", "duplicate_threshold")
 ENABLE_HINT = (
     "set enabled = true under [second_brain] in the vault's vaultctx.toml (docs/second-brain.md)"
 )
@@ -28,6 +33,8 @@ class SecondBrainOffError(VaultctxError):
 class SecondBrainSettings:
     enabled: bool = False
     wiki_folder: str = DEFAULT_WIKI_FOLDER
+    link_threshold: float = DEFAULT_LINK_THRESHOLD
+    duplicate_threshold: float = DEFAULT_DUPLICATE_THRESHOLD
 
     def require_enabled(self) -> None:
         if not self.enabled:
@@ -50,8 +57,17 @@ def load_second_brain_settings(
             if isinstance(value, str) and not value.strip():
                 continue  # blank means the default, as in the plugin's settings
             values[key] = vault_relative_folder("[second_brain] wiki_folder", value, path)
+        elif key in _THRESHOLDS:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 1:
+                raise ConfigError(
+                    f"{path}: [second_brain] {key} must be a number above 0 and at most 1, "
+                    f"got {value!r}",
+                    f"write e.g. {key} = 0.9 (similarity on 0-1, docs/second-brain.md)",
+                )
+            values[key] = float(value)
         else:
             raise ConfigError(
-                f"{path}: unknown setting [second_brain] {key}", "use enabled or wiki_folder"
+                f"{path}: unknown setting [second_brain] {key}",
+                "use enabled, wiki_folder, link_threshold or duplicate_threshold",
             )
     return SecondBrainSettings(**values)  # type: ignore[arg-type]

@@ -1,9 +1,11 @@
 """The ``vaultctx brain`` command group (docs/second-brain.md)."""
 
+from __future__ import annotations
+
 import typer
 
 brain_app = typer.Typer(
-    help="The Second Brain: wiki notes written and kept current from your notes (docs/second-brain.md).",  # noqa: E501
+    help="The Second Brain: wiki notes written and kept current from your notes (docs/second-brain.md).",
     no_args_is_help=True,
 )
 

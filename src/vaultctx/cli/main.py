@@ -103,6 +103,8 @@ def build_app() -> typer.Typer:
     from vaultctx.cli import (
         agent_cmds,
         brain_app,
+        brain_report_cmds,
+        brain_review_cmds,
         brain_wiki_cmds,
         capture_cmds,
         clip_cmds,
@@ -112,6 +114,9 @@ def build_app() -> typer.Typer:
         ledger_cmds,
         links_cmds,
         mcp_cmds,
+        para_cmds,
+        review_cmds,
+        review_flow_cmds,
         search_cmds,
         secret_cmds,
         serve_cmds,
@@ -137,11 +142,19 @@ def build_app() -> typer.Typer:
     ledger_cmds.register(app)
     todo_cmds.register(app)
     template_cmds.register(app)
-    brain_app.register(app)
-    brain_wiki_cmds.register_brain(brain_app.brain_app)
     signal_cmds.register(app)
     clip_cmds.register(app)
     tags_cmds.register(app)
+    para_cmds.register(app)
+    # Command groups: each family adds its commands to the group, then the group joins the app
+    # (from here: a flow module imports review_cmds, so review_cmds importing it back would be
+    # an import cycle).
+    brain_wiki_cmds.register_brain(brain_app.brain_app)
+    brain_report_cmds.register_brain(brain_app.brain_app)
+    brain_app.register(app)
+    brain_review_cmds.register_review(review_cmds.review_app)
+    review_flow_cmds.register_review(review_cmds.review_app)
+    review_cmds.register(app)
     return app
 
 

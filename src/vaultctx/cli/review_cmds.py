@@ -1,8 +1,9 @@
 """``vaultctx review …``: approval flows (docs/review.md). Each flow proposes numbered changes;
 nothing is written until items are accepted, at a terminal one by one or with ``--accept``.
 
-A flow module adds its command to ``review_app`` in its own ``register_review`` function and
-calls ``run_review``; this module owns how proposals are shown, chosen and reported.
+A flow module adds its command to ``review_app`` in its own ``register_review`` function
+(``build_app`` calls it) and calls ``run_review``. This module owns how proposals are shown,
+chosen, saved between listing and accepting, and reported.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+import time
 from typing import TYPE_CHECKING, Annotated
 
 import typer
@@ -30,56 +32,134 @@ AcceptOption = Annotated[
     typer.Option(
         "--accept",
         metavar="IDS",
-        help="Apply these proposals without asking: 1,3 or 2-4 or all.",
+        help="Apply these items of the list last shown (24 h), without asking: 1,3 or 2-4 or all.",
         show_default=False,
     ),
 ]
 
 
-def run_review(flow: ReviewFlow, vault: Vault, *, accept: str | None, as_json: bool) -> None:
+def run_review(
+    flow: ReviewFlow,
+    vault: Vault,
+    *,
+    accept: str | None,
+    as_json: bool,
+    scope: str | None = None,
+    command: str | None = None,
+) -> None:
     """Propose, choose, apply, report. Without ``--accept`` and without a terminal to ask at,
-    the proposals are listed and nothing is written."""
+    the proposals are listed (and saved, see ``vaultctx.review.saved_plans``) and nothing is
+    written; ``--accept`` then applies from that saved list. ``scope`` tells lists of the same
+    flow apart (the inbox folder, the decision topic; by default the command line without
+    ``--accept`` and ``--json``, so a list for one topic is never applied to another);
+    ``command`` is how the user runs the flow again (default ``vaultctx review NAME``)."""
     from vaultctx.review.proposals import parse_accept
+    from vaultctx.review.saved_plans import forget_plan, load_plan, save_plan
 
-    proposals = asyncio.run(flow.propose(vault))
+    command = command or f"vaultctx review {flow.name}"
+    scope = _command_line_scope(sys.argv[1:]) if scope is None else scope
+    notices: list[str] = []
     if accept is not None:
+        saved = load_plan(vault.path, flow.name, scope)
+        if saved is not None:
+            proposals = saved.proposals
+            when = time.strftime("%H:%M", time.localtime(saved.saved_at))
+            notices.append(
+                f"applying the list `{command}` showed at {when} (run it again without "
+                "--accept for a fresh list)"
+            )
+        else:
+            proposals = asyncio.run(flow.propose(vault))
+            notices += _flow_notices(flow)
+        if not proposals:
+            _nothing(flow, notices, as_json)
+            return
         chosen = parse_accept(accept, len(proposals))
-    elif as_json or not sys.stdin.isatty():
-        _list(flow, proposals, as_json)
-        return
     else:
+        proposals = asyncio.run(flow.propose(vault))
+        notices += _flow_notices(flow)
+        if as_json or not sys.stdin.isatty():
+            if proposals:
+                save_plan(vault.path, flow.name, scope, proposals)
+            else:
+                forget_plan(vault.path, flow.name, scope)
+            _list(flow, proposals, notices, as_json, command)
+            return
+        if not proposals:
+            _nothing(flow, notices, as_json)
+            return
+        _print_notices(notices)
+        notices = []
         chosen = _ask_each(proposals)
     accepted = [p for p in proposals if p.number in chosen]
     result = flow.apply(vault, accepted) if accepted else None
     if as_json:
-        print(
-            json.dumps(
-                {
-                    "flow": flow.name,
-                    "proposals": [p.as_dict() for p in proposals],
-                    "accepted": chosen,
-                    "result": result.as_dict() if result else None,
-                },
-                ensure_ascii=False,
-            )
-        )
+        payload = {
+            "flow": flow.name,
+            "proposals": [p.as_dict() for p in proposals],
+            "notices": notices,
+            "accepted": chosen,
+            "result": result.as_dict() if result else None,
+        }
+        print(json.dumps(payload, ensure_ascii=False))
         return
+    _print_notices(notices)
     _report(result)
 
 
-def _list(flow: ReviewFlow, proposals: list[Proposal], as_json: bool) -> None:
+def _command_line_scope(argv: list[str]) -> str:
+    """The arguments that chose what was proposed: all but ``--accept IDS`` and ``--json``."""
+    kept: list[str] = []
+    skip = False
+    for arg in argv:
+        if skip:
+            skip = False
+        elif arg == "--accept":
+            skip = True
+        elif not arg.startswith("--accept=") and arg != "--json":
+            kept.append(arg)
+    return "\0".join(kept)
+
+
+def _flow_notices(flow: ReviewFlow) -> list[str]:
+    found = getattr(flow, "notices", [])
+    return [str(notice) for notice in found] if isinstance(found, list) else []
+
+
+def _print_notices(notices: list[str]) -> None:
+    for notice in notices:
+        print(printable(f"note: {notice}"))
+
+
+def _nothing(flow: ReviewFlow, notices: list[str], as_json: bool) -> None:
     if as_json:
-        payload = {"flow": flow.name, "proposals": [p.as_dict() for p in proposals]}
+        payload = {"flow": flow.name, "proposals": [], "notices": notices, "result": None}
+        print(json.dumps(payload, ensure_ascii=False))
+        return
+    print(f"nothing to review: no {flow.name} proposals")
+    _print_notices(notices)
+
+
+def _list(
+    flow: ReviewFlow, proposals: list[Proposal], notices: list[str], as_json: bool, command: str
+) -> None:
+    if as_json:
+        payload = {
+            "flow": flow.name,
+            "proposals": [p.as_dict() for p in proposals],
+            "notices": notices,
+        }
         print(json.dumps(payload, ensure_ascii=False))
         return
     if not proposals:
-        print(f"nothing to review: no {flow.name} proposals")
+        _nothing(flow, notices, as_json)
         return
     for proposal in proposals:
         _show(proposal)
+    _print_notices(notices)
     print(
-        f"nothing was written; accept items with --accept 1,3 (or --accept all), "
-        f"or run `vaultctx review {flow.name}` at a terminal to choose one by one"
+        f"nothing was written; accept items with `{command} --accept 1,3` (or --accept all), "
+        "or run it at a terminal to choose one by one"
     )
 
 
@@ -90,9 +170,6 @@ def _show(proposal: Proposal) -> None:
 
 
 def _ask_each(proposals: list[Proposal]) -> list[int]:
-    if not proposals:
-        print("nothing to review")
-        return []
     chosen: list[int] = []
     for proposal in proposals:
         _show(proposal)
@@ -121,4 +198,8 @@ def _report(result: ReviewResult | None) -> None:
 
 
 def register(app: typer.Typer) -> None:
+    """The ``vaultctx review`` group. Each flow module adds its commands with
+    ``register_review(review_app)``, called from ``build_app``, not from here: the flow modules
+    import ``run_review`` and ``AcceptOption`` from this module, so importing them back here
+    would be an import cycle."""
     app.add_typer(review_app, name="review")

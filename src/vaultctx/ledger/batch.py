@@ -3,8 +3,9 @@
 An approval flow that writes five accepted suggestions into four notes, a P.A.R.A plan that moves
 forty notes, a triage run that files a dozen signals: the user decided once, so undo takes it
 back at once. The record holds, for every path the batch touched, its state before the batch's
-first touch and after its last (a folder the batch created is recorded as that folder), so undo
-needs nothing new: it compares the "after" with the disk and writes the "before" back.
+first touch and after its last (a folder the batch created, empty or not, is recorded as that
+folder), so undo needs nothing new: it compares the "after" with the disk and writes the
+"before" back.
 
 The ledger's lock is held from the first read to the record, as for a single change. A step
 that fails stops the batch; what the steps before it did is still recorded (and undoable) before
@@ -14,7 +15,7 @@ the error reaches the caller.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from types import TracebackType
 from typing import TYPE_CHECKING
@@ -180,6 +181,62 @@ class ChangeBatch:
                 self.notices.append(f"{new_path} changed meanwhile: its links were not rewritten")
                 continue
             if old_path != src.relative:  # the moved note itself is recorded at its new path
+                self._track_file(new_path, old, mode)
+                rewritten.append(new_path)
+                self.paths.append(new_path)
+        return rewritten
+
+    def move_notes(self, moves: Mapping[str, str]) -> tuple[list[str], dict[str, str]]:
+        """Several notes moved (source -> destination); links to any of them in other notes
+        follow. The links are planned once for all the moves: one read of the vault, where
+        ``move`` per note would read it once per note (200 moves in a 14,000-note vault).
+
+        A move that cannot be made (its note gone or a folder, its destination taken, refused,
+        or named by an earlier move too) is left out and its reason returned under its source;
+        the others are made. Returns (notes whose links were rewritten, refused moves)."""
+        valid: dict[str, str] = {}
+        refused: dict[str, str] = {}
+        taken: set[str] = set()
+        for source, destination in moves.items():
+            try:
+                src = self._changer._confine(source)
+                if not exists(src.absolute) or os.path.isdir(src.absolute):
+                    raise NoteChangeError(f"{src.relative} is not a note any more", "list again")
+                dst = self._changer._confine(destination)
+                if exists(dst.absolute) or dst.relative.casefold() in taken:
+                    raise destination_taken(dst.relative)
+                if src.relative in valid:
+                    raise NoteChangeError(f"{src.relative} is moved once already", "list again")
+            except NoteChangeError as exc:
+                refused[source] = exc.message
+                continue
+            valid[src.relative] = dst.relative
+            taken.add(dst.relative.casefold())
+        if not valid:
+            return [], refused
+        rewrites = self._changer._plan_link_rewrites(valid)
+        for source, destination in valid.items():
+            old_at, new_at = self._root / source, self._root / destination
+            self._track(old_at)
+            self._track(new_at)
+            make_folders(self._root, new_at.parent)
+            rename(old_at, new_at, destination)
+            self.paths += [source, destination]
+        return self._rewrite_links(rewrites, valid), refused
+
+    def _rewrite_links(
+        self, rewrites: list[tuple[str, str, bytes, bytes]], moved: Mapping[str, str]
+    ) -> list[str]:
+        rewritten: list[str] = []
+        for old_path, new_path, old, new in rewrites:
+            absolute = self._root / new_path
+            try:
+                mode = file_mode(absolute)
+                replace_file(absolute, new, expected=old, mode=mode, shown=new_path)
+            except (NoteChangeError, OSError):
+                self.notices.append(f"{new_path} changed meanwhile: its links were not rewritten")
+                continue
+            if old_path not in moved:  # a moved note is recorded at its new path
                 self._track_file(new_path, old, mode)
                 rewritten.append(new_path)
                 self.paths.append(new_path)

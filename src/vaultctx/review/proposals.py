@@ -26,7 +26,8 @@ class Proposal:
     data: dict[str, Any] = field(default_factory=dict)  # what apply needs; JSON-able
 
     def as_dict(self) -> dict[str, Any]:
-        return {"id": self.number, "title": self.title, "detail": self.detail, **self.data}
+        # The flow's data first: a key of its own never hides the id, title or detail.
+        return {**self.data, "id": self.number, "title": self.title, "detail": self.detail}
 
 
 @dataclass
@@ -55,6 +56,10 @@ class ReviewFlow(Protocol):
     what no longer applies."""
 
     name: str  # "links": the ledger label is "review links: …"
+
+    # A flow may also have ``notices: list[str]``, filled by ``propose`` with what it left out
+    # and why (a garbled model answer, a name collision, a cap reached); they are shown with the
+    # list and returned under "notices" in --json. Optional, so older flows need nothing new.
 
     async def propose(self, vault: Vault) -> list[Proposal]: ...
 

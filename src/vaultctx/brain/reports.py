@@ -1,0 +1,88 @@
+"""The four reports that need no language model, over a ``Vault`` and its index
+(docs/second-brain.md#reports-without-a-model). Each refuses while the Second Brain is off.
+
+They read only the index (notes, chunk texts, links, stored static vectors): run ``vaultctx
+index`` first, and the reports see the vault as it was then.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from vaultctx.brain.duplicates import DuplicateCluster, duplicate_clusters
+from vaultctx.brain.gaps import Gap, knowledge_gaps
+from vaultctx.brain.link_suggestions import LinkSuggestion
+from vaultctx.brain.link_suggestions import link_suggestions as suggest_links
+from vaultctx.brain.note_vectors import load_note_vectors
+from vaultctx.brain.review_queue import QueuedNote
+from vaultctx.brain.review_queue import review_queue as queue_notes
+from vaultctx.brain.review_state import load_review_state, save_review_state, state_file
+from vaultctx.brain.settings import SecondBrainSettings, load_second_brain_settings
+from vaultctx.brain.vault_facts import VaultFacts, load_vault_facts
+from vaultctx.index.db import IndexMissingError
+
+if TYPE_CHECKING:
+    from vaultctx.api import Vault
+
+
+@dataclass(frozen=True)
+class QueueReport:
+    notes: list[QueuedNote]
+    notices: list[str] = field(default_factory=list)
+
+
+def enabled_settings(vault: Vault) -> SecondBrainSettings:
+    settings = load_second_brain_settings(vault.path)
+    settings.require_enabled()
+    return settings
+
+
+def vault_facts(vault: Vault, settings: SecondBrainSettings) -> VaultFacts:
+    try:
+        return load_vault_facts(vault.path, vault.db_path, settings.wiki_folder)
+    except IndexMissingError as exc:  # advise this vault's own command, --db included
+        raise type(exc)(exc.message, f"run `{vault.index_command()}` first") from exc
+
+
+def gaps(vault: Vault) -> list[Gap]:
+    """The 20 heaviest knowledge gaps."""
+    settings = enabled_settings(vault)
+    return knowledge_gaps(vault_facts(vault, settings))
+
+
+def link_suggestions(vault: Vault) -> list[LinkSuggestion]:
+    """Up to three unlinked similar notes for each orphan and stub."""
+    settings = enabled_settings(vault)
+    facts = vault_facts(vault, settings)
+    vectors = load_note_vectors(vault.db_path, facts.notes)
+    return suggest_links(facts, vectors, settings.link_threshold)
+
+
+def duplicates(vault: Vault) -> list[DuplicateCluster]:
+    """Clusters of near-duplicate notes, each around its canonical note."""
+    settings = enabled_settings(vault)
+    facts = vault_facts(vault, settings)
+    vectors = load_note_vectors(vault.db_path, facts.notes)
+    return duplicate_clusters(facts, vectors, settings.duplicate_threshold)
+
+
+def review_queue(
+    vault: Vault, *, record: bool = True, clock: Callable[[], float] = time.time
+) -> QueueReport:
+    """Five notes to read again; ``record`` remembers them as shown, so the next 7 days show
+    others."""
+    settings = enabled_settings(vault)
+    facts = vault_facts(vault, settings)
+    path = state_file(vault.path)
+    state = load_review_state(path)
+    now = clock()
+    notes = queue_notes(facts, state.surfaced, now)
+    if record and (notes or state.notices):
+        known = facts.by_path()
+        kept = {p: t for p, t in state.surfaced.items() if p in known}  # renamed or deleted: gone
+        kept.update({note.path: now for note in notes})
+        save_review_state(path, kept)
+    return QueueReport(notes, state.notices)
