@@ -23,6 +23,7 @@ PROMPT_CHARS = 6000
 MAX_PROJECT_TITLES = 20
 MAX_REPLY_TOKENS = 300
 MAX_REPLY_CHARS = 20_000
+MAX_ATTEMPTS = 50  # "{" positions tried, so a reply of braces costs no more than this
 SCORE_KEYS = ("relevance", "actionability", "depth", "authority")
 
 SYSTEM = (
@@ -89,7 +90,9 @@ def _first_object(reply: str) -> dict[str, object]:
     """The first ``{…}`` that parses as a JSON object (fences and chatter around it ignored)."""
     decoder = json.JSONDecoder()
     position = reply.find("{")
-    while position != -1:
+    for _ in range(MAX_ATTEMPTS):
+        if position == -1:
+            break
         try:
             value, _ = decoder.raw_decode(reply, position)
         except (json.JSONDecodeError, RecursionError):
