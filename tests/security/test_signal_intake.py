@@ -249,6 +249,7 @@ _PIECES = st.sampled_from(
 
 @given(st.lists(_PIECES, max_size=60).map("".join))
 @example("```<img src=x onerror=alert(1)>")  # a fence opener in a title, which is a heading
+@example("<![>")  # HTMLParser raises AssertionError on it
 def test_any_feed_text_comes_out_inert(text: str) -> None:
     from vaultctx.signals.safe_text import inert_markdown, one_line
 
@@ -278,3 +279,9 @@ def _outside_code(markdown: str) -> str:
         else:
             kept.append(re.sub(r"(`+)(.+?)\1", "", line))
     return "\n".join(kept)
+
+
+def test_markup_pythons_parser_rejects_is_kept_as_escaped_text() -> None:
+    rss = RSS.replace(b"Plain text summary.", b"<![CDATA[<![>]]> rest")
+    feed = parse_feed(rss, url=URL, content_type=None, max_chars=1000)
+    assert "<" not in feed.entries[1].summary and "rest" in feed.entries[1].summary

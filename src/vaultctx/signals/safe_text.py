@@ -20,8 +20,17 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\u200b-\u200f\u202a-\u202e\u2066-
 
 def plain_text(html: str, *, max_chars: int) -> str:
     """The visible text of ``html``, made inert, at most ``max_chars`` characters."""
-    text = html_to_text(html[: max_chars * 4])[1]
+    text = _visible_text(html[: max_chars * 4])
     return inert_markdown(text, max_chars=max_chars)
+
+
+def _visible_text(html: str) -> str:
+    """What a browser would show; markup Python's parser rejects (``<![`` not followed by a
+    name raises AssertionError) is kept as text, which ``inert_markdown`` then escapes."""
+    try:
+        return html_to_text(html)[1]
+    except AssertionError:
+        return html
 
 
 def inert_markdown(text: str, *, max_chars: int) -> str:
@@ -36,7 +45,7 @@ def inert_markdown(text: str, *, max_chars: int) -> str:
 
 def one_line(text: str, *, max_chars: int = 200) -> str:
     """A title: one line of visible text, nothing that could act, nothing invisible."""
-    flat = " ".join(_CONTROL.sub(" ", html_to_text(text)[1]).split())
+    flat = " ".join(_CONTROL.sub(" ", _visible_text(text)).split())
     flat = flat[:max_chars].rstrip()
     # A title becomes a heading, where a leading ``` opens no code block: every `<` is escaped,
     # not only those outside what safe_markdown took for code.
