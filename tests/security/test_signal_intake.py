@@ -12,7 +12,7 @@ import time
 from pathlib import Path
 
 import pytest
-from hypothesis import example, given
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tests.local_web import huge, local_web, page, redirect
@@ -285,3 +285,22 @@ def test_markup_pythons_parser_rejects_is_kept_as_escaped_text() -> None:
     rss = RSS.replace(b"Plain text summary.", b"<![CDATA[<![>]]> rest")
     feed = parse_feed(rss, url=URL, content_type=None, max_chars=1000)
     assert "<" not in feed.entries[1].summary and "rest" in feed.entries[1].summary
+
+
+_FEED_PIECES = st.sampled_from(
+    [b"<rss>", b"<item>", b"<title>", b"</title>", b"<![CDATA[", b"]]>", b"<![", b"&", b"<",
+     b"x", b"<description>", b"</item>", b"<feed>", b"<entry>", b'<?xml version="1.0"?>',
+     b"<link>", b"javascript:", b"</link>", b"&lt;script&gt;", b"\xff"]
+)  # fmt: skip
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.binary(max_size=300) | st.lists(_FEED_PIECES, max_size=40).map(b"".join))
+def test_any_document_is_entries_or_a_feed_error(body: bytes) -> None:
+    try:
+        feed = parse_feed(body, url=URL, content_type=None, max_chars=1000)
+    except FeedError:
+        return
+    for entry in feed.entries:
+        assert "<" not in entry.title
+        assert entry.link is None or entry.link.startswith(("http://", "https://"))
