@@ -304,3 +304,18 @@ def test_any_document_is_entries_or_a_feed_error(body: bytes) -> None:
     for entry in feed.entries:
         assert "<" not in entry.title
         assert entry.link is None or entry.link.startswith(("http://", "https://"))
+
+
+@pytest.mark.parametrize(
+    "body",
+    ["|" + " " * 999_000 + "x", "| " * 400_000 + "x", "database security how to " * 40_000],
+)
+def test_a_one_megabyte_signal_is_scored_in_bounded_time(body: str) -> None:
+    """One keyword pass over at most 50,000 characters (150 separate patterns over a whole
+    megabyte took 12-17 s)."""
+    from vaultctx.signals.heuristic import heuristic_scores
+    from vaultctx.signals.inbox import Signal
+
+    started = time.monotonic()
+    heuristic_scores(Signal("00-inbox/big.md", "Big", body, {}, [], None), 0.5)
+    assert time.monotonic() - started < 5

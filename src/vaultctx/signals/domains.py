@@ -1,10 +1,10 @@
 """Which of the 12 signal domains a text is about, by keyword counts (docs/signals.md#domain).
 
-Each keyword found in the title or tags counts 3, each occurrence in the text 1 (at most 3 per
-keyword, so one word repeated cannot outvote the rest); URLs in the text are not read. The
-domain with the highest count wins; a tie goes to the domain listed first; no keyword at all is
-``other``. A front matter ``domain`` that names one of the 12 is the user's choice and wins
-outright.
+Each keyword found in the title or tags counts 3, each occurrence in the first 50,000 characters
+of the text 1 (at most 3 per keyword, so one word repeated cannot outvote the rest); URLs in the
+text are not read. The domain with the highest count wins; a tie goes to the domain listed
+first; no keyword at all is ``other``. A front matter ``domain`` that names one of the 12 is the
+user's choice and wins outright.
 """
 
 from __future__ import annotations
@@ -73,29 +73,35 @@ KEYWORDS: dict[str, tuple[str, ...]] = {
 _URL = re.compile(r"[a-z][a-z0-9+.-]*://\S+")
 TITLE_WEIGHT = 3
 MAX_HITS_PER_KEYWORD = 3
+# A note's topic shows in its first pages; reading at most this much keeps one 1 MB signal from
+# costing seconds.
+MAX_TEXT_CHARS = 50_000
 
-_PATTERNS = {
-    domain: [re.compile(r"(?<![\w/.-])" + re.escape(word) + r"(?![\w/-])") for word in words]
-    for domain, words in KEYWORDS.items()
-}
+_DOMAINS_OF: dict[str, list[str]] = {}
+for _domain, _words in KEYWORDS.items():
+    for _word in _words:
+        _DOMAINS_OF.setdefault(_word, []).append(_domain)
+# One pass over the text for every keyword: the longest first, so "react native" is one hit.
+_KEYWORD = re.compile(
+    r"(?<![\w/.-])("
+    + "|".join(re.escape(word) for word in sorted(_DOMAINS_OF, key=len, reverse=True))
+    + r")(?![\w/-])"
+)
 
 
 def domain_counts(title: str, tags: Sequence[str], text: str) -> dict[str, int]:
     head = (title + "\n" + " ".join(tag.replace("/", " ") for tag in tags)).lower()
-    body = _URL.sub(" ", text.lower())  # a link says where, not what: every clip has one
-    counts: dict[str, int] = {}
-    for domain, patterns in _PATTERNS.items():
-        total = 0
-        for pattern in patterns:
-            if pattern.search(head):
-                total += TITLE_WEIGHT
-            hits = 0
-            for _ in pattern.finditer(body):
-                hits += 1
-                if hits == MAX_HITS_PER_KEYWORD:
-                    break
-            total += hits
-        counts[domain] = total
+    # A link says where, not what: every clip and feed entry has one.
+    body = _URL.sub(" ", text[:MAX_TEXT_CHARS].lower())
+    hits: dict[str, int] = {}
+    for match in _KEYWORD.finditer(body):
+        hits[match.group(1)] = min(MAX_HITS_PER_KEYWORD, hits.get(match.group(1), 0) + 1)
+    for word in {match.group(1) for match in _KEYWORD.finditer(head)}:
+        hits[word] = hits.get(word, 0) + TITLE_WEIGHT
+    counts = dict.fromkeys(KEYWORDS, 0)
+    for word, count in hits.items():
+        for domain in _DOMAINS_OF[word]:
+            counts[domain] += count
     return counts
 
 
