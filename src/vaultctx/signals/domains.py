@@ -1,4 +1,5 @@
-"""Which of the 12 signal domains a text is about, by keyword counts (docs/signals.md#domain).
+"""Which of the 12 signal domains a text is about, by keyword counts
+(docs/signals.md#the-offline-heuristic).
 
 Each keyword found in the title or tags counts 3, each occurrence in the first 50,000 characters
 of the text 1 (at most 3 per keyword, so one word repeated cannot outvote the rest); URLs in the

@@ -1,5 +1,5 @@
 """How close a signal is to what the user is working on: its best cosine similarity to one of
-the vault's active projects (docs/signals.md#relevance).
+the vault's active projects (docs/signals.md#the-offline-heuristic).
 
 Active projects are the indexed notes with ``type: project`` or ``status: active`` and the notes
 in the project folders (``[signals] project_folders``; by default every top-level folder named
