@@ -135,6 +135,20 @@ def test_at_most_twelve_notes_newest_first(vault: Vault, fake: OpenAIFake, tmp_p
     assert "path: Inbox/n01.md" not in prompt and "meeting notes" not in prompt
 
 
+def test_untriaged_signals_are_left_to_triage(
+    vault: Vault, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    (vault.path / "Inbox/feed item.md").write_text("---\ntype: signal\n---\n# Feed item\n")
+    triaged = "---\ntype: signal\ntriage:\n  route: inbox\n---\n# Kept in the inbox\n"
+    (vault.path / "Inbox/triaged.md").write_text(triaged)
+    fake.queue(Answer("[]"))
+    flow = InboxFlow(model_for(fake, tmp_path))
+    assert asyncio.run(flow.propose(vault)) == []
+    prompt = fake.last("/chat/completions").json["messages"][1]["content"]
+    assert "path: Inbox/feed item.md" not in prompt and "path: Inbox/triaged.md" in prompt
+    assert "1 untriaged signal(s) left to `vaultctx triage`" in flow.notices
+
+
 def test_a_garbled_answer_proposes_nothing_and_says_so(
     vault: Vault, fake: OpenAIFake, tmp_path: Path
 ) -> None:

@@ -106,3 +106,12 @@ def test_each_rule(text: str, expected: str) -> None:
 
 def test_without_a_base_url_relative_links_keep_only_their_text() -> None:
     assert safe_markdown("[r](/docs/x) [h](https://x.example/)") == "r [h](<https://x.example/>)"
+
+
+@pytest.mark.parametrize(
+    "title", ["```<script>alert(1)</script>", "~~~<img src=x onerror=alert(1)>", "a <b>x</b>"]
+)
+def test_a_page_title_never_becomes_html_in_the_heading(title: str) -> None:
+    from vaultctx.organize.clip import clean_title
+
+    assert "<" not in clean_title(title)

@@ -284,7 +284,9 @@ def clean_title(title: str) -> str:
     title = unicodedata.normalize("NFC", title)
     title = "".join(" " if unicodedata.category(c)[0] in "CZ" else c for c in title)
     title = " ".join(title.split())[:200]
-    return safe_markdown(title).replace("\n", " ").strip()
+    # In a heading a leading ``` opens no code block, so every `<` is escaped, not only those
+    # outside what safe_markdown took for code.
+    return safe_markdown(title).replace("\n", " ").replace("<", "&lt;").strip()
 
 
 def note_file_stem(title: str) -> str:

@@ -72,6 +72,13 @@ class InboxFlow:
             self.notices.append(f"no notes in {inbox}/")
             return []
         texts = {note.path: _read(note) for note in notes}
+        signals = [path for path, text in texts.items() if _untriaged_signal(text)]
+        if signals:  # triage decides where a signal goes (docs/signals.md), not this review
+            self.notices.append(f"{len(signals)} untriaged signal(s) left to `vaultctx triage`")
+            notes = [note for note in notes if note.path not in signals]
+            texts = {path: text for path, text in texts.items() if path not in signals}
+            if not notes:
+                return []
         folders = existing_folders(vault, inbox)
         tags = vault_common_tags(vault)
         reply = await self.model.complete(
@@ -291,6 +298,12 @@ def _newest_notes(vault: Vault, inbox: str) -> list[VaultFile]:
     ]
     notes.sort(key=lambda f: (-f.mtime_ns, f.path))
     return notes[:MAX_NOTES]
+
+
+def _untriaged_signal(text: str) -> bool:
+    front_matter = split_front_matter(text)[0]
+    kind = str(front_matter.get("type", "")).strip().lower()
+    return kind == "signal" and "triage" not in front_matter
 
 
 def _read(note: VaultFile) -> str:
