@@ -102,6 +102,7 @@ def build_app() -> typer.Typer:
     """The whole CLI, every command family registered."""
     from vaultctx.cli import (
         agent_cmds,
+        brain_app,
         capture_cmds,
         conversation_cmds,
         hook_cmds,
@@ -109,6 +110,8 @@ def build_app() -> typer.Typer:
         ledger_cmds,
         links_cmds,
         mcp_cmds,
+        review_cmds,
+        review_contradictions_cmds,
         search_cmds,
         secret_cmds,
         serve_cmds,
@@ -132,6 +135,11 @@ def build_app() -> typer.Typer:
     ledger_cmds.register(app)
     todo_cmds.register(app)
     template_cmds.register(app)
+    review_cmds.register(app)
+    # Here, not in review_cmds.register: the flow module imports review_cmds (AcceptOption,
+    # run_review), so review_cmds importing it back would be an import cycle.
+    review_contradictions_cmds.register_review(review_cmds.review_app)
+    brain_app.register(app)
     return app
 
 

@@ -1,0 +1,17 @@
+"""The ``vaultctx brain`` command group (docs/second-brain.md)."""
+
+from __future__ import annotations
+
+import typer
+
+brain_app = typer.Typer(
+    help="The Second Brain: wiki notes written and kept current from your notes (docs/second-brain.md).",  # noqa: E501
+    no_args_is_help=True,
+)
+
+
+def register(app: typer.Typer) -> None:
+    from vaultctx.cli import brain_think_cmds
+
+    brain_think_cmds.register_brain(brain_app)
+    app.add_typer(brain_app, name="brain")
