@@ -32,6 +32,7 @@ STATEMENT_CHARS = 500
 SUGGESTION_CHARS = 2000
 _REPLY_CHARS = 200_000  # far beyond what 1500 tokens can say: a bound on the parsing work
 _ARRAY_STARTS = 200  # how many "[" to try before giving up on a reply
+_OBJECT_NEXT = re.compile(r"\s*\{")
 _FENCE = re.compile(r"^\s*```[A-Za-z0-9_-]*\s*$", re.MULTILINE)
 
 Status = Literal["found", "none", "no-notes", "unreadable", "unusable"]
@@ -135,28 +136,34 @@ def interpret(
 
 
 def find_array(reply: str) -> list[Any] | None:
-    """The JSON array in ``reply``: the first non-empty array of objects, else an empty array,
-    else None. Code fence lines and prose around it are ignored; an array cut off by the token
-    limit is not an array."""
+    """The JSON array of objects in ``reply``, or None when there is none to read.
+
+    Code fence lines and prose around the array are ignored. An array that starts like ours
+    (``[`` then ``{``) but does not parse was cut off or garbled: the whole reply is unreadable,
+    even if a smaller array nested in it parses. An empty array counts only as the first
+    bracket of the reply, so the ``[]`` of a truncated item's ``statements`` is never taken for
+    "no contradictions".
+    """
     text = _FENCE.sub("", reply[:_REPLY_CHARS])
     decoder = json.JSONDecoder()
-    empty_seen = False
-    position = text.find("[")
+    first = position = text.find("[")
+    empty_first = False
     tries = 0
     while position != -1 and tries < _ARRAY_STARTS:
         tries += 1
         try:
             value, _ = decoder.raw_decode(text, position)
         except (ValueError, RecursionError):
+            if _OBJECT_NEXT.match(text, position + 1):
+                return None
             position = text.find("[", position + 1)
             continue
         if isinstance(value, list):
             if value and all(isinstance(element, dict) for element in value):
                 return value
-            if not value:
-                empty_seen = True
+            empty_first = empty_first or (not value and position == first)
         position = text.find("[", position + 1)
-    return [] if empty_seen else None
+    return [] if empty_first else None
 
 
 def _item(element: object, known: set[str]) -> Contradiction | None:
