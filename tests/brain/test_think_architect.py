@@ -10,8 +10,14 @@ from pathlib import Path
 import pytest
 
 from tests.agent.fakes import Answer, OpenAIFake
-from tests.brain.think_support import chat_bodies, fake_model, max_tokens_of, prompt_of, run
-from tests.brain.think_support import turn_on
+from tests.brain.think_support import (
+    chat_bodies,
+    fake_model,
+    max_tokens_of,
+    prompt_of,
+    run,
+    turn_on,
+)
 from vaultctx.api import Vault
 from vaultctx.brain.architect import NothingToScanError, architect
 from vaultctx.brain.architect_note import WikiFolderError
@@ -75,9 +81,7 @@ def test_a_new_note_is_ai_first_with_three_blocks_from_three_questions(
     assert 'source: "architect"' in front and "learned_at: " in front
     assert "## For future AI" in text
     assert read_block(text, "overview") == "## Overview\n\nIt is a small CLI."
-    assert read_block(text, "decisions") == (
-        "## Decisions\n\n- Python with a __main__ entry point"
-    )
+    assert read_block(text, "decisions") == ("## Decisions\n\n- Python with a __main__ entry point")
     modules = read_block(text, "modules") or ""
     assert modules.startswith("## Modules\n\n- `src/proj`: the app\n\n_Scanned proj: 5 files.")
     (record,) = vault.ledger(limit=1)
@@ -109,9 +113,7 @@ def test_regenerating_keeps_the_users_text_and_writes_nothing_when_unchanged(
     assert note.read_bytes() == user_version
 
 
-def test_the_whole_vault_is_scanned_without_the_note_itself(
-    vault: Vault, fake: OpenAIFake
-) -> None:
+def test_the_whole_vault_is_scanned_without_the_note_itself(vault: Vault, fake: OpenAIFake) -> None:
     sections(fake)
     run(architect(vault, fake_model(fake), None, change=CHANGE))
     sections(fake)
@@ -146,7 +148,9 @@ def test_nothing_to_scan_and_not_a_folder_are_errors_before_any_question(
     vault: Vault, fake: OpenAIFake
 ) -> None:
     (vault.path / "empty").mkdir()
-    with pytest.raises(NothingToScanError, match=r"No files to analyze under the scan path \(empty\)"):
+    with pytest.raises(
+        NothingToScanError, match=r"No files to analyze under the scan path \(empty\)"
+    ):
         run(architect(vault, fake_model(fake), "empty", change=CHANGE))
     with pytest.raises(ScanPathError, match="not a folder"):
         run(architect(vault, fake_model(fake), "proj/README.md", change=CHANGE))

@@ -42,9 +42,7 @@ def test_challenge_and_connect_print_the_models_answer(
     challenged = vaultctx(indexed, environment, "brain", "challenge", "WAL fixes everything")
     assert challenged.returncode == 0, challenged.stderr
     assert challenged.stdout == "Gap: no numbers.\n"
-    connected = vaultctx(
-        indexed, environment, "brain", "connect", "SQLite", "billing", "--json"
-    )
+    connected = vaultctx(indexed, environment, "brain", "connect", "SQLite", "billing", "--json")
     assert connected.returncode == 0, connected.stderr
     out = json.loads(connected.stdout)
     assert out["tool"] == "connect" and out["text"] == "Link: both batch work." and out["asked"]

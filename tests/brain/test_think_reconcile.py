@@ -26,11 +26,11 @@ from vaultctx.api import Vault
 from vaultctx.brain.passages import Passage
 from vaultctx.brain.reconcile import (
     NO_CONTRADICTIONS,
-    EmptyInputError,
     find_array,
     interpret,
     reconcile_topic,
 )
+from vaultctx.brain.thinking import EmptyInputError
 
 TUNING = "30-resources/databases/SQLite tuning.md"
 FTS = "30-resources/databases/SQLite FTS5.md"
@@ -152,7 +152,9 @@ items = st.lists(
 
 
 @given(items=items, data=st.data())
-def test_every_truncation_of_an_answer_is_unreadable(items: list[object], data: st.DataObject) -> None:
+def test_every_truncation_of_an_answer_is_unreadable(
+    items: list[object], data: st.DataObject
+) -> None:
     reply = json.dumps(items, ensure_ascii=False)
     cut = data.draw(st.integers(min_value=0, max_value=len(reply) - 1))
     report = interpret("t", reply[:cut], PASSAGES)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import math
 import os
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -48,7 +49,7 @@ def example(tmp_path_factory: pytest.TempPathFactory) -> Vault:
 
 
 @pytest.fixture
-def fake() -> OpenAIFake:
+def fake() -> Iterator[OpenAIFake]:
     with OpenAIFake() as server:
         yield server
 

@@ -46,9 +46,7 @@ def chat_bodies(fake: OpenAIFake) -> list[dict[str, Any]]:
 
 def prompt_of(body: dict[str, Any]) -> str:
     """The user message of a chat request body."""
-    return "\n".join(
-        str(m.get("content")) for m in body["messages"] if m.get("role") == "user"
-    )
+    return "\n".join(str(m.get("content")) for m in body["messages"] if m.get("role") == "user")
 
 
 def system_of(body: dict[str, Any]) -> str:
@@ -58,7 +56,7 @@ def system_of(body: dict[str, Any]) -> str:
 
 
 def max_tokens_of(body: dict[str, Any]) -> int:
-    return int(body.get("max_completion_tokens") or body.get("max_tokens"))
+    return int(body.get("max_completion_tokens") or body["max_tokens"])
 
 
 def indexed_vault(root: Path, notes: dict[str, str], db: Path) -> Vault:
