@@ -14,6 +14,7 @@ from tests.agent.scripted_model import FINAL, Call, ScriptedModel
 from tests.agent.session_support import no_retrieval, scripted_session
 from tests.agent.tool_contract_args import GOOD_ARGUMENTS
 from tests.agent.tool_support import call, snapshot, vault_copy
+from vaultctx.agent.brain_tools import BRAIN_TOOLS
 from vaultctx.agent.confirm import (
     CONFIRMED_TOOLS,
     ConfirmRequest,
@@ -51,7 +52,8 @@ def ask(session: Any, question: str = "go") -> Any:
 
 
 def test_the_confirmed_tools_are_exactly_the_tools_that_write(tmp_path: Path) -> None:
-    assert CONFIRMED_TOOLS == WRITING_TOOLS
+    brain_writes = {spec.name for spec in BRAIN_TOOLS if spec.writes}
+    assert WRITING_TOOLS | brain_writes == CONFIRMED_TOOLS
     changed: set[str] = set()
     for spec in BASIC_TOOLS:
         vault = vault_copy(tmp_path / spec.name, indexed=spec.name == "search_vault")

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from vaultctx.brain.markers import MarkerError, read_block, upsert_block
 from vaultctx.brain.provenance import PROVENANCE_KEY, Provenance, changed_paths, parse, render
+from vaultctx.brain.settings import load_second_brain_settings
 from vaultctx.brain.wiki import enabled_settings, vault_root, wiki_notes
 
 if TYPE_CHECKING:
@@ -56,10 +57,37 @@ class StaleCheck:
     unreadable: list[str]
     change: Change | None = None
 
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "stale": [note.as_dict() for note in self.stale],
+            "rewritten": self.rewritten,
+            "unreadable": self.unreadable,
+            "record_id": self.change.record_id if self.change else None,
+        }
+
+    def report_lines(self) -> list[str]:
+        """What a person is told after an index run: nothing while every synthesis is current."""
+        lines = [
+            f"Second Brain: {note.path} is outdated (changed: {', '.join(note.changed)})"
+            for note in self.stale
+        ]
+        lines += [
+            f"Second Brain: {path} was not checked: its generated-block markers are broken"
+            for path in self.unreadable
+        ]
+        return lines
+
 
 def refresh_stale(vault: Vault, *, write: bool = True) -> list[StaleNote]:
     """The stale synthesis notes of the wiki folder, each marked in the note when ``write``."""
     return check_stale(vault, write=write).stale
+
+
+def check_after_index(vault: Vault) -> StaleCheck | None:
+    """The stale check an index run ends with, while the Second Brain is enabled (else None)."""
+    if not load_second_brain_settings(vault.path).enabled:
+        return None
+    return check_stale(vault)
 
 
 def check_stale(vault: Vault, *, write: bool = True) -> StaleCheck:

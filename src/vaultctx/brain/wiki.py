@@ -19,7 +19,7 @@ import re
 import stat
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
+from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import quote
@@ -109,7 +109,8 @@ def wiki_path(folder: str, name: str, *, what: str = "name") -> str:
     parts = [part.strip() for part in re.split(r"[/\\]", raw)]
     if raw.startswith(("/", "\\", "~")) or _DRIVE.match(raw) or ".." in parts:
         raise WikiPathError(
-            f"the {what} {name!r} would lead outside the wiki folder {folder}/; nothing was written",
+            f"the {what} {name!r} would lead outside the wiki folder {folder}/; "
+            "nothing was written",
             f"give a plain {what} without '..', a leading '/' or a drive",
         )
     parts = [_BAD_NAME_CHARS.sub("-", part) for part in parts if part not in ("", ".")]
@@ -178,8 +179,14 @@ def _confidence(value: object) -> str:
         if value != value:  # NaN
             return "medium"
         return f"{min(1.0, max(0.0, float(value))):g}"
-    if isinstance(value, str) and value.strip().lower() in _CONFIDENCE_WORDS:
-        return value.strip().lower()
+    if isinstance(value, str):
+        word = value.strip().lower()
+        if word in _CONFIDENCE_WORDS:
+            return word
+        try:
+            return _confidence(float(word))
+        except ValueError:
+            pass
     return "medium"
 
 
@@ -239,7 +246,7 @@ def ai_first_note(title: str, body: str, meta: NoteMeta) -> str:
 
 
 def utc_now() -> str:
-    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def ensure_wiki_folders(batch: ChangeBatch, folder: str) -> None:

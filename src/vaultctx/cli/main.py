@@ -102,6 +102,8 @@ def build_app() -> typer.Typer:
     """The whole CLI, every command family registered."""
     from vaultctx.cli import (
         agent_cmds,
+        brain_app,
+        brain_wiki_cmds,
         capture_cmds,
         conversation_cmds,
         hook_cmds,
@@ -132,6 +134,8 @@ def build_app() -> typer.Typer:
     ledger_cmds.register(app)
     todo_cmds.register(app)
     template_cmds.register(app)
+    brain_app.register(app)
+    brain_wiki_cmds.register_brain(brain_app.brain_app)
     return app
 
 
