@@ -12,20 +12,20 @@ from tests.brain.conftest import CHANGE, ScriptedText
 from vaultctx.api import Vault
 from vaultctx.brain.block_diff import block_diff
 from vaultctx.brain.markers import read_block
-from vaultctx.brain.provenance import PROVENANCE_KEY, parse
+from vaultctx.brain.provenance import PROVENANCE_KEY, Provenance, parse
 from vaultctx.brain.staleness import check_stale, refresh_stale
-from vaultctx.brain.synthesis import MAX_TOKENS, synthesize_topic
+from vaultctx.brain.synthesis import MAX_TOKENS, SynthesisResult, synthesize_topic
 from vaultctx.index.db import open_index
 from vaultctx.index.provenance_queries import chunk_hashes_by_path
 
 NOTE = "Second Brain/compost.md"
 
 
-def synthesize(vault: Vault, reply: str, topic: str = "compost") -> object:
+def synthesize(vault: Vault, reply: str, topic: str = "compost") -> SynthesisResult:
     return asyncio.run(synthesize_topic(vault, ScriptedText(reply), topic, change=CHANGE))
 
 
-def recorded(vault: Vault) -> object:
+def recorded(vault: Vault) -> Provenance:
     text = (vault.path / NOTE).read_text(encoding="utf-8")
     provenance = parse(read_block(text, PROVENANCE_KEY) or "")
     assert provenance is not None
@@ -36,7 +36,7 @@ def test_a_new_synthesis_records_the_index_chunk_hashes(vault: Vault) -> None:
     model = ScriptedText("Compost feeds the garden [[Garden]].")
     result = asyncio.run(synthesize_topic(vault, model, "compost", change=CHANGE))
     assert result.message.startswith(f"Synthesis note created: {NOTE} (")
-    system, prompt, max_tokens = model.prompts[0]
+    _system, prompt, max_tokens = model.prompts[0]
     assert max_tokens == MAX_TOKENS == 2000
     assert "Turn the pile weekly." in prompt and "Compost.md" in prompt
     text = (vault.path / NOTE).read_text(encoding="utf-8")

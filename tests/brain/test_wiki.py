@@ -133,11 +133,11 @@ def test_create_wiki_note_never_overwrites(vault: Vault) -> None:
     note = vault.path / "Second Brain/Soil.md"
     before = note.read_bytes()
     with pytest.raises(
-        VaultctxError, match="A note already exists and was not overwritten: Second Brain/Soil.md"
+        VaultctxError, match=r"A note already exists and was not overwritten: Second Brain/Soil\.md"
     ):
         create_wiki_note(vault, "Soil", "second", None, None, change=CHANGE)
     assert note.read_bytes() == before
-    with pytest.raises(VaultctxError, match="A note title is required."):
+    with pytest.raises(VaultctxError, match=r"A note title is required\."):
         create_wiki_note(vault, "  ", "x", None, None, change=CHANGE)
 
 
