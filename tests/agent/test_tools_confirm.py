@@ -64,7 +64,7 @@ def test_the_confirmed_tools_are_exactly_the_tools_that_write(tmp_path: Path) ->
         assert not result.startswith("Tool execution error:"), (spec.name, result)
         if snapshot(vault.path) != before:
             changed.add(spec.name)
-    assert changed == set(CONFIRMED_TOOLS)
+    assert changed == set(WRITING_TOOLS)
 
 
 def test_mcp_tools_ask_and_reading_tools_do_not() -> None:
