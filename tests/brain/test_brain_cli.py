@@ -161,3 +161,19 @@ def test_wiki_note_needs_exactly_one_body(tmp_path: Path, args: list[str]) -> No
             *args,
         )
     assert result.returncode == 2 and "--body or --from" in result.stderr
+
+
+def test_index_json_reports_the_stale_check_only_when_enabled(tmp_path: Path) -> None:
+    on = brain_vault(tmp_path / "on")
+    off = brain_vault(tmp_path / "off", enabled=False)
+    with OpenAIFake() as fake:
+        env = env_for(tmp_path, fake)
+        checked = vaultctx(Indexed(on.path, on.db_path), env, "index", "--fast", "--json")
+        plain = vaultctx(Indexed(off.path, off.db_path), env, "index", "--fast", "--json")
+    assert json.loads(checked.stdout)["second_brain"] == {
+        "stale": [],
+        "rewritten": [],
+        "unreadable": [],
+        "record_id": None,
+    }
+    assert "second_brain" not in json.loads(plain.stdout)

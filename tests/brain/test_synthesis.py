@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.brain.conftest import CHANGE, ScriptedText
+from tests.conftest import make_vault
 from vaultctx.api import Vault
 from vaultctx.brain.block_diff import block_diff
 from vaultctx.brain.markers import read_block
@@ -156,3 +157,17 @@ def test_the_diff_trims_common_lines_and_is_capped() -> None:
     assert block_diff("same", "same") == []
     long = block_diff("\n".join(map(str, range(30))), "\n".join(f"x{i}" for i in range(30)))
     assert len(long) == 41 and long[-1] == "… 20 lines omitted"
+
+
+def test_no_source_outside_the_wiki_writes_nothing(tmp_path: Path) -> None:
+    root = make_vault(
+        tmp_path / "only-wiki",
+        {"vaultctx.toml": "[second_brain]\nenabled = true\n", "Second Brain/x.md": "compost"},
+    )
+    vault = Vault(root, db=tmp_path / "only-wiki.db")
+    vault.index(fast=True)
+    model = ScriptedText("unused")
+    result = asyncio.run(synthesize_topic(vault, model, "compost", change=CHANGE))
+    assert result.message == 'No notes found for "compost", so no synthesis note was created.'
+    assert model.prompts == [] and vault.ledger() == []
+    assert not (root / NOTE).exists()

@@ -184,7 +184,9 @@ def index(
     summary = report.as_dict()
     brain_lines: list[str] = []
     if not report.interrupted:
-        summary["second_brain"], brain_lines = second_brain_check(handle)
+        checked, brain_lines = second_brain_check(handle)
+        if checked is not None:
+            summary["second_brain"] = checked
     if as_json:
         print(json.dumps(summary, ensure_ascii=False))
     elif not quiet:
