@@ -18,6 +18,7 @@ from vaultctx.brain.staleness import check_stale
 from vaultctx.brain.synthesis import synthesize_topic
 from vaultctx.brain.wiki import WikiFolderError, WikiPathError
 from vaultctx.brain.wiki_note import create_wiki_note
+from vaultctx.errors import VaultctxError
 
 
 @pytest.fixture(autouse=True)
@@ -112,3 +113,17 @@ def test_markers_in_model_output_cannot_forge_blocks_or_hide_the_users_text(
     # Every later regeneration still finds the blocks: nothing the model wrote broke them.
     asyncio.run(synthesize_topic(vault, ScriptedText("Clean."), "compost", change=CHANGE))
     assert read_block(note.read_text(encoding="utf-8"), "synthesis") == "Clean."
+
+
+def test_a_synthesis_note_that_is_a_link_is_neither_read_nor_written(
+    vault: Vault, tmp_path: Path
+) -> None:
+    secret = tmp_path / "secret.md"
+    secret.write_text("<!-- @generated:synthesis -->\nsecret\n", encoding="utf-8")
+    (vault.path / "Second Brain").mkdir()
+    os.symlink(secret, vault.path / "Second Brain" / "compost.md")
+    model = ScriptedText("x")
+    with pytest.raises(VaultctxError, match="symbolic link"):
+        asyncio.run(synthesize_topic(vault, model, "compost", change=CHANGE))
+    assert model.prompts == []
+    assert secret.read_text(encoding="utf-8") == "<!-- @generated:synthesis -->\nsecret\n"

@@ -13,6 +13,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from datetime import date
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from vaultctx.brain.block_diff import block_diff
@@ -158,8 +159,13 @@ async def synthesize_topic(
     )
 
 
-def _existing_text(root: os.PathLike[str], path: str) -> str | None:
-    absolute = os.path.join(root, path)
+def _existing_text(root: Path, path: str) -> str | None:
+    """The note as it is now, read only if no part of its path is a link (the write would be
+    refused anyway; the read must not reach outside the vault either)."""
+    from vaultctx.vault.writes import check_no_links
+
+    absolute = root / path
+    check_no_links(root, absolute, path)
     if not os.path.lexists(absolute):
         return None
     try:
