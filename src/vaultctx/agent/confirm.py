@@ -1,7 +1,7 @@
 """Asking the user before a tool changes the vault (``confirm_changes`` under [agent]).
 
-The tools that ask are the ones the undo ledger records (``CONFIRMED_TOOLS``; the Second Brain
-tools join this list when they exist) and every MCP tool (``mcp_*``), whose effects vaultctx
+The tools that ask are the ones the undo ledger records (``CONFIRMED_TOOLS``, the Second Brain's
+writing tools included) and every MCP tool (``mcp_*``), whose effects vaultctx
 cannot see. The question itself is the CLI's: the session gets a ``Confirm`` callback and hands it
 a ``ConfirmRequest`` (the tool, its arguments and, for a change to a note, a unified diff of what
 it would write). ``always`` stops asking for the rest of the session; a denial goes back to the
@@ -28,6 +28,9 @@ CONFIRMED_TOOLS = frozenset(
         "apply_template",
         "move_file",
         "delete_file",
+        "create_wiki_note",
+        "update_index",
+        "synthesize_topic",
     }
 )
 MCP_PREFIX = "mcp_"

@@ -1,7 +1,5 @@
 """The ``vaultctx brain`` command group (docs/second-brain.md)."""
 
-from __future__ import annotations
-
 import typer
 
 brain_app = typer.Typer(
@@ -11,7 +9,4 @@ brain_app = typer.Typer(
 
 
 def register(app: typer.Typer) -> None:
-    from vaultctx.cli import brain_think_cmds
-
-    brain_think_cmds.register_brain(brain_app)
     app.add_typer(brain_app, name="brain")

@@ -12,8 +12,11 @@ import typer
 
 from vaultctx.capture import NOTE_TYPES, parse_tags
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault, stdout
+from vaultctx.text.terminal import printable
 
 if TYPE_CHECKING:
+    from vaultctx.api import Vault
+    from vaultctx.index.indexer import IndexReport
     from vaultctx.index.watch import WatchEvent
 
 
@@ -78,6 +81,25 @@ def _describe(event: WatchEvent) -> str:
     )
 
 
+def _files_changed(report: IndexReport) -> bool:
+    return bool(report.added or report.changed or report.removed or report.renamed)
+
+
+def _check_second_brain(handle: Vault, *, as_json: bool, quiet: bool) -> None:
+    """After a batch of changes, while the Second Brain is enabled: mark the synthesis notes
+    whose sources changed (the mark is itself a change, which the next batch indexes)."""
+    from vaultctx.cli.index_cmds import second_brain_check
+
+    found, lines = second_brain_check(handle)
+    if found is None:
+        return
+    if as_json:
+        print(json.dumps({"kind": "second_brain", **found}, ensure_ascii=False), flush=True)
+    elif not quiet or "error" in found:
+        for line in lines:
+            print(printable(line), flush=True)
+
+
 def watch(
     vault: VaultOption = None,
     db: DbOption = None,
@@ -105,6 +127,8 @@ def watch(
         elif not quiet or event.kind in ("busy", "error"):
             stream = sys.stderr if event.kind == "error" else sys.stdout
             print(_describe(event), file=stream, flush=True)  # a log, often piped: no buffering
+        if event.kind == "indexed" and event.report is not None and _files_changed(event.report):
+            _check_second_brain(handle, as_json=as_json, quiet=quiet)
 
     watcher = handle.watcher(idle_seconds=idle, quality=quality, on_event=report)
     if not quiet and not as_json:

@@ -8,7 +8,7 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.progress import (
@@ -33,6 +33,9 @@ from vaultctx.cli.common import (
     stdout,
 )
 from vaultctx.errors import VaultctxError
+
+if TYPE_CHECKING:
+    from vaultctx.api import Vault
 
 
 class _RateColumn(ProgressColumn):
@@ -179,16 +182,38 @@ def index(
     with _stop_on_sigint(indexer.request_stop):
         report = indexer.run(full=full, fast=fast)
     summary = report.as_dict()
+    brain_lines: list[str] = []
+    if not report.interrupted:
+        checked, brain_lines = second_brain_check(handle)
+        if checked is not None:
+            summary["second_brain"] = checked
     if as_json:
         print(json.dumps(summary, ensure_ascii=False))
     elif not quiet:
         _print_report(summary)
+        for line in brain_lines:
+            stdout.print(line, markup=False, highlight=False)
     if report.interrupted:
         print(
             "interrupted: progress so far is saved; run `vaultctx index` again to finish",
             file=sys.stderr,
         )
         raise typer.Exit(130)
+
+
+def second_brain_check(handle: Vault) -> tuple[dict[str, Any] | None, list[str]]:
+    """After an index run, while the Second Brain is enabled: mark the synthesis notes whose
+    sources changed (docs/second-brain.md#provenance-and-staleness). A failure here never fails
+    the run that just succeeded: it is reported as a line."""
+    from vaultctx.brain.staleness import check_after_index
+
+    try:
+        check = check_after_index(handle)
+    except VaultctxError as exc:
+        return {"error": exc.one_line()}, [f"Second Brain: stale check skipped: {exc.one_line()}"]
+    if check is None:
+        return None, []
+    return check.as_dict(), check.report_lines()
 
 
 def _human_bytes(n: int) -> str:

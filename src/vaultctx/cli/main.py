@@ -103,6 +103,8 @@ def build_app() -> typer.Typer:
     from vaultctx.cli import (
         agent_cmds,
         brain_app,
+        brain_think_cmds,
+        brain_wiki_cmds,
         capture_cmds,
         conversation_cmds,
         hook_cmds,
@@ -140,6 +142,8 @@ def build_app() -> typer.Typer:
     # run_review), so review_cmds importing it back would be an import cycle.
     review_contradictions_cmds.register_review(review_cmds.review_app)
     brain_app.register(app)
+    brain_wiki_cmds.register_brain(brain_app.brain_app)
+    brain_think_cmds.register_brain(brain_app.brain_app)
     return app
 
 

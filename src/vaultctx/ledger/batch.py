@@ -103,6 +103,22 @@ class ChangeBatch:
         self.paths.append(target.relative)
         return target.relative
 
+    def create_folder(self, path: str) -> bool:
+        """A folder (and its missing parents), recorded so undo removes it while it is as the
+        batch left it. Returns whether it was created (False: it is a folder already)."""
+        target = self._changer._confine(path, folder=True)
+        if exists(target.absolute):
+            if os.path.isdir(target.absolute):
+                return False
+            raise NoteChangeError(
+                f"{target.relative} is a file, not a folder; nothing was changed",
+                "move or rename that file, or choose another folder",
+            )
+        self._track(target.absolute)
+        make_folders(self._root, target.absolute)
+        self.paths.append(target.relative)
+        return True
+
     def rewrite(self, path: str, compute: Callable[[str], str]) -> bool:
         """The note's text passed through ``compute`` and written back if it changed, provided
         the file still holds what was read (a user's save in between is re-read, never lost).
