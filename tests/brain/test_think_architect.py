@@ -20,9 +20,9 @@ from tests.brain.think_support import (
 )
 from vaultctx.api import Vault
 from vaultctx.brain.architect import NothingToScanError, architect
-from vaultctx.brain.architect_note import WikiFolderError
 from vaultctx.brain.code_scan import ScanPathError, scan_folder, skeleton
 from vaultctx.brain.markers import MarkerError, read_block
+from vaultctx.brain.wiki import WikiFolderError
 from vaultctx.ledger.context import ChangeContext
 
 NOTE = "Second Brain/Architecture.md"
@@ -118,8 +118,9 @@ def test_the_whole_vault_is_scanned_without_the_note_itself(vault: Vault, fake: 
     run(architect(vault, fake_model(fake), None, change=CHANGE))
     sections(fake)
     result = run(architect(vault, fake_model(fake), None, change=CHANGE))
-    assert result.files == 7  # CODE without .git, plus vaultctx.toml
-    assert "Architecture.md" not in prompt_of(chat_bodies(fake)[-1])
+    assert result.files == 7  # CODE without .git, plus vaultctx.toml; not the wiki's log
+    assert (code := prompt_of(chat_bodies(fake)[-1])) and "Architecture.md" not in code
+    assert "log.md" not in code and (vault.path / "Second Brain" / "log.md").is_file()
 
 
 def test_a_big_tree_is_capped_at_400_lines_and_says_how_many_were_left_out(
@@ -163,7 +164,7 @@ def test_a_wiki_folder_that_is_a_file_is_refused_and_nothing_written(
     vault: Vault, fake: OpenAIFake
 ) -> None:
     (vault.path / "Second Brain").write_text("I am a file", encoding="utf-8")
-    with pytest.raises(WikiFolderError, match="is a file, not a folder"):
+    with pytest.raises(WikiFolderError, match="is a file; nothing was written"):
         run(architect(vault, fake_model(fake), "proj", change=CHANGE))
     assert (vault.path / "Second Brain").read_text(encoding="utf-8") == "I am a file"
     assert vault.ledger() == []
@@ -176,6 +177,7 @@ def test_an_unclosed_marker_in_the_note_stops_the_write(vault: Vault, fake: Open
     sections(fake)
     with pytest.raises(MarkerError, match="nothing was written"):
         run(architect(vault, fake_model(fake), "proj", change=CHANGE))
+    assert chat_bodies(fake) == []  # found before the model was asked
     assert note.read_text(encoding="utf-8") == "# Mine\n\n<!-- @generated:modules -->\nhalf\n"
     assert vault.ledger() == []
 

@@ -38,6 +38,13 @@ INJECTION = (
 )
 
 
+@pytest.fixture(autouse=True)
+def private_dirs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The ledger and the user's vaultctx.toml in the test's own folders."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+
+
 @pytest.fixture
 def fake() -> Iterator[OpenAIFake]:
     with OpenAIFake() as server:

@@ -10,17 +10,26 @@ changed. The write is one ledger record (``vaultctx undo`` reverts it).
 
 from __future__ import annotations
 
+import datetime as dt
 import os
 import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from vaultctx.brain.architect_note import ai_first_note, wiki_note_path
 from vaultctx.brain.code_scan import Scan, entry_points, scan_folder, skeleton
-from vaultctx.brain.markers import upsert_block
+from vaultctx.brain.markers import read_block, upsert_block
 from vaultctx.brain.passages import DATA_RULE, Passage, render
-from vaultctx.brain.settings import load_second_brain_settings
+from vaultctx.brain.wiki import (
+    LOG_NOTE,
+    NoteMeta,
+    ai_first_note,
+    append_log,
+    check_wiki_folder,
+    enabled_settings,
+    vault_root,
+    wiki_path,
+)
 from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
@@ -29,7 +38,6 @@ if TYPE_CHECKING:
     from vaultctx.text_model import TextModel
 
 ARCHITECT_TOKENS = 1500
-NOTE_NAME = "Architecture.md"
 TITLE = "Architecture"
 MAX_ENTRY_HEADS = 8
 ENTRY_HEAD_BYTES = 2000
@@ -101,10 +109,16 @@ class ArchitectResult:
 async def architect(
     vault: Vault, model: TextModel, path: str | None = None, *, change: ChangeContext
 ) -> ArchitectResult:
-    settings = load_second_brain_settings(vault.path)
-    settings.require_enabled()
-    note = wiki_note_path(vault.path, settings.wiki_folder, NOTE_NAME)
-    scan = scan_folder(vault.path, path, exclude=frozenset({note}))
+    folder = enabled_settings(vault).wiki_folder
+    note = wiki_path(folder, TITLE)
+    root = vault_root(vault)
+    check_wiki_folder(root, folder)
+    existing = _existing_text(root, note)
+    if existing is not None:  # a broken marker is reported before the model is asked
+        for key in SECTIONS:
+            read_block(existing, key, name=note)
+    # The note itself, and the wiki's activity log, which every run appends to.
+    scan = scan_folder(vault.path, path, exclude=frozenset({note, f"{folder}/{LOG_NOTE}"}))
     shown = scan.base or "the whole vault"
     if not scan.files:
         raise NothingToScanError(
@@ -124,7 +138,7 @@ async def architect(
         sections[key] = f"## {heading}\n\n{reply.strip()[:REPLY_CHARS]}"
     sections["modules"] += "\n\n" + _scan_line(scan, shown, entries)
     notices = [f"Note: {scan.stopped}; the note describes the files seen."] if scan.stopped else []
-    status, record = _write(vault, note, sections, change)
+    status, record = _write(vault, root, folder, note, sections, change)
     return ArchitectResult(
         note, status, scan.base, len(scan.files), omitted, entries, record, notices
     )
@@ -173,26 +187,48 @@ def _head(root: Path, relative: str) -> str | None:
     return scrub_secrets(data.decode("utf-8", errors="replace")).text
 
 
+def _existing_text(root: Path, note: str) -> str | None:
+    """The note's text, or None when there is none yet; never read through a link (the
+    batch's own write refuses links too)."""
+    from vaultctx.vault.writes import read_file
+
+    target = root.joinpath(*note.split("/"))
+    if not os.path.lexists(target):
+        return None
+    return read_file(target, note).decode("utf-8", errors="replace")
+
+
 def _write(
-    vault: Vault, note: str, sections: dict[str, str], change: ChangeContext
+    vault: Vault,
+    root: Path,
+    folder: str,
+    note: str,
+    sections: dict[str, str],
+    change: ChangeContext,
 ) -> tuple[Status, str | None]:
     def regenerate(text: str) -> str:
         for key, content in sections.items():
             text = upsert_block(text, key, content, name=note)
         return text
 
-    exists = os.path.lexists(vault.path.joinpath(*note.split("/")))
+    exists = os.path.lexists(root.joinpath(*note.split("/")))
     status: Status = "unchanged"
-    with vault.change_batch(change, "architect") as batch:
+    with vault.change_batch(change, "replace" if exists else "create") as batch:
         if exists:
             if batch.rewrite(note, regenerate):
                 status = "updated"
         else:
-            body = regenerate(f"# {TITLE}\n")
-            batch.create(note, ai_first_note(TITLE, body, recency="dated", source="architect"))
+            meta = NoteMeta(recency="dated", source="architect", learned_at=_today())
+            batch.create(note, regenerate(ai_first_note(TITLE, f"# {TITLE}\n", meta)))
             status = "created"
+        if status != "unchanged":
+            append_log(batch, root, folder, f"architecture note {status}: {note}")
     record = batch.change.record_id if batch.change else None
     return status, record
+
+
+def _today() -> str:
+    return dt.date.today().isoformat()
 
 
 __all__ = ["ARCHITECT_TOKENS", "ArchitectResult", "NothingToScanError", "architect"]
