@@ -145,3 +145,18 @@ def test_model_text_cannot_end_an_architecture_block(code_vault: Vault, fake: Op
     again = note.read_text(encoding="utf-8")
     assert "Injected heading" not in again and again.endswith("\nMine.\n")
     assert read_block(again, "overview") == "## Overview\n\nClean."
+
+
+def test_an_architecture_note_that_is_a_link_is_refused_and_its_target_untouched(
+    code_vault: Vault, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    target = tmp_path / "elsewhere.md"
+    target.write_text("outside the vault\n", encoding="utf-8")
+    (code_vault.path / "Second Brain").mkdir()
+    os.symlink(target, code_vault.path / "Second Brain" / "Architecture.md")
+    with pytest.raises(
+        VaultctxError, match="is a symbolic link or not a file; nothing was written"
+    ):
+        run(architect(code_vault, fake_model(fake), "src", change=CHANGE))
+    assert target.read_text(encoding="utf-8") == "outside the vault\n"
+    assert chat_bodies(fake) == []

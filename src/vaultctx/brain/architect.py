@@ -23,6 +23,7 @@ from vaultctx.brain.passages import DATA_RULE, Passage, render
 from vaultctx.brain.wiki import (
     LOG_NOTE,
     NoteMeta,
+    WikiFolderError,
     ai_first_note,
     append_log,
     check_wiki_folder,
@@ -195,6 +196,11 @@ def _existing_text(root: Path, note: str) -> str | None:
     target = root.joinpath(*note.split("/"))
     if not os.path.lexists(target):
         return None
+    if os.path.islink(target) or not os.path.isfile(target):
+        raise WikiFolderError(
+            f"{note} is a symbolic link or not a file; nothing was written",
+            "replace it with a plain note, or move it away so architect can create one",
+        )
     return read_file(target, note).decode("utf-8", errors="replace")
 
 
