@@ -10,12 +10,21 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.agent.fakes import Answer, OpenAIFake
 from tests.brain.think_support import fake_model, indexed_vault, run
 from vaultctx.api import Vault
-from vaultctx.brain.markers import read_block
-from vaultctx.review.contradictions import ContradictionsFlow, UnreadableReconcileError
+from vaultctx.brain.markers import end_marker, neutralise, read_block, start_marker
+from vaultctx.brain.passages import one_line
+from vaultctx.brain.reconcile import Contradiction
+from vaultctx.review.contradictions import (
+    BLOCK,
+    ContradictionsFlow,
+    UnreadableReconcileError,
+    _applier,
+)
 
 TODAY = dt.date(2026, 12, 1)
 PRICE = (
@@ -136,3 +145,30 @@ def test_a_garbled_answer_proposes_nothing_and_says_why(vault: Vault, fake: Open
     fake.queue(Answer('[{"notePaths": ["Price.md"], "statements": ["a"'))
     with pytest.raises(UnreadableReconcileError, match="Could not interpret"):
         run(flow(fake).propose(vault))
+
+
+suggestions = (
+    st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=60)
+    .map(lambda text: one_line(text, 2000))
+    .filter(bool)
+)
+bodies = st.text(st.characters(blacklist_categories=("Cs",)), max_size=120).filter(
+    lambda text: "<!--" not in text and not text.startswith("---")
+)
+
+
+@given(body=bodies, texts=st.lists(suggestions, min_size=1, max_size=3))
+def test_applying_keeps_the_users_text_and_one_closed_block_whatever_the_model_wrote(
+    body: str, texts: list[str]
+) -> None:
+    hostile = [f"{t} {end_marker(BLOCK)} {start_marker(BLOCK)}" for t in texts]
+    entries = [Contradiction(["n.md"], [t], h) for t, h in zip(texts, hostile, strict=True)]
+    edited = _applier("n.md", entries, "2026-12-01")(body)
+    newline = "\r\n" if "\r\n" in body else "\n"
+    front = f"---{newline}learned_at: 2026-12-01{newline}---{newline}"
+    assert edited.startswith(front + body)
+    assert edited.count(start_marker(BLOCK)) == edited.count(end_marker(BLOCK)) == 1
+    block = read_block(edited, BLOCK) or ""
+    assert all(neutralise(h) in block for h in hostile)
+    assert edited.endswith(end_marker(BLOCK) + "\n")
+    assert _applier("n.md", entries, "2026-12-01")(edited) == edited  # idempotent
