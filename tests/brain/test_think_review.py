@@ -141,6 +141,17 @@ def test_a_note_with_an_unclosed_marker_is_skipped_untouched(
     assert result.paths == ["Price.md"]
 
 
+def test_an_empty_list_says_why_in_the_flows_notices(vault: Vault, fake: OpenAIFake) -> None:
+    fake.queue(Answer("[]"), Answer(items((["Price.md"], "Fix."), (["nope.md"], "Gone."))))
+    review = flow(fake)
+    assert run(review.propose(vault)) == []
+    assert review.notices == ["No contradictions found. No notes were changed."]
+    assert len(run(review.propose(vault))) == 1
+    assert review.notices == [
+        "1 more item(s) of the model's answer were left out: not citing a note of the search"
+    ]
+
+
 def test_a_garbled_answer_proposes_nothing_and_says_why(vault: Vault, fake: OpenAIFake) -> None:
     fake.queue(Answer('[{"notePaths": ["Price.md"], "statements": ["a"'))
     with pytest.raises(UnreadableReconcileError, match="Could not interpret"):

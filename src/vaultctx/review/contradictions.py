@@ -51,11 +51,22 @@ class ContradictionsFlow:
         self.model = model
         self.source = source
         self.today = today
+        # What the list cannot say by itself (read by the review command when it shows them):
+        # why it is empty, items left out, the search's own notices.
+        self.notices: list[str] = []
 
     async def propose(self, vault: Vault) -> list[Proposal]:
         report = await reconcile_topic(vault, self.model, self.topic)
         if report.status in ("unreadable", "unusable"):
             raise UnreadableReconcileError(report.text.rstrip("."), "nothing was proposed")
+        self.notices = list(report.notices)
+        if report.status in ("none", "no-notes"):
+            self.notices.append(report.text)
+        if report.dropped:
+            self.notices.append(
+                f"{report.dropped} more item(s) of the model's answer were left out: "
+                "not citing a note of the search"
+            )
         return [
             Proposal(number, _title(item), _detail(item), {"contradiction": item.as_dict()})
             for number, item in enumerate(report.items, start=1)
