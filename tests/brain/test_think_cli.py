@@ -9,8 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.cli_support import KEY, Indexed, agent_env, indexed_example, openai_toml, vaultctx
-from tests.agent.fakes import Answer, OpenAIFake
+from tests.agent.cli_support import (
+    KEY,
+    Indexed,
+    agent_env,
+    ask,
+    indexed_example,
+    openai_toml,
+    vaultctx,
+)
+from tests.agent.fakes import Answer, OpenAIFake, ToolCall
 from tests.brain.think_support import chat_bodies, turn_on
 
 TUNING = "30-resources/databases/SQLite tuning.md"
@@ -130,3 +138,23 @@ def test_every_command_refuses_while_second_brain_is_off(
         assert "enabled = true" in result.stderr
     assert fake.requests == []
     assert not (indexed.vault / "Second Brain").exists()
+
+
+def test_the_chat_model_calls_challenge_and_the_tool_asks_the_same_backend(
+    indexed: Indexed, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    fake.queue(
+        Answer(tool_calls=[ToolCall("challenge", {"claim": "WAL mode never blocks writers"})]),
+        Answer("Counterexample: one writer at a time."),
+        Answer("Your notes disagree: only one writer at a time."),
+    )
+    result = ask(indexed, env(tmp_path, fake), "is it true WAL never blocks writers?", "--json")
+    assert result.returncode == 0, result.stderr
+    out = json.loads(result.stdout)
+    assert [call["name"] for call in out["tool_calls"]] == ["challenge"]
+    assert out["answer"] == "Your notes disagree: only one writer at a time."
+    bodies = chat_bodies(fake)
+    assert len(bodies) == 3
+    assert "WAL mode never blocks writers" in json.dumps(bodies[1])  # the tool's own question
+    tool_results = [m["content"] for m in bodies[2]["messages"] if m.get("role") == "tool"]
+    assert tool_results[-1].startswith("Counterexample: one writer at a time.\n\nNotes consulted:")
