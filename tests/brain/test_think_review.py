@@ -158,12 +158,11 @@ def test_a_garbled_answer_proposes_nothing_and_says_why(vault: Vault, fake: Open
         run(flow(fake).propose(vault))
 
 
+TEXT = st.characters(blacklist_categories=["Cs"])
 suggestions = (
-    st.text(st.characters(blacklist_categories=("Cs",)), min_size=1, max_size=60)
-    .map(lambda text: one_line(text, 2000))
-    .filter(bool)
+    st.text(TEXT, min_size=1, max_size=60).map(lambda text: one_line(text, 2000)).filter(bool)
 )
-bodies = st.text(st.characters(blacklist_categories=("Cs",)), max_size=120).filter(
+bodies = st.text(TEXT, max_size=120).filter(
     lambda text: "<!--" not in text and not text.startswith("---")
 )
 
