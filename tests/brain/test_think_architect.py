@@ -123,19 +123,48 @@ def test_the_whole_vault_is_scanned_without_the_note_itself(vault: Vault, fake: 
     assert "log.md" not in code and (vault.path / "Second Brain" / "log.md").is_file()
 
 
-def test_a_big_tree_is_capped_at_400_lines_and_says_how_many_were_left_out(
+def test_a_tree_over_400_lines_shows_its_folders_with_counts_and_says_what_it_left_out(
     vault: Vault, fake: OpenAIFake
 ) -> None:
+    (vault.path / "proj" / "gen").mkdir()
     for i in range(450):
-        (vault.path / "proj" / "gen").mkdir(exist_ok=True)
         (vault.path / "proj" / "gen" / f"f{i:03}.py").write_text("", encoding="utf-8")
     lines, omitted = skeleton(scan_folder(vault.path, "proj"))
-    assert len(lines) == 400
-    assert omitted == (5 + 450) + 5 - 400  # files, and the lines gen/ src/ proj/ util/ web/
+    assert lines == [
+        "README.md",
+        "gen/ (450 files)",
+        "src/ (3 files)",
+        "  proj/ (3 files)",
+        "    util/ (1 file)",
+        "web/ (1 file)",
+    ]
+    assert omitted == (5 + 450) + 5 - len(lines)  # the full tree: files and 5 folder lines
     sections(fake)
     result = run(architect(vault, fake_model(fake), "proj", change=CHANGE))
     assert result.omitted == omitted
     assert f"…{omitted} omitted" in prompt_of(chat_bodies(fake)[0])
+
+
+def test_a_small_tree_is_shown_whole_and_a_huge_one_cut_at_400_lines(vault: Vault) -> None:
+    lines, omitted = skeleton(scan_folder(vault.path, "proj"))
+    assert omitted == 0
+    assert lines == [
+        "README.md",
+        "src/",
+        "  proj/",
+        "    __main__.py",
+        "    app.py",
+        "    util/",
+        "      text.py",
+        "web/",
+        "  index.ts",
+    ]
+    for i in range(450):
+        (vault.path / "proj" / f"d{i:03}").mkdir()
+        (vault.path / "proj" / f"d{i:03}" / "x.md").write_text("", encoding="utf-8")
+    lines, omitted = skeleton(scan_folder(vault.path, "proj"))
+    assert len(lines) == 400 and lines[:2] == ["README.md", "d000/ (1 file)"]
+    assert omitted == 9 + 2 * 450 - 400
 
 
 def test_the_scan_stops_at_its_file_and_time_limits(vault: Vault) -> None:

@@ -110,13 +110,43 @@ def entry_points(files: list[str]) -> list[str]:
 
 
 def skeleton(scan: Scan, *, max_lines: int = SKELETON_LINES) -> tuple[list[str], int]:
-    """The module tree under the scan folder, one line per folder (``name/``) and file,
-    indented by depth; at most ``max_lines`` lines, and how many more were left out."""
+    """The module tree under the scan folder, at most ``max_lines`` lines, and how many lines
+    of the full tree were left out.
+
+    The full tree has one line per folder (``name/``) and file, indented by depth. When it is
+    longer than ``max_lines``, files give way to structure: the top-level files, then the
+    folders (each with its file count), level by level as far as they fit; a folder whose level
+    is only partly shown has the rest of its siblings left out, and a tree whose top-level files
+    alone are too many is cut.
+    """
+    cut = len(scan.base) + 1 if scan.base else 0
+    paths = [tuple(file[cut:].split("/")) for file in scan.files]
+    full = _tree(paths)
+    if len(full) <= max_lines:
+        return full, 0
+    counts: dict[tuple[str, ...], int] = {}
+    top_files = [parts[0] for parts in paths if len(parts) == 1]
+    for parts in paths:
+        for depth in range(1, len(parts)):
+            counts[parts[:depth]] = counts.get(parts[:depth], 0) + 1
+    # Breadth first: every folder of one level before any of the next, parents before children.
+    room = max(max_lines - len(top_files), 0)
+    shown = sorted(sorted(counts, key=lambda key: (len(key), key))[:room])
+    lines = top_files + [
+        "  " * (len(key) - 1) + f"{key[-1]}/ ({_files(counts[key])})" for key in shown
+    ]
+    lines = lines[:max_lines]
+    return lines, len(full) - len(lines)
+
+
+def _files(count: int) -> str:
+    return f"{count:,} file" if count == 1 else f"{count:,} files"
+
+
+def _tree(paths: list[tuple[str, ...]]) -> list[str]:
     lines: list[str] = []
     opened: tuple[str, ...] = ()
-    cut = len(scan.base) + 1 if scan.base else 0
-    for file in scan.files:
-        parts = tuple(file[cut:].split("/"))
+    for parts in paths:
         folders = parts[:-1]
         common = 0
         while common < min(len(opened), len(folders)) and opened[common] == folders[common]:
@@ -125,9 +155,7 @@ def skeleton(scan: Scan, *, max_lines: int = SKELETON_LINES) -> tuple[list[str],
             lines.append("  " * depth + folders[depth] + "/")
         opened = folders
         lines.append("  " * len(folders) + parts[-1])
-    if len(lines) <= max_lines:
-        return lines, 0
-    return lines[:max_lines], len(lines) - max_lines
+    return lines
 
 
 __all__ = ["ENTRY_NAMES", "Scan", "ScanPathError", "entry_points", "scan_folder", "skeleton"]
