@@ -160,3 +160,22 @@ def test_an_architecture_note_that_is_a_link_is_refused_and_its_target_untouched
         run(architect(code_vault, fake_model(fake), "src", change=CHANGE))
     assert target.read_text(encoding="utf-8") == "outside the vault\n"
     assert chat_bodies(fake) == []
+
+
+def test_a_proposal_naming_a_path_outside_the_vault_is_skipped(
+    tmp_path: Path, fake: OpenAIFake
+) -> None:
+    from vaultctx.review.proposals import Proposal
+
+    vault = indexed_vault(tmp_path / "v", {"a.md": "# A\n"}, tmp_path / "v.db")
+    outside = tmp_path / "outside.md"
+    outside.write_text("mine\n", encoding="utf-8")
+    os.symlink(outside, vault.path / "link.md")
+    item = {"notePaths": ["../outside.md", "link.md", "a.md"], "statements": [], "suggestion": "x"}
+    flow = ContradictionsFlow("t", fake_model(fake))
+    result = flow.apply(vault, [Proposal(1, "t", data={"contradiction": item})])
+    assert result.paths == ["a.md"]
+    assert [line.split(":")[1].strip() for line in result.skipped] == ["../outside.md", "link.md"]
+    assert outside.read_text(encoding="utf-8") == "mine\n"
+    with pytest.raises(VaultctxError, match="not a contradiction proposal"):
+        flow.apply(vault, [Proposal(1, "t", data={"contradiction": {"notePaths": "a.md"}})])

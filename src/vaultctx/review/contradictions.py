@@ -15,8 +15,8 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from vaultctx.brain.front_matter_edit import FrontMatterEditError, set_front_matter_value
-from vaultctx.brain.markers import MarkerError, neutralise, read_block, upsert_block
+from vaultctx.brain.front_matter_edit import set_front_matter_value
+from vaultctx.brain.markers import neutralise, read_block, upsert_block
 from vaultctx.brain.passages import one_line
 from vaultctx.brain.reconcile import Contradiction, reconcile_topic
 from vaultctx.brain.settings import load_second_brain_settings
@@ -74,7 +74,6 @@ class ContradictionsFlow:
 
     def apply(self, vault: Vault, accepted: list[Proposal]) -> ReviewResult:
         from vaultctx.ledger.context import ChangeContext
-        from vaultctx.vault.writes import NoteChangeError
 
         load_second_brain_settings(vault.path).require_enabled()
         today = (self.today or dt.date.today()).isoformat()
@@ -94,7 +93,7 @@ class ContradictionsFlow:
                     continue
                 try:
                     wrote = batch.rewrite(path, _applier(path, [i for _, i in items], today))
-                except (MarkerError, FrontMatterEditError, NoteChangeError) as exc:
+                except VaultctxError as exc:  # a broken marker or front matter, a refused path
                     result.skipped.append(f"{numbers}: {path}: {exc.message}")
                     continue
                 if wrote:
@@ -110,8 +109,25 @@ class ContradictionsFlow:
 
 
 def _contradiction(proposal: Proposal) -> Contradiction:
-    raw = proposal.data["contradiction"]
-    return Contradiction(list(raw["notePaths"]), list(raw["statements"]), str(raw["suggestion"]))
+    """The item a proposal carries (its data may have been saved and read back: checked)."""
+    raw = proposal.data.get("contradiction")
+    if isinstance(raw, dict):
+        paths, statements, suggestion = (
+            raw.get("notePaths"),
+            raw.get("statements"),
+            raw.get("suggestion"),
+        )
+        if (
+            isinstance(paths, list)
+            and isinstance(statements, list)
+            and isinstance(suggestion, str)
+            and all(isinstance(item, str) for item in [*paths, *statements])
+        ):
+            return Contradiction(paths, statements, suggestion)
+    raise VaultctxError(
+        f"proposal {proposal.number} is not a contradiction proposal; nothing was written",
+        "run `vaultctx review contradictions TOPIC` again for a fresh list",
+    )
 
 
 def _title(item: Contradiction) -> str:
