@@ -217,3 +217,19 @@ def test_a_custom_wiki_folder_is_used(vault: Vault, fake: OpenAIFake) -> None:
     result = run(architect(vault, fake_model(fake), "proj", change=CHANGE))
     assert result.path == "Wiki/AI/Architecture.md"
     assert (vault.path / "Wiki/AI/Architecture.md").is_file()
+
+
+def test_many_entry_points_are_listed_up_to_50_and_read_up_to_8(
+    vault: Vault, fake: OpenAIFake
+) -> None:
+    for i in range(60):
+        (vault.path / "proj" / "pkgs" / f"p{i:02}").mkdir(parents=True)
+        (vault.path / "proj" / "pkgs" / f"p{i:02}" / "index.ts").write_text(
+            f"export const id = 'package-{i:02}';\n", encoding="utf-8"
+        )
+    sections(fake)
+    result = run(architect(vault, fake_model(fake), "proj/pkgs", change=CHANGE))
+    assert len(result.entry_points) == 60
+    prompt = prompt_of(chat_bodies(fake)[0])
+    assert "proj/pkgs/p49/index.ts" in prompt and "…10 more" in prompt
+    assert "package-07" in prompt and "package-08" not in prompt  # the first 8 are read
