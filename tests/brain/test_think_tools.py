@@ -204,3 +204,9 @@ def test_every_thinking_tool_refuses_while_second_brain_is_off(
     with pytest.raises(SecondBrainOffError):
         run(challenge(vault, model, "a claim"))
     assert chat_bodies(fake) == []
+
+
+def test_an_empty_answer_is_said_to_be_empty(example: Vault, fake: OpenAIFake) -> None:
+    fake.queue(Answer("   "))
+    result = run(challenge(example, fake_model(fake), "SQLite tuning"))
+    assert result.text == "(The model returned no text; try again, or another model.)"

@@ -38,6 +38,7 @@ _EMERGE_EXCERPT = 300
 _INPUT_CHARS = 2000  # a claim or a topic: a sentence, not a document
 
 EMPTY_CLAIM = "A claim to review is required."
+EMPTY_ANSWER = "(The model returned no text; try again, or another model.)"
 EMPTY_TOPICS = "Both topics (topicA, topicB) are required."
 
 
@@ -95,7 +96,7 @@ async def challenge(vault: Vault, model: TextModel, claim: str) -> ThinkingResul
         f"Passages from the user's notes:\n{render(passages)}"
     )
     text = await model.complete(system, prompt, max_tokens=CHALLENGE_TOKENS)
-    return ThinkingResult("challenge", text.strip(), True, passages, notices)
+    return ThinkingResult("challenge", _answer(text), True, passages, notices)
 
 
 async def connect(vault: Vault, model: TextModel, topic_a: str, topic_b: str) -> ThinkingResult:
@@ -120,7 +121,11 @@ async def connect(vault: Vault, model: TextModel, topic_a: str, topic_b: str) ->
         f"Passages about topic B:\n{render(second, first=len(first) + 1) or '(none found)'}"
     )
     text = await model.complete(system, prompt, max_tokens=CONNECT_TOKENS)
-    return ThinkingResult("connect", text.strip(), True, first + second, notices)
+    return ThinkingResult("connect", _answer(text), True, first + second, notices)
+
+
+def _answer(text: str) -> str:
+    return text.strip() or EMPTY_ANSWER
 
 
 def emerge_days(value: object) -> int:
@@ -163,7 +168,7 @@ async def emerge(
         f"The {len(passages)} most recently modified notes of the last {count} day(s), newest "
         f"first:\n{render(passages)}"
     )
-    text = (await model.complete(system, prompt, max_tokens=EMERGE_TOKENS)).strip()
+    text = _answer(await model.complete(system, prompt, max_tokens=EMERGE_TOKENS))
     if notices:
         text = f"{text}\n\n{notices[0]}"
     return ThinkingResult("emerge", text, True, passages, notices)
