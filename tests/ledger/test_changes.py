@@ -311,3 +311,26 @@ def test_a_folder_or_fifo_named_like_a_note_is_not_a_note(vault: Vault) -> None:
             vault.edit_note(name, "a", "b", change=AGENT)
         with pytest.raises(NoteChangeError, match=f"^File not found: {name}$"):
             vault.replace_note(name, "x", change=AGENT)
+
+
+def test_a_batch_creates_folders_and_undo_removes_them(tmp_path: Path, data_dir: Path) -> None:
+    from vaultctx.ledger.context import ChangeContext
+
+    root = tmp_path / "v"
+    root.mkdir()
+    (root / "file.md").write_text("x", encoding="utf-8")
+    vault = Vault(root, db=tmp_path / "i.db")
+    with vault.change_batch(ChangeContext("folders", source="cli"), "create") as batch:
+        assert batch.create_folder("W/a")
+        assert not batch.create_folder("W/a")  # already there: nothing to record
+        batch.create("W/a/n.md", "n")
+    assert batch.change is not None and batch.change.record_id is not None
+    assert (root / "W/a/n.md").read_text(encoding="utf-8") == "n"
+    with (
+        pytest.raises(NoteChangeError, match="is a file, not a folder"),
+        vault.change_batch(ChangeContext("bad", source="cli"), "create") as batch,
+    ):
+        batch.create_folder("file.md")
+    vault.undo()
+    assert not (root / "W").exists()
+    assert (root / "file.md").read_text(encoding="utf-8") == "x"

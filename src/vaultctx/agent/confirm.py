@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 CONFIRMED_TOOLS = frozenset(
     {
+        "architect",  # the Second Brain's Architecture.md (agent/brain_read_tools.py)
         "create_note",
         "edit_note",
         "append_to_note",

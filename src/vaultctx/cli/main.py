@@ -105,6 +105,7 @@ def build_app() -> typer.Typer:
         brain_app,
         brain_report_cmds,
         brain_review_cmds,
+        brain_think_cmds,
         brain_wiki_cmds,
         capture_cmds,
         clip_cmds,
@@ -116,6 +117,7 @@ def build_app() -> typer.Typer:
         mcp_cmds,
         para_cmds,
         review_cmds,
+        review_contradictions_cmds,
         review_flow_cmds,
         search_cmds,
         secret_cmds,
@@ -150,9 +152,11 @@ def build_app() -> typer.Typer:
     # (from here: a flow module imports review_cmds, so review_cmds importing it back would be
     # an import cycle).
     brain_wiki_cmds.register_brain(brain_app.brain_app)
+    brain_think_cmds.register_brain(brain_app.brain_app)
     brain_report_cmds.register_brain(brain_app.brain_app)
     brain_app.register(app)
     brain_review_cmds.register_review(review_cmds.review_app)
+    review_contradictions_cmds.register_review(review_cmds.review_app)
     review_flow_cmds.register_review(review_cmds.review_app)
     review_cmds.register(app)
     return app
