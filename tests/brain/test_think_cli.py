@@ -158,3 +158,22 @@ def test_the_chat_model_calls_challenge_and_the_tool_asks_the_same_backend(
     assert "WAL mode never blocks writers" in json.dumps(bodies[1])  # the tool's own question
     tool_results = [m["content"] for m in bodies[2]["messages"] if m.get("role") == "tool"]
     assert tool_results[-1].startswith("Counterexample: one writer at a time.\n\nNotes consulted:")
+
+
+def test_accept_applies_the_list_that_was_shown_without_asking_the_model_again(
+    indexed: Indexed, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    reply = [{"notePaths": [TUNING], "statements": ["x"], "suggestion": "Say which mode."}]
+    fake.queue(Answer(json.dumps(reply)), Answer(json.dumps([{**reply[0], "suggestion": "NO"}])))
+    environment = env(tmp_path, fake)
+    listed = vaultctx(indexed, environment, "review", "contradictions", "SQLite  WAL")
+    assert listed.returncode == 0, listed.stderr
+    assert "[1] 30-resources/databases/SQLite tuning.md: Say which mode." in listed.stdout
+    assert "vaultctx review contradictions 'SQLite  WAL' --accept 1,3" in listed.stdout
+    assert "Say which mode." not in (indexed.vault / TUNING).read_text(encoding="utf-8")
+    applied = vaultctx(
+        indexed, environment, "review", "contradictions", "sqlite wal", "--accept", "1"
+    )
+    assert applied.returncode == 0, applied.stderr
+    assert "Say which mode." in (indexed.vault / TUNING).read_text(encoding="utf-8")
+    assert len(chat_bodies(fake)) == 1  # the saved list, not a second answer

@@ -4,6 +4,7 @@ proposal; an accepted one writes its suggestion into the notes involved (docs/se
 
 from __future__ import annotations
 
+import shlex
 from typing import Annotated
 
 import typer
@@ -33,7 +34,16 @@ def contradictions(
     handle = open_vault(vault, db)
     flags = {"backend": backend, "model": model, "base_url": base_url}
     chosen = text_model(handle, **flags, api_key_secret=api_key_secret)
-    run_review(ContradictionsFlow(topic, chosen), handle, accept=accept, as_json=as_json)
+    # The list shown is saved per topic, so `--accept` applies what the user saw, not a new
+    # answer of the model (vaultctx.review.saved_plans).
+    run_review(
+        ContradictionsFlow(topic, chosen),
+        handle,
+        accept=accept,
+        as_json=as_json,
+        scope=" ".join(topic.split()).casefold(),
+        command=f"vaultctx review contradictions {shlex.quote(topic)}",
+    )
 
 
 def register_review(review_app: typer.Typer) -> None:
