@@ -114,6 +114,7 @@ def build_app() -> typer.Typer:
         serve_cmds,
         template_cmds,
         todo_cmds,
+        ui_cmds,
         verify_cmds,
     )
 
@@ -132,6 +133,7 @@ def build_app() -> typer.Typer:
     ledger_cmds.register(app)
     todo_cmds.register(app)
     template_cmds.register(app)
+    ui_cmds.register(app)
     return app
 
 

@@ -1,0 +1,82 @@
+"""Note text made into HTML that cannot carry code: markdown and highlighted search snippets.
+
+markdown-it-py runs with raw HTML off (``<script>`` in a note is shown as text) and its default
+link check, which drops ``javascript:``, ``vbscript:``, ``file:`` and ``data:`` links (data:
+images aside) before they become an ``href``. Snippets are escaped piece by piece, and only the
+``<mark>`` tags added here are markup.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from markdown_it import MarkdownIt
+from markupsafe import Markup, escape
+
+SNIPPET_CHARS = 320
+_TERM = re.compile(r"\w{2,}", re.UNICODE)
+MAX_TERMS = 12
+
+
+@dataclass(frozen=True)
+class RenderedNote:
+    """A note's HTML and its headings (level, text, anchor id), in order."""
+
+    html: Markup
+    headings: list[tuple[int, str, str]]
+
+
+@lru_cache(maxsize=1)
+def _markdown() -> MarkdownIt:
+    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+
+
+def render_markdown(text: str) -> RenderedNote:
+    """The note's body as HTML; each heading gets an id (``h1``, ``h2``, … in order) for the
+    page's table of contents."""
+    md = _markdown()
+    tokens = md.parse(text)
+    headings: list[tuple[int, str, str]] = []
+    for position, token in enumerate(tokens):
+        if token.type == "heading_open":
+            anchor = f"h{len(headings) + 1}"
+            token.attrSet("id", anchor)
+            inline = tokens[position + 1]
+            headings.append((int(token.tag[1:]), inline.content, anchor))
+    return RenderedNote(Markup(md.renderer.render(tokens, md.options, {})), headings)
+
+
+def query_terms(query: str) -> list[str]:
+    """The words of a query worth marking in a snippet, longest first (so a longer word wins
+    over a word it contains)."""
+    terms = dict.fromkeys(term.lower() for term in _TERM.findall(query))
+    return sorted(terms, key=len, reverse=True)[:MAX_TERMS]
+
+
+def highlight_snippet(text: str, query: str, *, width: int = SNIPPET_CHARS) -> Markup:
+    """About ``width`` characters of ``text`` around the first query word, words marked."""
+    terms = query_terms(query)
+    flat = " ".join(text.split())
+    pattern = (
+        re.compile("|".join(re.escape(term) for term in terms), re.IGNORECASE) if terms else None
+    )
+    first = pattern.search(flat) if pattern else None
+    start = max(0, (first.start() if first else 0) - width // 4)
+    if start:
+        space = flat.find(" ", start)
+        start = space + 1 if 0 <= space < start + 20 else start
+    window = flat[start : start + width]
+    lead = "…" if start else ""
+    tail = "…" if start + width < len(flat) else ""
+    if pattern is None:
+        return Markup(escape(lead + window + tail))
+    parts: list[str] = [str(escape(lead))]
+    position = 0
+    for match in pattern.finditer(window):
+        parts.append(str(escape(window[position : match.start()])))
+        parts.append(f"<mark>{escape(match.group())}</mark>")
+        position = match.end()
+    parts.append(str(escape(window[position:] + tail)))
+    return Markup("".join(parts))
