@@ -116,7 +116,7 @@ def test_every_answer_carries_the_security_headers(ui: UiServer) -> None:
         assert "script-src 'self';" in policy and "unsafe-inline" not in policy
         assert "frame-ancestors 'none'" in policy
         assert headers["x-content-type-options"] == "nosniff"
-        assert headers["referrer-policy"] == "no-referrer"
+        assert headers["referrer-policy"] == "same-origin"  # never sent to another site
 
 
 @pytest.mark.parametrize(

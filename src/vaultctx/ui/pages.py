@@ -29,7 +29,7 @@ from vaultctx.search.graph import DEFAULT_DEPTH, MAX_DEPTH
 from vaultctx.search.request import MODES, SearchRequest
 from vaultctx.ui import i18n
 from vaultctx.ui.reindex import IndexJob
-from vaultctx.ui.render import highlight_snippet, render_markdown
+from vaultctx.ui.render import heading_anchor, highlight_snippet, render_markdown
 from vaultctx.vault.note import parse_note
 
 T = TypeVar("T")
@@ -98,8 +98,10 @@ def obsidian_link(vault: Path, note_path: str) -> str:
     return f"obsidian://open?vault={quote(vault.name, safe='')}&file={quote(file, safe='')}"
 
 
-def note_url(path: str) -> str:
-    return f"/note?path={quote(path, safe='')}"
+def note_url(path: str, heading: str | None = None) -> str:
+    """The note page of ``path``, scrolled to ``heading`` when given."""
+    url = f"/note?path={quote(path, safe='')}"
+    return f"{url}#{heading_anchor(heading)}" if heading else url
 
 
 class Pages:

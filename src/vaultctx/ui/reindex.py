@@ -9,7 +9,8 @@ terminal) is reported as the run's error.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 from vaultctx.api import Vault
 from vaultctx.errors import VaultctxError
@@ -67,20 +68,16 @@ class IndexJob:
         if thread is not None:
             thread.join(seconds)
 
-    # ProgressSink
     def start_pass(self, label: str, total: int, unit: str) -> None:
         self._update(label=label, total=total, unit=unit, done=0)
 
-    def advance(self, amount: int = 1) -> None:
+    def advance(self, amount: int) -> None:
         with self._lock:
-            self._state = _replace(self._state, done=self._state.done + amount)
+            self._state = replace(self._state, done=self._state.done + amount)
 
-    def finish(self) -> None:
-        pass
-
-    def _update(self, **changes: object) -> None:
+    def _update(self, **changes: Any) -> None:
         with self._lock:
-            self._state = _replace(self._state, **changes)
+            self._state = replace(self._state, **changes)
 
     def _run(self) -> None:
         indexer = Vault(config=self._vault.config)
@@ -114,10 +111,4 @@ class _Sink:
         self._job.advance(amount)
 
     def finish(self) -> None:
-        self._job.finish()
-
-
-def _replace(state: JobState, **changes: object) -> JobState:
-    from dataclasses import replace
-
-    return replace(state, **changes)  # type: ignore[arg-type]
+        pass

@@ -17,6 +17,7 @@ from markupsafe import Markup, escape
 
 SNIPPET_CHARS = 320
 _TERM = re.compile(r"\w{2,}", re.UNICODE)
+_WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 12
 
 
@@ -33,15 +34,28 @@ def _markdown() -> MarkdownIt:
     return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
 
 
+def heading_anchor(heading: str) -> str:
+    """The id of a heading on the note page, from its text, so a search result's citation
+    (``path#Heading``) can link to it: words joined by hyphens, lower case, any script."""
+    words = _WORD.findall(heading.lower())
+    return "h-" + "-".join(words)[:80]
+
+
 def render_markdown(text: str) -> RenderedNote:
-    """The note's body as HTML; each heading gets an id (``h1``, ``h2``, … in order) for the
-    page's table of contents."""
+    """The note's body as HTML; each heading gets an id (``heading_anchor``; a repeated heading
+    gets ``-2``, ``-3``, …) for the table of contents and for search results."""
     md = _markdown()
     tokens = md.parse(text)
     headings: list[tuple[int, str, str]] = []
+    taken: set[str] = set()
     for position, token in enumerate(tokens):
         if token.type == "heading_open":
-            anchor = f"h{len(headings) + 1}"
+            base = anchor = heading_anchor(tokens[position + 1].content)
+            count = 1
+            while anchor in taken:
+                count += 1
+                anchor = f"{base}-{count}"
+            taken.add(anchor)
             token.attrSet("id", anchor)
             inline = tokens[position + 1]
             headings.append((int(token.tag[1:]), inline.content, anchor))
