@@ -11,6 +11,7 @@ import statistics
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -19,8 +20,8 @@ from tests.ui.ui_process import UiServer, running_ui
 from vaultctx.api import Vault
 from vaultctx.ledger.context import ChangeContext
 
-if False:  # typing only, without importing Playwright when it is absent
-    from playwright.sync_api import Page
+if TYPE_CHECKING:  # without importing Playwright when it is absent
+    from playwright.sync_api import BrowserContext, Page
 
 HANDBOOK = "On-call handbook"
 
@@ -31,11 +32,11 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
         yield server
 
 
-def signed_in(context: object, ui: UiServer) -> Page:
-    page = context.new_page()  # type: ignore[attr-defined]
+def signed_in(context: BrowserContext, ui: UiServer) -> Page:
+    page = context.new_page()
     page.goto(ui.login_url)
     page.wait_for_url(f"{ui.base}/search")
-    return page  # type: ignore[no-any-return]
+    return page
 
 
 def wait_until(page: Page, expression: str, seconds: float = 60.0) -> None:
@@ -49,8 +50,8 @@ def wait_until(page: Page, expression: str, seconds: float = 60.0) -> None:
 
 def focused(page: Page) -> str:
     return page.evaluate(
-        "(() => { const e = document.activeElement;"
-        " return e.tagName + '#' + (e.id || '') + '.' + e.className + ' ' + e.textContent.trim(); })()"
+        "(() => { const e = document.activeElement; return e.tagName + '#' + (e.id || '')"
+        " + '.' + e.className + ' ' + e.textContent.trim(); })()"
     )
 
 
