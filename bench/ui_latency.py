@@ -53,9 +53,9 @@ def part_of_corpus(files: int) -> Path:
 
 
 def start_ui(vault: Path, db: Path, port: int) -> tuple[subprocess.Popen[str], str]:
+    where = ["--vault", str(vault), "--db", str(db), "--port", str(port)]
     process = subprocess.Popen(
-        [sys.executable, "-m", "vaultctx", "ui", "--vault", str(vault), "--db", str(db)]
-        + ["--port", str(port)],
+        [sys.executable, "-m", "vaultctx", "ui", *where],
         stdout=subprocess.PIPE,
         text=True,
     )

@@ -81,12 +81,14 @@ def ui_env(data_home: Path) -> dict[str, str]:
     return env
 
 
-def start_ui(vault: Path, db: Path, data_home: Path, *extra: str) -> UiServer:
+def start_ui(
+    vault: Path, db: Path, data_home: Path, *extra: str, env: dict[str, str] | None = None
+) -> UiServer:
     port = free_port()
     where = ["--vault", str(vault), "--db", str(db), "--port", str(port)]
     process = subprocess.Popen(
         [sys.executable, "-m", "vaultctx", "ui", *where, *extra],
-        env=ui_env(data_home),
+        env={**ui_env(data_home), **(env or {})},
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -134,6 +136,7 @@ def running_ui(
     root: Path,
     notes: dict[str, str] | None = None,
     prepare: Callable[[Path], None] | None = None,
+    env: dict[str, str] | None = None,
 ) -> Iterator[UiServer]:
     """The example vault (plus ``notes``, then ``prepare(vault)``), indexed and served; the test
     process shares its ledger."""
@@ -152,7 +155,7 @@ def running_ui(
         db = root / "index.db"
         with Vault(vault, db=db) as handle:
             handle.index(fast=True)
-        server = start_ui(vault, db, data_home)
+        server = start_ui(vault, db, data_home, env=env)
         try:
             yield server
         finally:

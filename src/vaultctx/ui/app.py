@@ -50,6 +50,8 @@ def create_app(
         Route("/search", pages.search),
         Route("/search/results", pages.search_results),
         Route("/note", pages.note),
+        Route("/chat", pages.chat),
+        Route("/chat/ask", pages.chat_ask, methods=["POST"]),
         Route("/changes", pages.changes),
         Route("/changes/undo", pages.undo, methods=["POST"]),
         Route("/status", pages.status),

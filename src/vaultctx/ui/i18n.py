@@ -77,6 +77,21 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "error.title": "Something went wrong",
         "error.fix": "How to fix it",
         "error.notfound": "No such page.",
+        "nav.chat": "Chat",
+        "chat.title": "Chat",
+        "chat.intro": (
+            "Ask about your notes: the answer streams in, with the notes it used as sources."
+        ),
+        "chat.question": "Your question",
+        "chat.send": "Ask",
+        "chat.stop": "Stop",
+        "chat.you": "You",
+        "chat.answer": "Answer",
+        "chat.sources": "Sources",
+        "chat.unresolved": "Citations that match no note",
+        "chat.tools": "Tools used",
+        "chat.stopped": "Stopped.",
+        "chat.saved": "Saved as conversation {id}.",
         "skip": "Skip to content",
     },
     "ko": {
@@ -142,6 +157,21 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "error.title": "문제가 발생했습니다",
         "error.fix": "해결 방법",
         "error.notfound": "그런 페이지가 없습니다.",
+        "nav.chat": "채팅",
+        "chat.title": "채팅",
+        "chat.intro": (
+            "노트에 대해 물어보세요. 답변이 실시간으로 표시되고 사용한 노트가 출처로 나옵니다."
+        ),
+        "chat.question": "질문",
+        "chat.send": "묻기",
+        "chat.stop": "중지",
+        "chat.you": "나",
+        "chat.answer": "답변",
+        "chat.sources": "출처",
+        "chat.unresolved": "어떤 노트와도 맞지 않는 인용",
+        "chat.tools": "사용한 도구",
+        "chat.stopped": "중지됨.",
+        "chat.saved": "대화 {id}로 저장됨.",
         "skip": "본문으로 건너뛰기",
     },
     "ja": {
@@ -207,6 +237,22 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "error.title": "問題が発生しました",
         "error.fix": "対処方法",
         "error.notfound": "そのページはありません。",
+        "nav.chat": "チャット",
+        "chat.title": "チャット",
+        "chat.intro": (
+            "ノートについて質問してください。"
+            "回答は届いた順に表示され、使ったノートが出典になります。"
+        ),
+        "chat.question": "質問",
+        "chat.send": "質問する",
+        "chat.stop": "停止",
+        "chat.you": "あなた",
+        "chat.answer": "回答",
+        "chat.sources": "出典",
+        "chat.unresolved": "どのノートにも一致しない引用",
+        "chat.tools": "使ったツール",
+        "chat.stopped": "停止しました。",
+        "chat.saved": "会話 {id} として保存しました。",
         "skip": "本文へスキップ",
     },
 }

@@ -9,6 +9,7 @@ its fix, never as a traceback.
 
 from __future__ import annotations
 
+import secrets
 import threading
 import time
 from collections.abc import Callable
@@ -20,7 +21,13 @@ from urllib.parse import quote
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from starlette.responses import (
+    HTMLResponse,
+    JSONResponse,
+    RedirectResponse,
+    Response,
+    StreamingResponse,
+)
 
 from vaultctx.api import Vault
 from vaultctx.errors import VaultctxError
@@ -28,6 +35,7 @@ from vaultctx.search.filters import Filters
 from vaultctx.search.graph import DEFAULT_DEPTH, MAX_DEPTH
 from vaultctx.search.request import MODES, SearchRequest
 from vaultctx.ui import i18n
+from vaultctx.ui.chat import ChatRooms
 from vaultctx.ui.reindex import IndexJob
 from vaultctx.ui.render import heading_anchor, highlight_snippet, render_markdown
 from vaultctx.vault.note import parse_note
@@ -111,6 +119,7 @@ class Pages:
         self.vault = vault
         self._lock = threading.Lock()
         self.job = IndexJob(vault)
+        self.rooms = ChatRooms(vault)
         self.templates = Environment(
             loader=FileSystemLoader(TEMPLATES),
             autoescape=select_autoescape(["html"], default_for_string=True, default=True),
@@ -227,6 +236,16 @@ class Pages:
         except VaultctxError:
             return []
         return [r for r in response.results if r.file_path != path][:SIMILAR_NOTES]
+
+    # -- chat -----------------------------------------------------------------------------
+
+    def chat(self, request: Request) -> Response:
+        return self.page(request, "chat.html", chat_key=secrets.token_urlsafe(18))
+
+    async def chat_ask(self, request: Request) -> Response:
+        form = await request.form()
+        stream = self.rooms.stream(str(form.get("chat", "")), str(form.get("question", "")))
+        return StreamingResponse(stream, media_type="text/event-stream")
 
     # -- changes --------------------------------------------------------------------------
 

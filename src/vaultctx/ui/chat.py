@@ -1,0 +1,112 @@
+"""The Chat page's conversations: ``ChatSession.ask`` streamed to the browser as Server-Sent
+Events.
+
+Each browser page holds one conversation, named by a random key the page sends with every
+question; the session lives in the server's memory (at most ``MAX_CONVERSATIONS``, the oldest
+forgotten first) and every turn is saved as ``vaultctx chat`` saves it. A conversation has its own
+``Vault``, since its turns run on the event loop while pages use the shared one from worker
+threads. Stopping is closing the stream: the turn is cancelled with it.
+
+Events: ``text`` (a piece of the answer, as it arrives), then ``done`` (sources, citations that do
+not resolve, tool calls, the answer rendered as HTML by the note renderer) or ``failure``
+(message and fix).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from typing import TYPE_CHECKING, Any
+
+from vaultctx.api import Vault
+from vaultctx.errors import VaultctxError
+from vaultctx.ui.render import render_markdown
+
+if TYPE_CHECKING:
+    from vaultctx.agent.session import ChatSession, Turn
+
+MAX_CONVERSATIONS = 20
+MAX_QUESTION_CHARS = 20_000
+_KEY = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+class ChatRooms:
+    """The conversations of this UI run, by the key each page made up."""
+
+    def __init__(self, vault: Vault) -> None:
+        self._vault = vault
+        self._sessions: OrderedDict[str, tuple[ChatSession, asyncio.Lock]] = OrderedDict()
+
+    def _open(self, key: str) -> tuple[ChatSession, asyncio.Lock]:
+        if key in self._sessions:
+            self._sessions.move_to_end(key)
+            return self._sessions[key]
+        from vaultctx.agent.backends import require_agent_extra
+        from vaultctx.agent.session import ChatSession
+        from vaultctx.agent.settings import load_agent_settings
+
+        require_agent_extra()
+        own = Vault(config=self._vault.config)
+        settings = load_agent_settings(own.path, {})
+        opened = (ChatSession(own, settings), asyncio.Lock())
+        self._sessions[key] = opened
+        while len(self._sessions) > MAX_CONVERSATIONS:
+            _, (old, _) = self._sessions.popitem(last=False)
+            old.vault.close()
+        return opened
+
+    async def stream(self, key: str, question: str) -> AsyncIterator[str]:
+        """The events of one turn; closing the iterator cancels the turn."""
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        task = asyncio.create_task(self._answer(key, question, queue))
+        try:
+            while True:
+                kind, data = await queue.get()
+                if kind == "end":
+                    return
+                yield f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+        finally:
+            task.cancel()
+
+    async def _answer(self, key: str, question: str, queue: asyncio.Queue[tuple[str, Any]]) -> None:
+        try:
+            if not _KEY.fullmatch(key):
+                raise VaultctxError("this page's conversation key is not valid", "reload the page")
+            if not question.strip() or len(question) > MAX_QUESTION_CHARS:
+                raise VaultctxError(
+                    "the question is empty or too long",
+                    f"ask something of at most {MAX_QUESTION_CHARS} characters",
+                )
+            session, lock = self._open(key)
+            if lock.locked():
+                raise VaultctxError(
+                    "an answer is still arriving in this conversation", "wait, or press Stop"
+                )
+            async with lock:
+                turn = await session.ask(question, lambda text: queue.put_nowait(("text", text)))
+            queue.put_nowait(("done", turn_summary(turn)))
+        except VaultctxError as exc:
+            queue.put_nowait(("failure", {"message": exc.message, "suggestion": exc.suggestion}))
+        finally:
+            queue.put_nowait(("end", None))
+
+
+def turn_summary(turn: Turn) -> dict[str, Any]:
+    """What the page shows after the answer: everything the browser inserts is either plain text
+    (set as text, never as markup) or the answer as rendered by the note renderer."""
+    sources = [p.citation for p in turn.retrieved.passages] if turn.retrieved else []
+    return {
+        "html": str(render_markdown(turn.answer).html),
+        "sources": list(dict.fromkeys(sources)),
+        "unresolved": [
+            {"citation": item.get("citation", ""), "message": item.get("message", "")}
+            for item in turn.unresolved
+        ],
+        "tools": [str(call.get("name", "")) for call in turn.tool_calls],
+        "error": turn.error.one_line() if turn.error else None,
+        "stopped": turn.stopped,
+        "conversation": turn.conversation_id,
+    }

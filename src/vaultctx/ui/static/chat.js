@@ -1,0 +1,122 @@
+// vaultctx ui, Chat: a question is posted, the answer read as Server-Sent Events while it
+// arrives. Text from the model is only ever set as text; the finished answer is the server's
+// rendering (markdown without raw HTML, links checked), like a note's.
+"use strict";
+
+(function () {
+  const form = document.getElementById("chat-form");
+  if (!form) {
+    return;
+  }
+  const turns = document.getElementById("turns");
+  const question = document.getElementById("question");
+  const ask = document.getElementById("ask");
+  const stop = document.getElementById("stop");
+  const words = turns.dataset;
+  let controller = null;
+
+  function add(parent, tag, className, text) {
+    const element = document.createElement(tag);
+    if (className) element.className = className;
+    if (text !== undefined) element.textContent = text;
+    parent.appendChild(element);
+    return element;
+  }
+
+  function list(parent, title, items, render) {
+    if (!items.length) return;
+    add(parent, "h3", "", title);
+    const ul = add(parent, "ul", "");
+    items.forEach(function (item) { render(add(ul, "li", ""), item); });
+  }
+
+  function finish(turn, answer, data) {
+    answer.innerHTML = data.html; // rendered and escaped by the server
+    list(turn, words.sources, data.sources, function (li, citation) {
+      const link = add(li, "a", "source", citation);
+      link.href = "/note?path=" + encodeURIComponent(citation.split("#")[0]);
+    });
+    list(turn, words.unresolved, data.unresolved, function (li, item) {
+      li.className = "unresolved";
+      li.textContent = item.citation + " — " + item.message;
+    });
+    list(turn, words.tools, data.tools, function (li, name) { li.textContent = name; });
+    if (data.error) add(turn, "p", "problem", data.error);
+    if (data.stopped) add(turn, "p", "notice", data.stopped);
+    if (data.conversation) add(turn, "p", "meta", words.saved.replace("{id}", data.conversation));
+  }
+
+  function handle(turn, answer, kind, data) {
+    if (kind === "text") {
+      if (!answer.dataset.firstMs) {
+        answer.dataset.firstMs = (performance.now() - Number(turn.dataset.started)).toFixed(1);
+      }
+      answer.textContent += data;
+    } else if (kind === "done") {
+      finish(turn, answer, data);
+    } else if (kind === "failure") {
+      add(turn, "p", "problem", data.message + " — " + data.suggestion);
+    }
+  }
+
+  async function send(text) {
+    const turn = add(turns, "section", "turn");
+    turn.dataset.started = String(performance.now());
+    add(turn, "p", "question", words.you + ": " + text);
+    const answer = add(turn, "div", "answer markdown");
+    answer.setAttribute("aria-label", words.answer);
+    controller = new AbortController();
+    ask.disabled = true;
+    stop.disabled = false;
+    try {
+      const response = await fetch("/chat/ask", {
+        method: "POST",
+        body: new URLSearchParams(new FormData(form)),
+        credentials: "same-origin",
+        signal: controller.signal,
+      });
+      const reader = response.body.getReader();
+      const decoder = new TextDecoder();
+      let buffer = "";
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) break;
+        buffer += decoder.decode(value, { stream: true });
+        let end;
+        while ((end = buffer.indexOf("\n\n")) >= 0) {
+          const event = buffer.slice(0, end);
+          buffer = buffer.slice(end + 2);
+          const kind = /^event: (.*)$/m.exec(event);
+          const data = /^data: (.*)$/m.exec(event);
+          if (kind && data) handle(turn, answer, kind[1], JSON.parse(data[1]));
+        }
+      }
+      turn.dataset.state = "done";
+    } catch (error) {
+      turn.dataset.state = "stopped";
+      add(turn, "p", "notice", words.stopped);
+    } finally {
+      controller = null;
+      ask.disabled = false;
+      stop.disabled = true;
+      question.focus();
+    }
+  }
+
+  form.addEventListener("submit", function (event) {
+    event.preventDefault();
+    const text = question.value.trim();
+    if (!text || controller) return;
+    send(text);
+    question.value = "";
+  });
+  question.addEventListener("keydown", function (event) {
+    if (event.key === "Enter" && !event.shiftKey) {
+      event.preventDefault();
+      form.requestSubmit();
+    }
+  });
+  stop.addEventListener("click", function () {
+    if (controller) controller.abort();
+  });
+})();

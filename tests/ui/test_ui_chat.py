@@ -1,0 +1,105 @@
+"""The Chat page in a real chromium against the OpenAI wire fake: a streamed answer with its
+sources, a made-up citation flagged, Stop, and a hostile answer that stays text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.agent.cli_support import KEY, openai_toml
+from tests.agent.fakes import Answer, OpenAIFake, Usage
+from tests.ui.browser import browser, screenshot_path
+from tests.ui.ui_process import UiServer, running_ui
+
+REAL = "[[30-resources/databases/SQLite tuning#WAL mode]]"
+MADE_UP = "[[30-resources/databases/Postgres tuning#Vacuum]]"
+ANSWER = ["WAL mode lets readers ", f"work while one writer writes {REAL}. ", f"See {MADE_UP}."]
+
+
+@pytest.fixture(scope="module")
+def fake() -> Iterator[OpenAIFake]:
+    with OpenAIFake() as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def ui(tmp_path_factory: pytest.TempPathFactory, fake: OpenAIFake) -> Iterator[UiServer]:
+    root = tmp_path_factory.mktemp("ui-chat")
+    settings = root / "data" / "config" / "vaultctx" / "vaultctx.toml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text("[agent]\n" + openai_toml(fake) + "translate = false\n", encoding="utf-8")
+    env = {
+        "OPENAI_TEST": KEY,
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        "XDG_STATE_HOME": str(root / "state"),
+    }
+    with running_ui(root, env=env) as server:
+        yield server
+
+
+def test_an_answer_streams_in_with_its_sources(
+    ui: UiServer, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    fake.queue(Answer(ANSWER, usage=Usage(900, 40)))
+    with browser(tmp_path / "profile") as context:
+        page = context.new_page()
+        page.goto(ui.login_url)
+        page.get_by_role("link", name="Chat").click()
+        page.get_by_label("Your question").fill("why does WAL mode help with locking?")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".turn[data-state='done']", timeout=120_000)
+        turn = page.locator(".turn").last
+        assert "WAL mode lets readers work while one writer writes" in turn.inner_text()
+        first_ms = float(turn.locator(".answer").get_attribute("data-first-ms") or "nan")
+        assert first_ms > 0
+        sources = turn.locator("a.source")
+        assert sources.count() > 0
+        hrefs = [sources.nth(i).get_attribute("href") or "" for i in range(sources.count())]
+        assert all(href.startswith("/note?path=") for href in hrefs)
+        assert any("SQLite%20tuning.md" in href for href in hrefs)
+        unresolved = turn.locator("li.unresolved").inner_text()
+        assert "Postgres tuning" in unresolved
+        assert "Saved as conversation" in turn.inner_text()
+        page.screenshot(path=str(screenshot_path("chat")))
+    sent = fake.last("/chat/completions").json
+    assert "why does WAL mode help with locking?" in str(sent)
+
+
+def test_stop_ends_a_slow_answer_and_the_next_one_works(
+    ui: UiServer, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    fake.queue(Answer("too late", delay=20), Answer(["Second ", "answer."]))
+    with browser(tmp_path / "profile") as context:
+        page = context.new_page()
+        page.goto(ui.login_url)
+        page.goto(f"{ui.base}/chat")
+        page.fill("#question", "a slow one")
+        page.click("#ask")
+        page.wait_for_selector("#stop:not([disabled])")
+        page.click("#stop")
+        page.wait_for_selector(".turn[data-state='stopped']")
+        assert "Stopped." in page.locator(".turn").last.inner_text()
+        page.fill("#question", "and now?")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".turn:nth-of-type(2)[data-state='done']", timeout=120_000)
+        assert "Second answer." in page.locator(".turn").last.inner_text()
+
+
+def test_a_hostile_answer_stays_text(ui: UiServer, fake: OpenAIFake, tmp_path: Path) -> None:
+    hostile = ["<script>window.pwned=1</script> ", "<img src=x onerror=window.pwned=2> ",
+               "[click](javascript:window.pwned=3)"]  # fmt: skip
+    fake.queue(Answer(hostile))
+    with browser(tmp_path / "profile") as context:
+        page = context.new_page()
+        page.goto(ui.login_url)
+        page.goto(f"{ui.base}/chat")
+        page.fill("#question", "say something nasty")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".turn[data-state='done']", timeout=120_000)
+        answer = page.locator(".turn .answer").last
+        assert "<script>window.pwned=1</script>" in answer.inner_text()
+        assert answer.locator("script, img").count() == 0
+        assert answer.get_by_role("link").count() == 0
+        assert page.evaluate("typeof window.pwned") == "undefined"
