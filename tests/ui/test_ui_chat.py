@@ -4,6 +4,7 @@ sources, a made-up citation flagged, Stop, and a hostile answer that stays text.
 from __future__ import annotations
 
 from collections.abc import Iterator
+import time
 from pathlib import Path
 
 import pytest
@@ -16,6 +17,10 @@ from tests.ui.ui_process import UiServer, running_ui
 REAL = "[[30-resources/databases/SQLite tuning#WAL mode]]"
 MADE_UP = "[[30-resources/databases/Postgres tuning#Vacuum]]"
 ANSWER = ["WAL mode lets readers ", f"work while one writer writes {REAL}. ", f"See {MADE_UP}."]
+
+
+def model_requests(fake: OpenAIFake) -> list[object]:
+    return [r for r in fake.requests if r.method == "POST" and r.path.endswith("/completions")]
 
 
 @pytest.fixture(scope="module")
@@ -71,13 +76,17 @@ def test_stop_ends_a_slow_answer_and_the_next_one_works(
     ui: UiServer, fake: OpenAIFake, tmp_path: Path
 ) -> None:
     fake.queue(Answer("too late", delay=20), Answer(["Second ", "answer."]))
+    asked = len(model_requests(fake))
     with browser(tmp_path / "profile") as context:
         page = context.new_page()
         page.goto(ui.login_url)
         page.goto(f"{ui.base}/chat")
         page.fill("#question", "a slow one")
         page.click("#ask")
-        page.wait_for_selector("#stop:not([disabled])")
+        deadline = time.monotonic() + 120
+        while len(model_requests(fake)) == asked:  # the slow answer is on its way: stop it
+            assert time.monotonic() < deadline
+            time.sleep(0.05)
         page.click("#stop")
         page.wait_for_selector(".turn[data-state='stopped']")
         assert "Stopped." in page.locator(".turn").last.inner_text()
