@@ -3,8 +3,8 @@ sources, a made-up citation flagged, Stop, and a hostile answer that stays text.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
