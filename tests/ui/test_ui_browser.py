@@ -151,7 +151,6 @@ def test_the_language_follows_the_browser_and_the_switch(ui: UiServer, tmp_path:
         assert page.get_by_label("노트 검색").count() == 1
         page.goto(f"{ui.base}/status")
         assert page.get_by_role("heading", name="상태").count() == 1  # the choice is kept
-        page.keyboard.press("Tab")
         page.screenshot(path=str(screenshot_path("status-ko")))
         page.get_by_role("link", name="English").click()
         page.wait_for_selector("html[lang='en']", state="attached")
