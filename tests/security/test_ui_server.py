@@ -101,6 +101,8 @@ def test_a_change_needs_a_local_origin(ui: UiServer) -> None:
             "/changes/undo", method="POST", body="record=x", headers={**form, **headers}
         )
         assert status == 403
+    chat = "chat=abcdefghijklmnopqrstuvwx&question=hello"
+    assert ui.request("/chat/ask", method="POST", body=chat, headers=form)[0] == 403
     status, _, _ = ui.request(
         "/status/reindex", method="POST", body="", headers={"Origin": "https://evil.example"}
     )
