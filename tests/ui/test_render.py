@@ -86,3 +86,37 @@ def test_regex_characters_in_a_query_are_plain_text() -> None:
 def test_no_snippet_carries_a_tag_of_its_own(text: str, query: str) -> None:
     snippet = str(highlight_snippet(text, query))
     assert re.sub(r"</?mark>", "", snippet).count("<") == 0
+
+
+def test_wikilinks_open_the_note_page() -> None:
+    html = render_markdown(
+        "See [[Plan]], [[Notes/Plan#Next steps|the next steps]] and ![[diagram.png]], "
+        "not `[[code]]`.\n"
+    ).html
+    assert hrefs(html) == [
+        "/note?path=Plan",
+        "/note?path=Notes%2FPlan#h-next-steps",
+        "/note?path=diagram.png",
+    ]
+    assert ">the next steps</a>" in html and "<code>[[code]]</code>" in html
+
+
+@pytest.mark.parametrize(
+    "link",
+    [
+        '[[x" onmouseover="alert(1)]]',
+        "[[javascript:alert(1)]]",
+        "[[<script>alert(1)</script>]]",
+        "[[a|<img src=x onerror=alert(1)>]]",
+    ],
+)
+def test_a_hostile_wikilink_is_a_quoted_note_path_and_escaped_text(link: str) -> None:
+    html = render_markdown(link + "\n").html
+    assert re.fullmatch(
+        r'<p><a href="/note\?path=[^"<>\s]*" class="wikilink">[^<>]*</a></p>\n', html
+    )
+
+
+def test_what_is_not_a_wikilink_stays_text() -> None:
+    for text in ("[[]]", "[[open", "[[a\nb]]", "[[" + "x" * 600 + "]]"):
+        assert "<a" not in render_markdown(text + "\n").html

@@ -90,6 +90,18 @@ def test_search_and_open_a_note_with_the_keyboard_only(ui: UiServer, tmp_path: P
         assert page.locator("article.note").count() == 1
 
 
+def test_a_wikilink_in_a_note_opens_the_note_it_names(ui: UiServer, tmp_path: Path) -> None:
+    with browser(tmp_path / "profile") as context:
+        page = signed_in(context, ui)
+        page.goto(f"{ui.base}/note?path=20-areas%2Fengineering%2FOn-call%20handbook.md")
+        link = page.locator("article.note a.wikilink").first
+        assert link.inner_text() == "Postmortem - invoice job outage 2024-03-12"
+        link.focus()
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/note?path=Postmortem*")
+        assert "Postmortem: invoice job outage" in page.inner_text("article.note h1")
+
+
 def test_a_change_is_undone_from_the_changes_page(ui: UiServer, tmp_path: Path) -> None:
     with Vault(ui.vault, db=ui.db) as vault:
         made = vault.create_note(

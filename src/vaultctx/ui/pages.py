@@ -37,7 +37,7 @@ from vaultctx.search.request import MODES, SearchRequest
 from vaultctx.ui import i18n
 from vaultctx.ui.chat import ChatRooms
 from vaultctx.ui.reindex import IndexJob
-from vaultctx.ui.render import heading_anchor, highlight_snippet, render_markdown
+from vaultctx.ui.render import highlight_snippet, note_url, render_markdown
 from vaultctx.vault.note import parse_note
 
 T = TypeVar("T")
@@ -104,12 +104,6 @@ def obsidian_link(vault: Path, note_path: str) -> str:
     """``obsidian://open`` for the note: Obsidian names a vault by its folder's name."""
     file = note_path[:-3] if note_path.lower().endswith(".md") else note_path
     return f"obsidian://open?vault={quote(vault.name, safe='')}&file={quote(file, safe='')}"
-
-
-def note_url(path: str, heading: str | None = None) -> str:
-    """The note page of ``path``, scrolled to ``heading`` when given."""
-    url = f"/note?path={quote(path, safe='')}"
-    return f"{url}#{heading_anchor(heading)}" if heading else url
 
 
 class Pages:

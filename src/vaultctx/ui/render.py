@@ -11,14 +11,17 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from urllib.parse import quote
 
 from markdown_it import MarkdownIt
+from markdown_it.rules_inline import StateInline
 from markupsafe import Markup, escape
 
 SNIPPET_CHARS = 320
 _TERM = re.compile(r"\w{2,}", re.UNICODE)
 _WORD = re.compile(r"\w+", re.UNICODE)
 MAX_TERMS = 12
+MAX_WIKILINK_CHARS = 500
 
 
 @dataclass(frozen=True)
@@ -29,9 +32,43 @@ class RenderedNote:
     headings: list[tuple[int, str, str]]
 
 
+def note_url(path: str, heading: str | None = None) -> str:
+    """The note page of ``path`` (a vault path, or a name as Obsidian links resolve it), scrolled
+    to ``heading`` when given."""
+    url = f"/note?path={quote(path, safe='')}"
+    return f"{url}#{heading_anchor(heading)}" if heading else url
+
+
+def _wikilink(state: StateInline, silent: bool) -> bool:
+    """``[[Note]]``, ``[[Note#Heading|text]]`` and ``![[embed]]`` as links to the note page.
+
+    The href is built here from the quoted target, never taken from the note, and the text is a
+    text token (escaped when rendered); a target the vault does not have opens the error page.
+    """
+    start = state.pos + (1 if state.src.startswith("![[", state.pos) else 0)
+    if not state.src.startswith("[[", start):
+        return False
+    end = state.src.find("]]", start + 2)
+    inner = state.src[start + 2 : end] if end >= 0 else ""
+    target, _, alias = inner.partition("|")
+    path, _, heading = target.partition("#")
+    if not path.strip() or "\n" in inner or "[" in inner or len(inner) > MAX_WIKILINK_CHARS:
+        return False
+    if not silent:
+        opening = state.push("link_open", "a", 1)
+        opening.attrSet("href", note_url(path.strip(), heading.strip() or None))
+        opening.attrSet("class", "wikilink")
+        state.push("text", "", 0).content = (alias or target).strip()
+        state.push("link_close", "a", -1)
+    state.pos = end + 2
+    return True
+
+
 @lru_cache(maxsize=1)
 def _markdown() -> MarkdownIt:
-    return MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+    md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+    md.inline.ruler.before("link", "wikilink", _wikilink)
+    return md
 
 
 def heading_anchor(heading: str) -> str:
