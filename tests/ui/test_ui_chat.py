@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.agent.cli_support import KEY, openai_toml
-from tests.agent.fakes import Answer, OpenAIFake, Usage
+from tests.agent.fakes import Answer, OpenAIFake, ToolCall, Usage
 from tests.ui.browser import browser, screenshot_path
 from tests.ui.ui_process import UiServer, running_ui
 
@@ -112,3 +112,43 @@ def test_a_hostile_answer_stays_text(ui: UiServer, fake: OpenAIFake, tmp_path: P
         assert answer.locator("script, img").count() == 0
         assert answer.get_by_role("link").count() == 0
         assert page.evaluate("typeof window.pwned") == "undefined"
+
+
+def test_tool_calls_show_as_collapsible_steps(
+    ui: UiServer, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    fake.queue(
+        Answer(tool_calls=[ToolCall("search_vault", {"query": "idempotency keys"}, split=2)]),
+        Answer(["Idempotency keys made the restart safe."]),
+    )
+    with browser(tmp_path / "profile") as context:
+        page = context.new_page()
+        page.goto(ui.login_url)
+        page.goto(f"{ui.base}/chat")
+        page.fill("#question", "why was the restart safe?")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".turn[data-state='done']", timeout=120_000)
+        step = page.locator(".turn .tool-step").first
+        assert step.locator("summary").inner_text() == "Tool: search_vault"
+        assert not step.locator("pre").is_visible()  # collapsed until opened
+        step.locator("summary").focus()
+        page.keyboard.press("Enter")
+        shown = step.locator("pre").inner_text()
+        assert '"query": "idempotency keys"' in shown and "→" in shown
+        assert "Idempotency keys made the restart safe." in page.inner_text(".turn .answer")
+
+
+def test_a_backend_failure_is_shown_with_its_fix(
+    ui: UiServer, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    fake.queue(OpenAIFake.auth_error())
+    with browser(tmp_path / "profile") as context:
+        page = context.new_page()
+        page.goto(ui.login_url)
+        page.goto(f"{ui.base}/chat")
+        page.fill("#question", "anything")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".turn[data-state='done'] .problem", timeout=120_000)
+        problem = page.inner_text(".turn .problem")
+        assert "refused the key (HTTP 401)" in problem  # what went wrong
+        assert "vaultctx secret set" in problem  # and the fix

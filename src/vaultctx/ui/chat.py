@@ -7,9 +7,9 @@ forgotten first) and every turn is saved as ``vaultctx chat`` saves it. A conver
 ``Vault``, since its turns run on the event loop while pages use the shared one from worker
 threads. Stopping is closing the stream: the turn is cancelled with it.
 
-Events: ``text`` (a piece of the answer, as it arrives), then ``done`` (sources, citations that do
-not resolve, tool calls, the answer rendered as HTML by the note renderer) or ``failure``
-(message and fix).
+Events: ``text`` (a piece of the answer, as it arrives) and ``tool`` (a tool call, as it ends),
+then ``done`` (sources, citations that do not resolve, the answer rendered as HTML by the note
+renderer) or ``failure`` (message and fix).
 """
 
 from __future__ import annotations
@@ -72,6 +72,12 @@ class ChatRooms:
             task.cancel()
 
     async def _answer(self, key: str, question: str, queue: asyncio.Queue[tuple[str, Any]]) -> None:
+        loop = asyncio.get_running_loop()
+
+        def emit(kind: str, data: Any) -> None:
+            """In order, from the loop or from a tool's worker thread alike."""
+            loop.call_soon_threadsafe(queue.put_nowait, (kind, data))
+
         try:
             if not _KEY.fullmatch(key):
                 raise VaultctxError("this page's conversation key is not valid", "reload the page")
@@ -86,12 +92,23 @@ class ChatRooms:
                     "an answer is still arriving in this conversation", "wait, or press Stop"
                 )
             async with lock:
-                turn = await session.ask(question, lambda text: queue.put_nowait(("text", text)))
-            queue.put_nowait(("done", turn_summary(turn)))
+                session.on_tool_call = lambda call: emit("tool", tool_step(call))
+                turn = await session.ask(question, lambda text: emit("text", text))
+            emit("done", turn_summary(turn))
         except VaultctxError as exc:
-            queue.put_nowait(("failure", {"message": exc.message, "suggestion": exc.suggestion}))
+            emit("failure", {"message": exc.message, "suggestion": exc.suggestion})
         finally:
-            queue.put_nowait(("end", None))
+            emit("end", None)
+
+
+def tool_step(call: dict[str, Any]) -> dict[str, str]:
+    """One tool call as the page shows it, a collapsible step: its name, arguments and what it
+    returned, in the words of ``vaultctx chat`` (all as text)."""
+    return {
+        "name": str(call.get("name", "")),
+        "args": json.dumps(call.get("args", {}), ensure_ascii=False),
+        "result": str(call.get("result_summary", "")),
+    }
 
 
 def turn_summary(turn: Turn) -> dict[str, Any]:
@@ -105,7 +122,6 @@ def turn_summary(turn: Turn) -> dict[str, Any]:
             {"citation": item.get("citation", ""), "message": item.get("message", "")}
             for item in turn.unresolved
         ],
-        "tools": [str(call.get("name", "")) for call in turn.tool_calls],
         "error": turn.error.one_line() if turn.error else None,
         "stopped": turn.stopped,
         "conversation": turn.conversation_id,

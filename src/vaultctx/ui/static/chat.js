@@ -40,7 +40,6 @@
       li.className = "unresolved";
       li.textContent = item.citation + " — " + item.message;
     });
-    list(turn, words.tools, data.tools, function (li, name) { li.textContent = name; });
     if (data.error) add(turn, "p", "problem", data.error);
     if (data.stopped) add(turn, "p", "notice", data.stopped);
     if (data.conversation) add(turn, "p", "meta", words.saved.replace("{id}", data.conversation));
@@ -52,6 +51,10 @@
         answer.dataset.firstMs = (performance.now() - Number(turn.dataset.started)).toFixed(1);
       }
       answer.textContent += data;
+    } else if (kind === "tool") {
+      const step = add(turn.querySelector(".steps"), "details", "tool-step");
+      add(step, "summary", "", words.tools + ": " + data.name);
+      add(step, "pre", "", data.args + "\n→ " + data.result);
     } else if (kind === "done") {
       finish(turn, answer, data);
     } else if (kind === "failure") {
@@ -63,6 +66,7 @@
     const turn = add(turns, "section", "turn");
     turn.dataset.started = String(performance.now());
     add(turn, "p", "question", words.you + ": " + text);
+    add(turn, "div", "steps");
     const answer = add(turn, "div", "answer markdown");
     answer.setAttribute("aria-label", words.answer);
     controller = new AbortController();
