@@ -86,13 +86,16 @@ def start_ui(
 ) -> UiServer:
     port = free_port()
     where = ["--vault", str(vault), "--db", str(db), "--port", str(port)]
+    log_path = data_home / f"ui-{port}.log"
+    log = log_path.open("w", encoding="utf-8")
     process = subprocess.Popen(
         [sys.executable, "-m", "vaultctx", "ui", *where, *extra],
         env={**ui_env(data_home), **(env or {})},
         stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
+        stderr=log,  # a file: a pipe nobody reads would stall the server once full
         text=True,
     )
+    log.close()  # the server has its own descriptor
     lines: queue.Queue[str] = queue.Queue()
     assert process.stdout is not None
     stdout = process.stdout
@@ -104,7 +107,7 @@ def start_ui(
             match = URL_LINE.search(lines.get(timeout=0.5))
         except queue.Empty:
             if process.poll() is not None:
-                raise AssertionError(f"vaultctx ui exited: {process.stderr.read()}") from None  # type: ignore[union-attr]
+                raise AssertionError(f"vaultctx ui exited: {log_path.read_text()}") from None
             continue
         if match:
             assert int(match.group(2)) == port
