@@ -49,6 +49,11 @@
     if (kind === "text") {
       if (!answer.dataset.firstMs) {
         answer.dataset.firstMs = (performance.now() - Number(turn.dataset.started)).toFixed(1);
+        // When the first words are on screen (the next frame), on the wall clock: the tests
+        // compare it with when the backend sent them.
+        requestAnimationFrame(function () {
+          answer.dataset.firstShownAt = (performance.timeOrigin + performance.now()).toFixed(2);
+        });
       }
       answer.textContent += data;
     } else if (kind === "tool") {
