@@ -190,3 +190,36 @@ def test_the_first_words_are_on_screen_soon_after_the_backend_sends_them(
     print(f"\nfirst words on screen after the backend sent them: {[round(g, 1) for g in warm]} ms")
     assert all(gap > 0 for gap in warm)
     assert warm[len(warm) // 2] < 500  # generous: a shared, loaded machine (target: 50 ms)
+
+
+def test_saved_conversations_are_listed_searched_read_and_exported(
+    ui: UiServer, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    fake.queue(Answer(["Quokkas live on Rottnest Island. <b>bold?</b>"]))
+    with browser(tmp_path / "profile") as context:
+        page = context.new_page()
+        page.goto(ui.login_url)
+        page.goto(f"{ui.base}/chat")
+        page.fill("#question", "where do quokkas live?")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".turn[data-state='done']", timeout=120_000)
+        page.get_by_role("link", name="Conversations").click()
+        assert "where do quokkas live?" in page.inner_text("ol.results")
+        page.get_by_label("Search the conversations").fill("Rottnest")
+        page.keyboard.press("Enter")
+        page.wait_for_url("**/conversations?q=Rottnest")
+        hit = page.locator("li.conversation").first
+        assert "Rottnest" in hit.inner_text()
+        hit.get_by_role("link").click()
+        text = page.inner_text("article.conversation-text")
+        assert "where do quokkas live?" in text and "<b>bold?</b>" in text  # shown as text
+        assert page.locator("article b").count() == 0
+        export = page.get_by_role("link", name="Export as markdown").get_attribute("href")
+    assert export is not None
+    status, headers, body = ui.request(export)
+    assert status == 200
+    assert headers["content-type"].startswith("text/markdown")
+    assert headers["content-disposition"].startswith('attachment; filename="conversation-')
+    assert body.startswith("---\nid: ") and "Quokkas live on Rottnest Island." in body
+    assert ui.request("/conversations/view?id=nosuchid")[0] == 404
+    assert ui.request("/conversations/view?id=..%2F..%2Fetc")[0] == 404

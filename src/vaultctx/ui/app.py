@@ -21,6 +21,7 @@ from starlette.staticfiles import StaticFiles
 
 from vaultctx.api import Vault
 from vaultctx.errors import VaultctxError
+from vaultctx.ui import conversation_pages
 from vaultctx.ui.guard import UiGuard
 from vaultctx.ui.pages import Pages
 
@@ -52,6 +53,9 @@ def create_app(
         Route("/note", pages.note),
         Route("/chat", pages.chat),
         Route("/chat/ask", pages.chat_ask, methods=["POST"]),
+        Route("/conversations", lambda r: conversation_pages.conversations(pages, r)),
+        Route("/conversations/view", lambda r: conversation_pages.conversation(pages, r)),
+        Route("/conversations/export", lambda r: conversation_pages.export(pages, r)),
         Route("/changes", pages.changes),
         Route("/changes/undo", pages.undo, methods=["POST"]),
         Route("/status", pages.status),
