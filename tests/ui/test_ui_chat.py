@@ -66,6 +66,9 @@ def test_an_answer_streams_in_with_its_sources(
         assert any("SQLite%20tuning.md" in href for href in hrefs)
         unresolved = turn.locator("li.unresolved").inner_text()
         assert "Postgres tuning" in unresolved
+        flagged = turn.locator(".answer a.wikilink.unresolved")
+        assert flagged.count() == 1 and "Postgres tuning" in flagged.inner_text()
+        assert turn.locator(".answer a.wikilink:not(.unresolved)").count() == 1  # the real one
         assert "Saved as conversation" in turn.inner_text()
         page.screenshot(path=str(screenshot_path("chat")))
     sent = fake.last("/chat/completions").json

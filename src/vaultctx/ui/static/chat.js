@@ -32,6 +32,12 @@
 
   function finish(turn, answer, data) {
     answer.innerHTML = data.html; // rendered and escaped by the server
+    const missing = new Set(data.unresolved.map(function (item) { return item.citation; }));
+    answer.querySelectorAll("a.wikilink").forEach(function (link) {
+      if (missing.has("[[" + link.textContent + "]]")) {
+        link.classList.add("unresolved"); // flagged where it stands, too
+      }
+    });
     list(turn, words.sources, data.sources, function (li, citation) {
       const link = add(li, "a", "source", citation);
       link.href = "/note?path=" + encodeURIComponent(citation.split("#")[0]);
