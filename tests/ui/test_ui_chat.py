@@ -34,7 +34,8 @@ def ui(tmp_path_factory: pytest.TempPathFactory, fake: OpenAIFake) -> Iterator[U
     root = tmp_path_factory.mktemp("ui-chat")
     settings = root / "data" / "config" / "vaultctx" / "vaultctx.toml"
     settings.parent.mkdir(parents=True)
-    settings.write_text("[agent]\n" + openai_toml(fake) + "translate = false\n", encoding="utf-8")
+    agent = "[agent]\n" + openai_toml(fake) + "translate = false\nconfirm_changes = true\n"
+    settings.write_text(agent, encoding="utf-8")
     env = {
         "OPENAI_TEST": KEY,
         "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
@@ -226,3 +227,38 @@ def test_saved_conversations_are_listed_searched_read_and_exported(
     assert body.startswith("---\nid: ") and "Quokkas live on Rottnest Island." in body
     assert ui.request("/conversations/view?id=nosuchid")[0] == 404
     assert ui.request("/conversations/view?id=..%2F..%2Fetc")[0] == 404
+
+
+@pytest.mark.parametrize(("decision", "written"), [("Yes", True), ("No", False)])
+def test_a_change_waits_for_the_users_answer(
+    ui: UiServer, fake: OpenAIFake, tmp_path: Path, decision: str, written: bool
+) -> None:
+    path = f"00-inbox/Asked {decision}.md"
+    fake.queue(
+        Answer(tool_calls=[ToolCall("create_note", {"path": path, "content": "# Asked\n"})]),
+        Answer(["Done."]),
+    )
+    with browser(tmp_path / "profile") as context:
+        page = context.new_page()
+        page.goto(ui.login_url)
+        page.goto(f"{ui.base}/chat")
+        page.fill("#question", "make a note")
+        page.keyboard.press("Enter")
+        box = page.locator(".turn .confirm")
+        box.wait_for(timeout=120_000)
+        assert "Allow this change? create_note" in box.inner_text()
+        assert "+# Asked" in box.locator("pre").inner_text()  # the diff of what it would write
+        assert not (ui.vault / path).exists()  # nothing before the answer
+        box.get_by_role("button", name=decision, exact=True).click()
+        page.wait_for_selector(".turn[data-state='done']", timeout=120_000)
+        assert box.get_attribute("data-decided") == decision.lower()
+    assert (ui.vault / path).exists() is written
+    assert (
+        ui.request(
+            "/chat/confirm",
+            method="POST",
+            body="id=gone&decision=yes",
+            headers={"Origin": ui.base, "Content-Type": "application/x-www-form-urlencoded"},
+        )[0]
+        == 404
+    )

@@ -53,6 +53,7 @@ def create_app(
         Route("/note", pages.note),
         Route("/chat", pages.chat),
         Route("/chat/ask", pages.chat_ask, methods=["POST"]),
+        Route("/chat/confirm", pages.chat_confirm, methods=["POST"]),
         Route("/conversations", lambda r: conversation_pages.conversations(pages, r)),
         Route("/conversations/view", lambda r: conversation_pages.conversation(pages, r)),
         Route("/conversations/export", lambda r: conversation_pages.export(pages, r)),

@@ -7,7 +7,8 @@ forgotten first) and every turn is saved as ``vaultctx chat`` saves it. A conver
 ``Vault``, since its turns run on the event loop while pages use the shared one from worker
 threads. Stopping is closing the stream: the turn is cancelled with it.
 
-Events: ``text`` (a piece of the answer, as it arrives) and ``tool`` (a tool call, as it ends),
+Events: ``text`` (a piece of the answer, as it arrives), ``tool`` (a tool call, as it ends) and
+``confirm`` (a change to approve, with ``confirm_changes`` on: answered through ``decide``),
 then ``done`` (sources, citations that do not resolve, the answer rendered as HTML by the note
 renderer) or ``failure`` (message and fix).
 """
@@ -17,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+import secrets
 from collections import OrderedDict
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
@@ -26,9 +28,16 @@ from vaultctx.errors import VaultctxError
 from vaultctx.ui.render import render_markdown
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
+    from vaultctx.agent.confirm import ConfirmRequest, Decision
     from vaultctx.agent.session import ChatSession, Turn
 
+    Emit = Callable[[str, Any], None]
+
 MAX_CONVERSATIONS = 20
+CONFIRM_TIMEOUT_SECONDS = 600  # unanswered for this long: the change is denied
+DECISIONS = ("yes", "no", "always")
 MAX_QUESTION_CHARS = 20_000
 _KEY = re.compile(r"[A-Za-z0-9_-]{16,64}")
 
@@ -39,6 +48,8 @@ class ChatRooms:
     def __init__(self, vault: Vault) -> None:
         self._vault = vault
         self._sessions: OrderedDict[str, tuple[ChatSession, asyncio.Lock]] = OrderedDict()
+        self._emitters: dict[str, Emit] = {}  # each conversation's turn in progress
+        self._pending: dict[str, asyncio.Future[Decision]] = {}  # questions awaiting the user
 
     def _open(self, key: str) -> tuple[ChatSession, asyncio.Lock]:
         if key in self._sessions:
@@ -51,12 +62,45 @@ class ChatRooms:
         require_agent_extra()
         own = Vault(config=self._vault.config)
         settings = load_agent_settings(own.path, {})
-        opened = (ChatSession(own, settings), asyncio.Lock())
+        opened = (ChatSession(own, settings, confirm=self._confirmer(key)), asyncio.Lock())
         self._sessions[key] = opened
         while len(self._sessions) > MAX_CONVERSATIONS:
             _, (old, _) = self._sessions.popitem(last=False)
             old.vault.close()
         return opened
+
+    def _confirmer(self, key: str) -> Callable[[ConfirmRequest], Any]:
+        """With ``confirm_changes`` on: each change is put to the page (a ``confirm`` event)
+        and waits for its answer (``decide``); no answer in time, or a closed page, denies it."""
+
+        async def ask_user(request: ConfirmRequest) -> Decision:
+            ident = secrets.token_urlsafe(12)
+            future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+            self._pending[ident] = future
+            question = {
+                "id": ident,
+                "tool": request.tool,
+                "args": json.dumps(dict(request.args), ensure_ascii=False),
+                "diff": request.diff or "",
+            }
+            self._emitters[key]("confirm", question)
+            try:
+                return await asyncio.wait_for(future, CONFIRM_TIMEOUT_SECONDS)
+            except asyncio.TimeoutError:
+                return "no"
+            finally:
+                self._pending.pop(ident, None)
+
+        return ask_user
+
+    def decide(self, ident: str, decision: str) -> bool:
+        """The user's answer to a pending question; False when there is none (answered, timed
+        out, or never asked)."""
+        future = self._pending.get(ident)
+        if future is None or future.done() or decision not in DECISIONS:
+            return False
+        future.set_result(decision)  # type: ignore[arg-type]  # one of DECISIONS
+        return True
 
     async def stream(self, key: str, question: str) -> AsyncIterator[str]:
         """The events of one turn; closing the iterator cancels the turn."""
@@ -92,6 +136,7 @@ class ChatRooms:
                     "an answer is still arriving in this conversation", "wait, or press Stop"
                 )
             async with lock:
+                self._emitters[key] = emit
                 session.on_tool_call = lambda call: emit("tool", tool_step(call))
                 turn = await session.ask(question, lambda text: emit("text", text))
             emit("done", turn_summary(turn))

@@ -241,6 +241,11 @@ class Pages:
         stream = self.rooms.stream(str(form.get("chat", "")), str(form.get("question", "")))
         return StreamingResponse(stream, media_type="text/event-stream")
 
+    async def chat_confirm(self, request: Request) -> Response:
+        form = await request.form()
+        decided = self.rooms.decide(str(form.get("id", "")), str(form.get("decision", "")))
+        return JSONResponse({"decided": decided}, status_code=200 if decided else 404)
+
     # -- changes --------------------------------------------------------------------------
 
     def changes(self, request: Request, **values: Any) -> Response:

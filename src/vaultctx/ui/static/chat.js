@@ -51,6 +51,27 @@
     if (data.conversation) add(turn, "p", "meta", words.saved.replace("{id}", data.conversation));
   }
 
+  function ask_user(turn, data) {
+    const box = add(turn.querySelector(".steps"), "div", "confirm");
+    box.setAttribute("role", "group");
+    add(box, "p", "", words.confirm + " " + data.tool);
+    add(box, "pre", "", data.diff || data.args);
+    [["yes", words.yes], ["no", words.no], ["always", words.always]].forEach(function (pair) {
+      const button = add(box, "button", "decide-" + pair[0], pair[1]);
+      button.type = "button";
+      button.addEventListener("click", async function () {
+        box.querySelectorAll("button").forEach(function (b) { b.disabled = true; });
+        const body = new URLSearchParams({ id: data.id, decision: pair[0] });
+        const response = await fetch("/chat/confirm", {
+          method: "POST", body: body, credentials: "same-origin",
+        });
+        box.dataset.decided = response.ok ? pair[0] : "expired";
+        add(box, "p", "meta", response.ok ? pair[1] : words.expired);
+      });
+    });
+    box.querySelector("button").focus();
+  }
+
   function handle(turn, answer, kind, data) {
     if (kind === "text") {
       if (!answer.dataset.firstMs) {
@@ -66,6 +87,8 @@
       const step = add(turn.querySelector(".steps"), "details", "tool-step");
       add(step, "summary", "", words.tools + ": " + data.name);
       add(step, "pre", "", data.args + "\n→ " + data.result);
+    } else if (kind === "confirm") {
+      ask_user(turn, data);
     } else if (kind === "done") {
       finish(turn, answer, data);
     } else if (kind === "failure") {
