@@ -262,3 +262,18 @@ def test_a_change_waits_for_the_users_answer(
         )[0]
         == 404
     )
+
+
+def test_the_reasoning_effort_chosen_goes_to_the_model(
+    ui: UiServer, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    fake.queue(Answer(["Thought hard."]))
+    with browser(tmp_path / "profile") as context:
+        page = context.new_page()
+        page.goto(ui.login_url)
+        page.goto(f"{ui.base}/chat")
+        page.get_by_label("Reasoning effort").select_option("high")
+        page.fill("#question", "think about it")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".turn[data-state='done']", timeout=120_000)
+    assert fake.last("/chat/completions").json["reasoning_effort"] == "high"

@@ -102,10 +102,11 @@ class ChatRooms:
         future.set_result(decision)  # type: ignore[arg-type]  # one of DECISIONS
         return True
 
-    async def stream(self, key: str, question: str) -> AsyncIterator[str]:
-        """The events of one turn; closing the iterator cancels the turn."""
+    async def stream(self, key: str, question: str, effort: str = "") -> AsyncIterator[str]:
+        """The events of one turn (``effort``: a reasoning effort level, or "" for the
+        settings' own); closing the iterator cancels the turn."""
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        task = asyncio.create_task(self._answer(key, question, queue))
+        task = asyncio.create_task(self._answer(key, question, effort, queue))
         try:
             while True:
                 kind, data = await queue.get()
@@ -115,7 +116,9 @@ class ChatRooms:
         finally:
             task.cancel()
 
-    async def _answer(self, key: str, question: str, queue: asyncio.Queue[tuple[str, Any]]) -> None:
+    async def _answer(
+        self, key: str, question: str, effort: str, queue: asyncio.Queue[tuple[str, Any]]
+    ) -> None:
         loop = asyncio.get_running_loop()
 
         def emit(kind: str, data: Any) -> None:
@@ -131,6 +134,9 @@ class ChatRooms:
                     f"ask something of at most {MAX_QUESTION_CHARS} characters",
                 )
             session, lock = self._open(key)
+            from vaultctx.agent.effort import check_effort_value
+
+            session.effort = check_effort_value(effort) if effort else session.settings.effort
             if lock.locked():
                 raise VaultctxError(
                     "an answer is still arriving in this conversation", "wait, or press Stop"

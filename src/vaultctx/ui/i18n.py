@@ -104,6 +104,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "chat.no": "No",
         "chat.always": "Always (this conversation)",
         "chat.expired": "No longer waiting for an answer.",
+        "chat.effort": "Reasoning effort",
+        "chat.effort.default": "as configured",
         "skip": "Skip to content",
     },
     "ko": {
@@ -196,6 +198,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "chat.no": "아니요",
         "chat.always": "항상 (이 대화에서)",
         "chat.expired": "더 이상 답을 기다리지 않습니다.",
+        "chat.effort": "추론 강도",
+        "chat.effort.default": "설정대로",
         "skip": "본문으로 건너뛰기",
     },
     "ja": {
@@ -289,6 +293,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "chat.no": "いいえ",
         "chat.always": "常に（この会話）",
         "chat.expired": "もう回答を待っていません。",
+        "chat.effort": "推論の強さ",
+        "chat.effort.default": "設定どおり",
         "skip": "本文へスキップ",
     },
 }

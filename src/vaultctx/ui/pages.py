@@ -234,11 +234,16 @@ class Pages:
     # -- chat -----------------------------------------------------------------------------
 
     def chat(self, request: Request) -> Response:
-        return self.page(request, "chat.html", chat_key=secrets.token_urlsafe(18))
+        from vaultctx.agent.effort import LEVELS
+
+        key = secrets.token_urlsafe(18)
+        return self.page(request, "chat.html", chat_key=key, efforts=LEVELS)
 
     async def chat_ask(self, request: Request) -> Response:
         form = await request.form()
-        stream = self.rooms.stream(str(form.get("chat", "")), str(form.get("question", "")))
+        stream = self.rooms.stream(
+            str(form.get("chat", "")), str(form.get("question", "")), str(form.get("effort", ""))
+        )
         return StreamingResponse(stream, media_type="text/event-stream")
 
     async def chat_confirm(self, request: Request) -> Response:
