@@ -221,3 +221,14 @@ def test_another_address_than_loopback_is_served_only_when_asked_with_a_warning(
         process.terminate()
         _, stderr = process.communicate(timeout=60)
     assert "warning: --host 0.0.0.0: other machines can reach this UI" in stderr
+
+
+def test_an_oversized_question_is_refused_before_its_body_is_read(ui: UiServer) -> None:
+    headers = {
+        "Origin": ui.base,
+        "Content-Type": "multipart/form-data; boundary=x",
+        "Content-Length": "900000000",
+    }
+    status, _, body = ui.request("/chat/ask", method="POST", headers=headers)
+    assert status == 413
+    assert "event: failure" in body and "at most 50 MB" in body

@@ -3,6 +3,7 @@ sources, a made-up citation flagged, Stop, and a hostile answer that stays text.
 
 from __future__ import annotations
 
+import json
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -277,3 +278,52 @@ def test_the_reasoning_effort_chosen_goes_to_the_model(
         page.keyboard.press("Enter")
         page.wait_for_selector(".turn[data-state='done']", timeout=120_000)
     assert fake.last("/chat/completions").json["reasoning_effort"] == "high"
+
+
+def test_files_chosen_or_dropped_go_with_the_question(
+    ui: UiServer, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    chosen = tmp_path / "chosen.md"
+    chosen.write_text("The chosen file mentions narwhals.\n", encoding="utf-8")
+    fake.queue(Answer(["Read both."]))
+    with browser(tmp_path / "profile") as context:
+        page = context.new_page()
+        page.goto(ui.login_url)
+        page.goto(f"{ui.base}/chat")
+        page.get_by_label("Attach files").set_input_files(str(chosen))
+        page.evaluate(
+            """() => {
+                 const drop = new DataTransfer();
+                 drop.items.add(new File(["Dropped text about axolotls."], "../../dropped.txt",
+                                         {type: "text/plain"}));
+                 const form = document.getElementById("chat-form");
+                 form.dispatchEvent(new DragEvent("drop", {dataTransfer: drop, bubbles: true}));
+               }"""
+        )
+        assert page.evaluate("document.getElementById('attach').files.length") == 2
+        page.fill("#question", "what do the files say?")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".turn[data-state='done']", timeout=120_000)
+        assert "chosen.md" in page.inner_text(".turn .attached")
+        assert page.evaluate("document.getElementById('attach').files.length") == 0
+    sent = json.dumps(fake.last("/chat/completions").json)
+    assert "narwhals" in sent and "axolotls" in sent
+    assert "dropped.txt" in sent and "../" not in sent  # a base name only
+
+
+def test_a_file_that_cannot_be_attached_is_refused_with_the_reason(
+    ui: UiServer, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    binary = tmp_path / "program.exe"
+    binary.write_bytes(b"MZ\x00\x01")
+    asked = len(model_requests(fake))
+    with browser(tmp_path / "profile") as context:
+        page = context.new_page()
+        page.goto(ui.login_url)
+        page.goto(f"{ui.base}/chat")
+        page.get_by_label("Attach files").set_input_files(str(binary))
+        page.fill("#question", "run it")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".turn[data-state='done'] .problem", timeout=120_000)
+        assert ".exe cannot be attached" in page.inner_text(".turn .problem")
+    assert len(model_requests(fake)) == asked  # nothing was sent

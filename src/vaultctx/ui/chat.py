@@ -21,6 +21,7 @@ import re
 import secrets
 from collections import OrderedDict
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from vaultctx.api import Vault
@@ -28,8 +29,9 @@ from vaultctx.errors import VaultctxError
 from vaultctx.ui.render import render_markdown
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
+    from collections.abc import Callable, Sequence
 
+    from vaultctx.agent.attachments import Attachment
     from vaultctx.agent.confirm import ConfirmRequest, Decision
     from vaultctx.agent.session import ChatSession, Turn
 
@@ -40,6 +42,16 @@ CONFIRM_TIMEOUT_SECONDS = 600  # unanswered for this long: the change is denied
 DECISIONS = ("yes", "no", "always")
 MAX_QUESTION_CHARS = 20_000
 _KEY = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question as the page sent it."""
+
+    text: str
+    effort: str
+    attachments: list[Attachment]
+    refused: VaultctxError | None
 
 
 class ChatRooms:
@@ -102,11 +114,21 @@ class ChatRooms:
         future.set_result(decision)  # type: ignore[arg-type]  # one of DECISIONS
         return True
 
-    async def stream(self, key: str, question: str, effort: str = "") -> AsyncIterator[str]:
+    async def stream(
+        self,
+        key: str,
+        question: str,
+        effort: str = "",
+        *,
+        attachments: Sequence[Attachment] = (),
+        refused: VaultctxError | None = None,
+    ) -> AsyncIterator[str]:
         """The events of one turn (``effort``: a reasoning effort level, or "" for the
-        settings' own); closing the iterator cancels the turn."""
+        settings' own; ``refused``: why the uploads could not be attached, answered instead);
+        closing the iterator cancels the turn."""
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        task = asyncio.create_task(self._answer(key, question, effort, queue))
+        turn = Question(question, effort, list(attachments), refused)
+        task = asyncio.create_task(self._answer(key, turn, queue))
         try:
             while True:
                 kind, data = await queue.get()
@@ -117,7 +139,7 @@ class ChatRooms:
             task.cancel()
 
     async def _answer(
-        self, key: str, question: str, effort: str, queue: asyncio.Queue[tuple[str, Any]]
+        self, key: str, asked: Question, queue: asyncio.Queue[tuple[str, Any]]
     ) -> None:
         loop = asyncio.get_running_loop()
 
@@ -125,7 +147,10 @@ class ChatRooms:
             """In order, from the loop or from a tool's worker thread alike."""
             loop.call_soon_threadsafe(queue.put_nowait, (kind, data))
 
+        question, effort = asked.text, asked.effort
         try:
+            if asked.refused is not None:
+                raise asked.refused
             if not _KEY.fullmatch(key):
                 raise VaultctxError("this page's conversation key is not valid", "reload the page")
             if not question.strip() or len(question) > MAX_QUESTION_CHARS:
@@ -144,7 +169,9 @@ class ChatRooms:
             async with lock:
                 self._emitters[key] = emit
                 session.on_tool_call = lambda call: emit("tool", tool_step(call))
-                turn = await session.ask(question, lambda text: emit("text", text))
+                turn = await session.ask(
+                    question, lambda text: emit("text", text), attachments=asked.attachments
+                )
             emit("done", turn_summary(turn))
         except VaultctxError as exc:
             emit("failure", {"message": exc.message, "suggestion": exc.suggestion})

@@ -106,6 +106,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "chat.expired": "No longer waiting for an answer.",
         "chat.effort": "Reasoning effort",
         "chat.effort.default": "as configured",
+        "chat.attach": "Attach files",
+        "chat.attach.hint": "or drop them here: text, markdown, images, PDF",
         "skip": "Skip to content",
     },
     "ko": {
@@ -200,6 +202,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "chat.expired": "더 이상 답을 기다리지 않습니다.",
         "chat.effort": "추론 강도",
         "chat.effort.default": "설정대로",
+        "chat.attach": "파일 첨부",
+        "chat.attach.hint": "또는 여기로 끌어다 놓기: 텍스트, 마크다운, 이미지, PDF",
         "skip": "본문으로 건너뛰기",
     },
     "ja": {
@@ -295,6 +299,8 @@ CATALOGUE: dict[str, dict[str, str]] = {
         "chat.expired": "もう回答を待っていません。",
         "chat.effort": "推論の強さ",
         "chat.effort.default": "設定どおり",
+        "chat.attach": "ファイルを添付",
+        "chat.attach.hint": "またはここにドロップ：テキスト、Markdown、画像、PDF",
         "skip": "本文へスキップ",
     },
 }

@@ -20,6 +20,7 @@ from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import UploadFile
 from starlette.requests import Request
 from starlette.responses import (
     HTMLResponse,
@@ -38,6 +39,7 @@ from vaultctx.ui import i18n
 from vaultctx.ui.chat import ChatRooms
 from vaultctx.ui.reindex import IndexJob
 from vaultctx.ui.render import highlight_snippet, note_url, render_markdown
+from vaultctx.ui.uploads import MAX_FILES, MAX_REQUEST_BYTES, read_uploads
 from vaultctx.vault.note import parse_note
 
 T = TypeVar("T")
@@ -240,9 +242,27 @@ class Pages:
         return self.page(request, "chat.html", chat_key=key, efforts=LEVELS)
 
     async def chat_ask(self, request: Request) -> Response:
-        form = await request.form()
+        length = request.headers.get("content-length", "")
+        if not length.isdigit() or int(length) > MAX_REQUEST_BYTES:
+            too_big = VaultctxError(
+                f"a question with its files may have at most {MAX_REQUEST_BYTES // 1_000_000} MB",
+                "attach fewer or smaller files",
+            )
+            refusal = self.rooms.stream("", "", refused=too_big)
+            return StreamingResponse(refusal, media_type="text/event-stream", status_code=413)
+        form = await request.form(max_files=MAX_FILES + 1, max_fields=20)
+        uploads = [item for item in form.getlist("attach") if isinstance(item, UploadFile)]
+        refused: VaultctxError | None = None
+        try:
+            attachments = await read_uploads(uploads)
+        except VaultctxError as exc:
+            attachments, refused = [], exc
         stream = self.rooms.stream(
-            str(form.get("chat", "")), str(form.get("question", "")), str(form.get("effort", ""))
+            str(form.get("chat", "")),
+            str(form.get("question", "")),
+            str(form.get("effort", "")),
+            attachments=attachments,
+            refused=refused,
         )
         return StreamingResponse(stream, media_type="text/event-stream")
 

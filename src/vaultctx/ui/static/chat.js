@@ -12,6 +12,7 @@
   const question = document.getElementById("question");
   const ask = document.getElementById("ask");
   const stop = document.getElementById("stop");
+  const files = document.getElementById("attach");
   const words = turns.dataset;
   let controller = null;
 
@@ -100,6 +101,8 @@
     const turn = add(turns, "section", "turn");
     turn.dataset.started = String(performance.now());
     add(turn, "p", "question", words.you + ": " + text);
+    const names = Array.from(files.files).map(function (file) { return file.name; });
+    if (names.length) add(turn, "p", "meta attached", "📎 " + names.join(", "));
     add(turn, "div", "steps");
     const answer = add(turn, "div", "answer markdown");
     answer.setAttribute("aria-label", words.answer);
@@ -109,7 +112,7 @@
     try {
       const response = await fetch("/chat/ask", {
         method: "POST",
-        body: new URLSearchParams(new FormData(form)),
+        body: new FormData(form), // multipart: the question, and the attached files
         credentials: "same-origin",
         signal: controller.signal,
       });
@@ -145,7 +148,7 @@
     event.preventDefault();
     const text = question.value.trim();
     if (!text || controller) return;
-    send(text);
+    send(text).finally(function () { files.value = ""; });
     question.value = "";
   });
   question.addEventListener("keydown", function (event) {
@@ -153,6 +156,21 @@
       event.preventDefault();
       form.requestSubmit();
     }
+  });
+  // Files dropped anywhere on the form join those chosen with the file button.
+  form.addEventListener("dragover", function (event) {
+    event.preventDefault();
+    form.classList.add("dropping");
+  });
+  form.addEventListener("dragleave", function () { form.classList.remove("dropping"); });
+  form.addEventListener("drop", function (event) {
+    event.preventDefault();
+    form.classList.remove("dropping");
+    const all = new DataTransfer();
+    Array.from(files.files).concat(Array.from(event.dataTransfer.files)).forEach(function (f) {
+      all.items.add(f);
+    });
+    files.files = all.files;
   });
   stop.addEventListener("click", function () {
     if (controller) controller.abort();
