@@ -25,24 +25,26 @@ def model_requests(fake: OpenAIFake) -> list[object]:
 
 
 @pytest.fixture(scope="module")
-def fake() -> Iterator[OpenAIFake]:
-    with OpenAIFake() as server:
-        yield server
-
-
-@pytest.fixture(scope="module")
-def ui(tmp_path_factory: pytest.TempPathFactory, fake: OpenAIFake) -> Iterator[UiServer]:
+def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
     root = tmp_path_factory.mktemp("ui-chat")
-    settings = root / "data" / "config" / "vaultctx" / "vaultctx.toml"
-    settings.parent.mkdir(parents=True)
-    agent = "[agent]\n" + openai_toml(fake) + "translate = false\nconfirm_changes = true\n"
-    settings.write_text(agent, encoding="utf-8")
     env = {
         "OPENAI_TEST": KEY,
         "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
         "XDG_STATE_HOME": str(root / "state"),
     }
     with running_ui(root, env=env) as server:
+        yield server
+
+
+@pytest.fixture
+def fake(ui: UiServer) -> Iterator[OpenAIFake]:
+    """A fresh fake per test (nothing left queued by another), named in the user settings the
+    server reads when a page opens a conversation."""
+    with OpenAIFake() as server:
+        settings = ui.data_home / "config" / "vaultctx" / "vaultctx.toml"
+        settings.parent.mkdir(parents=True, exist_ok=True)
+        agent = "[agent]\n" + openai_toml(server) + "translate = false\nconfirm_changes = true\n"
+        settings.write_text(agent, encoding="utf-8")
         yield server
 
 
