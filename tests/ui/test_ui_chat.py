@@ -164,8 +164,8 @@ def test_a_backend_failure_is_shown_with_its_fix(
 def test_the_first_words_are_on_screen_soon_after_the_backend_sends_them(
     ui: UiServer, fake: OpenAIFake, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """From the fake writing the frame with the first words to the browser's next frame after
-    showing them (both on this machine's wall clock); docs/benchmarks.md."""
+    """From the fake starting to write the frame with the first words to the browser's next
+    frame after showing them (both on this machine's wall clock); docs/benchmarks.md."""
     from tests.agent.fakes import base
 
     marker = b"Zanzibar"
@@ -173,10 +173,9 @@ def test_the_first_words_are_on_screen_soon_after_the_backend_sends_them(
     write_chunk = base._Handler._chunk
 
     def timed_chunk(handler: base._Handler, data: bytes) -> None:
-        write_chunk(handler, data)
         if marker in data and not sent:
-            handler.wfile.flush()
-            sent.append(time.time() * 1000)
+            sent.append(time.time() * 1000)  # as the frame leaves
+        write_chunk(handler, data)
 
     monkeypatch.setattr(base._Handler, "_chunk", timed_chunk)
     gaps = []
@@ -195,7 +194,8 @@ def test_the_first_words_are_on_screen_soon_after_the_backend_sends_them(
             gaps.append(shown - sent[0])
     warm = sorted(gaps[1:])
     print(f"\nfirst words on screen after the backend sent them: {[round(g, 1) for g in warm]} ms")
-    assert all(gap > 0 for gap in warm)
+    # Two clocks read from two processes: allow for their resolution, not for more.
+    assert all(gap > -2 for gap in warm), warm
     assert warm[len(warm) // 2] < 500  # generous: a shared, loaded machine (target: 50 ms)
 
 
