@@ -19,7 +19,7 @@ import vaultctx
 SRC = Path(vaultctx.__file__).resolve().parent
 # Layers from the bottom up; a module may import its own layer and the ones below it only.
 LOWER_LAYERS = ("vaultctx.vault", "vaultctx.text", "vaultctx.scrub", "vaultctx.embed")
-UPPER = ("vaultctx.api", "vaultctx.cli", "vaultctx.mcp", "vaultctx.hooks")
+UPPER = ("vaultctx.api", "vaultctx.cli", "vaultctx.mcp", "vaultctx.hooks", "vaultctx.ui")
 INDEX = "vaultctx.index"
 # Statements are written in upper case throughout, so prose outside index/ names them in lower
 # case ("SQLite's data version", not the pragma statement).

@@ -126,6 +126,7 @@ def build_app() -> typer.Typer:
         tags_cmds,
         template_cmds,
         todo_cmds,
+        ui_cmds,
         verify_cmds,
     )
 
@@ -159,6 +160,7 @@ def build_app() -> typer.Typer:
     review_contradictions_cmds.register_review(review_cmds.review_app)
     review_flow_cmds.register_review(review_cmds.review_app)
     review_cmds.register(app)
+    ui_cmds.register(app)
     return app
 
 

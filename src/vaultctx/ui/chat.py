@@ -1,0 +1,206 @@
+"""The Chat page's conversations: ``ChatSession.ask`` streamed to the browser as Server-Sent
+Events.
+
+Each browser page holds one conversation, named by a random key the page sends with every
+question; the session lives in the server's memory (at most ``MAX_CONVERSATIONS``, the oldest
+forgotten first) and every turn is saved as ``vaultctx chat`` saves it. A conversation has its own
+``Vault``, since its turns run on the event loop while pages use the shared one from worker
+threads. Stopping is closing the stream: the turn is cancelled with it.
+
+Events: ``text`` (a piece of the answer, as it arrives), ``tool`` (a tool call, as it ends) and
+``confirm`` (a change to approve, with ``confirm_changes`` on: answered through ``decide``),
+then ``done`` (sources, citations that do not resolve, the answer rendered as HTML by the note
+renderer) or ``failure`` (message and fix).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import secrets
+from collections import OrderedDict
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from vaultctx.api import Vault
+from vaultctx.errors import VaultctxError
+from vaultctx.ui.render import render_markdown
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Sequence
+
+    from vaultctx.agent.attachments import Attachment
+    from vaultctx.agent.confirm import ConfirmRequest, Decision
+    from vaultctx.agent.session import ChatSession, Turn
+
+    Emit = Callable[[str, Any], None]
+
+MAX_CONVERSATIONS = 20
+CONFIRM_TIMEOUT_SECONDS = 600  # unanswered for this long: the change is denied
+DECISIONS = ("yes", "no", "always")
+MAX_QUESTION_CHARS = 20_000
+_KEY = re.compile(r"[A-Za-z0-9_-]{16,64}")
+
+
+@dataclass(frozen=True)
+class Question:
+    """One question as the page sent it."""
+
+    text: str
+    effort: str
+    attachments: list[Attachment]
+    refused: VaultctxError | None
+
+
+class ChatRooms:
+    """The conversations of this UI run, by the key each page made up."""
+
+    def __init__(self, vault: Vault) -> None:
+        self._vault = vault
+        self._sessions: OrderedDict[str, tuple[ChatSession, asyncio.Lock]] = OrderedDict()
+        self._emitters: dict[str, Emit] = {}  # each conversation's turn in progress
+        self._pending: dict[str, asyncio.Future[Decision]] = {}  # questions awaiting the user
+
+    def _open(self, key: str) -> tuple[ChatSession, asyncio.Lock]:
+        if key in self._sessions:
+            self._sessions.move_to_end(key)
+            return self._sessions[key]
+        from vaultctx.agent.backends import require_agent_extra
+        from vaultctx.agent.session import ChatSession
+        from vaultctx.agent.settings import load_agent_settings
+
+        require_agent_extra()
+        own = Vault(config=self._vault.config)
+        settings = load_agent_settings(own.path, {})
+        opened = (ChatSession(own, settings, confirm=self._confirmer(key)), asyncio.Lock())
+        self._sessions[key] = opened
+        while len(self._sessions) > MAX_CONVERSATIONS:
+            _, (old, _) = self._sessions.popitem(last=False)
+            old.vault.close()
+        return opened
+
+    def _confirmer(self, key: str) -> Callable[[ConfirmRequest], Any]:
+        """With ``confirm_changes`` on: each change is put to the page (a ``confirm`` event)
+        and waits for its answer (``decide``); no answer in time, or a closed page, denies it."""
+
+        async def ask_user(request: ConfirmRequest) -> Decision:
+            ident = secrets.token_urlsafe(12)
+            future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+            self._pending[ident] = future
+            question = {
+                "id": ident,
+                "tool": request.tool,
+                "args": json.dumps(dict(request.args), ensure_ascii=False),
+                "diff": request.diff or "",
+            }
+            self._emitters[key]("confirm", question)
+            try:
+                return await asyncio.wait_for(future, CONFIRM_TIMEOUT_SECONDS)
+            except asyncio.TimeoutError:
+                return "no"
+            finally:
+                self._pending.pop(ident, None)
+
+        return ask_user
+
+    def decide(self, ident: str, decision: str) -> bool:
+        """The user's answer to a pending question; False when there is none (answered, timed
+        out, or never asked)."""
+        future = self._pending.get(ident)
+        if future is None or future.done() or decision not in DECISIONS:
+            return False
+        future.set_result(decision)  # type: ignore[arg-type]  # one of DECISIONS
+        return True
+
+    async def stream(
+        self,
+        key: str,
+        question: str,
+        effort: str = "",
+        *,
+        attachments: Sequence[Attachment] = (),
+        refused: VaultctxError | None = None,
+    ) -> AsyncIterator[str]:
+        """The events of one turn (``effort``: a reasoning effort level, or "" for the
+        settings' own; ``refused``: why the uploads could not be attached, answered instead);
+        closing the iterator cancels the turn."""
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
+        turn = Question(question, effort, list(attachments), refused)
+        task = asyncio.create_task(self._answer(key, turn, queue))
+        try:
+            while True:
+                kind, data = await queue.get()
+                if kind == "end":
+                    return
+                yield f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+        finally:
+            task.cancel()
+
+    async def _answer(
+        self, key: str, asked: Question, queue: asyncio.Queue[tuple[str, Any]]
+    ) -> None:
+        loop = asyncio.get_running_loop()
+
+        def emit(kind: str, data: Any) -> None:
+            """In order, from the loop or from a tool's worker thread alike."""
+            loop.call_soon_threadsafe(queue.put_nowait, (kind, data))
+
+        question, effort = asked.text, asked.effort
+        try:
+            if asked.refused is not None:
+                raise asked.refused
+            if not _KEY.fullmatch(key):
+                raise VaultctxError("this page's conversation key is not valid", "reload the page")
+            if not question.strip() or len(question) > MAX_QUESTION_CHARS:
+                raise VaultctxError(
+                    "the question is empty or too long",
+                    f"ask something of at most {MAX_QUESTION_CHARS} characters",
+                )
+            session, lock = self._open(key)
+            from vaultctx.agent.effort import check_effort_value
+
+            session.effort = check_effort_value(effort) if effort else session.settings.effort
+            if lock.locked():
+                raise VaultctxError(
+                    "an answer is still arriving in this conversation", "wait, or press Stop"
+                )
+            async with lock:
+                self._emitters[key] = emit
+                session.on_tool_call = lambda call: emit("tool", tool_step(call))
+                turn = await session.ask(
+                    question, lambda text: emit("text", text), attachments=asked.attachments
+                )
+            emit("done", turn_summary(turn))
+        except VaultctxError as exc:
+            emit("failure", {"message": exc.message, "suggestion": exc.suggestion})
+        finally:
+            emit("end", None)
+
+
+def tool_step(call: dict[str, Any]) -> dict[str, str]:
+    """One tool call as the page shows it, a collapsible step: its name, arguments and what it
+    returned, in the words of ``vaultctx chat`` (all as text)."""
+    return {
+        "name": str(call.get("name", "")),
+        "args": json.dumps(call.get("args", {}), ensure_ascii=False),
+        "result": str(call.get("result_summary", "")),
+    }
+
+
+def turn_summary(turn: Turn) -> dict[str, Any]:
+    """What the page shows after the answer: everything the browser inserts is either plain text
+    (set as text, never as markup) or the answer as rendered by the note renderer."""
+    sources = [p.citation for p in turn.retrieved.passages] if turn.retrieved else []
+    return {
+        "html": str(render_markdown(turn.answer).html),
+        "sources": list(dict.fromkeys(sources)),
+        "unresolved": [
+            {"citation": item.get("citation", ""), "message": item.get("message", "")}
+            for item in turn.unresolved
+        ],
+        "error": turn.error.one_line() if turn.error else None,
+        "stopped": turn.stopped,
+        "conversation": turn.conversation_id,
+    }
