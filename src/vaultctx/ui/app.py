@@ -10,6 +10,7 @@ from __future__ import annotations
 import socket
 import threading
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -21,7 +22,7 @@ from starlette.staticfiles import StaticFiles
 
 from vaultctx.api import Vault
 from vaultctx.errors import VaultctxError
-from vaultctx.ui import conversation_pages
+from vaultctx.ui import conversation_pages, review_page
 from vaultctx.ui.guard import UiGuard
 from vaultctx.ui.pages import Pages
 
@@ -59,6 +60,9 @@ def create_app(
         Route("/conversations/export", lambda r: conversation_pages.export(pages, r)),
         Route("/changes", pages.changes),
         Route("/changes/undo", pages.undo, methods=["POST"]),
+        Route("/review", partial(review_page.review, pages)),
+        Route("/review/propose", partial(review_page.propose, pages), methods=["POST"]),
+        Route("/review/apply", partial(review_page.apply, pages), methods=["POST"]),
         Route("/status", pages.status),
         Route("/status/progress", pages.progress),
         Route("/status/reindex", pages.reindex, methods=["POST"]),

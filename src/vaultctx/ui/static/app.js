@@ -86,3 +86,18 @@
     }, 500);
   }
 })();
+
+// The Review page: how many items are ticked, said as the user ticks them.
+(function () {
+  const list = document.getElementById("review-list");
+  const count = document.getElementById("review-count");
+  if (!list || !count) {
+    return;
+  }
+  function update() {
+    const ticked = list.querySelectorAll("input[type=checkbox]:checked").length;
+    count.textContent = count.dataset.template.replace("#", String(ticked));
+  }
+  list.addEventListener("change", update);
+  update();
+})();
