@@ -8,12 +8,15 @@ The vault is the example vault plus the Second Brain tests' notes that make a li
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
 
+from tests.agent.cli_support import KEY, openai_toml
+from tests.agent.fakes import Answer, OpenAIFake
 from tests.brain.conftest import BREAD, KUBE, REPORTS_ON, TIDES
 from tests.ui.browser import browser, screenshot_path
 from tests.ui.ui_process import UiServer, running_ui
@@ -33,8 +36,27 @@ NOTES = {
 
 @pytest.fixture(scope="module")
 def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
-    with running_ui(tmp_path_factory.mktemp("ui-review"), notes=NOTES) as server:
+    root = tmp_path_factory.mktemp("ui-review")
+    env = {
+        "OPENAI_TEST": KEY,
+        "PYTHON_KEYRING_BACKEND": "keyring.backends.fail.Keyring",
+        "XDG_STATE_HOME": str(root / "state"),
+    }
+    with running_ui(root, notes=NOTES, env=env) as server:
         yield server
+
+
+@pytest.fixture
+def fake(ui: UiServer) -> Iterator[OpenAIFake]:
+    """The OpenAI wire fake as the model of the vault's user settings, for this test only."""
+    settings = ui.data_home / "config" / "vaultctx" / "vaultctx.toml"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    with OpenAIFake() as server:
+        settings.write_text("[agent]\n" + openai_toml(server), encoding="utf-8")
+        try:
+            yield server
+        finally:
+            settings.unlink()
 
 
 def post(ui: UiServer, path: str, fields: dict[str, str], **headers: str) -> tuple[int, str]:
@@ -201,3 +223,29 @@ def test_a_proposal_with_markup_is_rendered_as_text(ui: UiServer) -> None:
     html = bytes(response.body).decode("utf-8")
     assert "<script>alert" not in html and "<img" not in html and "<b>notice" not in html
     assert "&lt;script&gt;alert(1)&lt;/script&gt;" in html
+
+
+def test_a_model_flow_applies_the_list_it_showed(ui: UiServer, fake: OpenAIFake) -> None:
+    """Decisions come from the model: Apply writes the saved list, without asking it again."""
+    source = "30-resources/databases/SQLite tuning.md"
+    answer = [{"decision": "Use WAL mode for the index", "sources": [source], "status": "done"}]
+    fake.queue(Answer(json.dumps(answer)))
+    fields = {"flow": "decisions", "topic": "SQLite WAL mode"}
+    status, text = post(ui, "/review/propose", fields, Origin=ui.base)
+    assert status == 200, text
+    assert "Use WAL mode for the index [done]" in text
+    saved = text.split('name="saved" value="', 1)[1].split('"', 1)[0]
+    asked = len(fake.requests_to("/chat/completions"))
+    assert asked == 1
+    ledger = ui.vault / "Second Brain" / "Decisions.md"
+    assert not ledger.exists()  # proposing writes nothing
+    fields = {**fields, "saved": saved, "accept": "1"}
+    status, text = post(ui, "/review/apply", fields, Origin=ui.base)
+    assert status == 200, text
+    assert "Applied 1: 1" in text and 'id="review-record"' in text
+    assert len(fake.requests_to("/chat/completions")) == asked  # the saved list, not a new one
+    written = ledger.read_text(encoding="utf-8")
+    assert (
+        "Use WAL mode for the index" in written
+        and "[[30-resources/databases/SQLite tuning" in written
+    )

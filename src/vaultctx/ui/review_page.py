@@ -11,8 +11,9 @@ page proposed again in another tab) is refused rather than applied in its place.
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -26,8 +27,10 @@ if TYPE_CHECKING:
     from vaultctx.text_model import TextModel
     from vaultctx.ui.pages import Pages
 
+T = TypeVar("T")
 FLOWS = ("links", "duplicates", "contradictions", "decisions", "inbox")
 TOPIC_FLOWS = frozenset({"contradictions", "decisions"})
+MODEL_FLOWS = frozenset({"contradictions", "decisions", "inbox"})
 MAX_FIELD_CHARS = 500
 
 
@@ -107,6 +110,18 @@ def build_flow(vault: Vault, form: ReviewForm) -> ReviewFlow:
     return ContradictionsFlow(form.topic, configured_model(vault))
 
 
+def _with_vault(pages: Pages, form: ReviewForm, action: Callable[[Vault], T]) -> T:
+    """A model's answer can take minutes: a model flow gets a ``Vault`` of its own (as each
+    chat does) instead of holding the one the other pages share; the ledger's own lock keeps
+    writes apart. The offline flows are quick and share it."""
+    if form.flow not in MODEL_FLOWS:
+        return pages.call(action)
+    from vaultctx.api import Vault
+
+    with Vault(config=pages.vault.config) as own:
+        return action(own)
+
+
 def _notices(flow: ReviewFlow) -> list[str]:
     found = getattr(flow, "notices", [])
     return [str(notice) for notice in found] if isinstance(found, list) else []
@@ -147,7 +162,7 @@ def _propose(pages: Pages, request: Request, form: ReviewForm) -> Response:
         return proposals, _notices(flow), saved.saved_at if saved else None
 
     try:
-        proposals, notices, saved_at = pages.call(listing)
+        proposals, notices, saved_at = _with_vault(pages, form, listing)
     except VaultctxError as exc:
         return pages.page(request, "review.html", 400, form=form, flows=FLOWS, problem=exc)
     return pages.page(
@@ -190,7 +205,7 @@ def _apply(
         return flow.apply(vault, [p for p in plan.proposals if p.number in chosen])
 
     try:
-        result = pages.call(applying)
+        result = _with_vault(pages, form, applying)
     except VaultctxError as exc:
         return pages.page(request, "review.html", 400, form=form, flows=FLOWS, problem=exc)
     return pages.page(request, "review.html", form=form, flows=FLOWS, result=result)
