@@ -249,3 +249,15 @@ def test_a_model_flow_applies_the_list_it_showed(ui: UiServer, fake: OpenAIFake)
         "Use WAL mode for the index" in written
         and "[[30-resources/databases/SQLite tuning" in written
     )
+
+
+LOCALISED = [("ko", "검토", "제안 받기"), ("ja", "レビュー", "提案を表示")]
+
+
+@pytest.mark.parametrize(("language", "heading", "button"), LOCALISED)
+def test_the_page_speaks_korean_and_japanese(
+    ui: UiServer, language: str, heading: str, button: str
+) -> None:
+    status, _, text = ui.request("/review", headers={"Accept-Language": language})
+    assert status == 200 and f'<html lang="{language}">' in text
+    assert f"<h1>{heading}</h1>" in text and f">{button}</button>" in text
