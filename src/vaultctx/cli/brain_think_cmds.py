@@ -17,21 +17,10 @@ import typer
 
 from vaultctx.cli.agent_cmds import BackendOption, BaseUrlOption, ModelOption, SecretOption
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
+from vaultctx.cli.text_model_flags import second_brain_model as text_model
 
 if TYPE_CHECKING:
-    from vaultctx.api import Vault
-    from vaultctx.text_model import TextModel
-
-
-def text_model(vault: Vault, **flags: Any) -> TextModel:
-    """The configured model, once Second Brain is known to be on (so a vault that has not
-    turned it on is told so, not asked for a backend)."""
-    from vaultctx.agent.complete import BackendTextModel
-    from vaultctx.brain.settings import load_second_brain_settings
-    from vaultctx.cli.agent_cmds import agent_settings
-
-    load_second_brain_settings(vault.path).require_enabled()
-    return BackendTextModel(agent_settings(vault, **flags))
+    pass
 
 
 def challenge(

@@ -52,15 +52,13 @@ def synthesize(
     as_json: JsonOption = False,
 ) -> None:
     """Write or regenerate the wiki note on TOPIC from your notes, showing what changed."""
-    from vaultctx.agent.complete import BackendTextModel
     from vaultctx.brain.synthesis import synthesize_topic
-    from vaultctx.cli.agent_cmds import agent_settings
+    from vaultctx.cli.text_model_flags import second_brain_model
 
-    handle = _enabled_vault(vault, db)
-    settings = agent_settings(
+    handle = open_vault(vault, db)
+    text_model = second_brain_model(
         handle, backend=backend, model=model, base_url=base_url, api_key_secret=api_key_secret
     )
-    text_model = BackendTextModel(settings)
     result = asyncio.run(
         synthesize_topic(handle, text_model, topic, change=_change(f"synthesize {topic}"))
     )

@@ -27,8 +27,8 @@ def contradictions(
 ) -> None:
     """Review contradictions about TOPIC; accepted suggestions go into each note's reconcile
     block (learned_at set to today), as one undoable change."""
-    from vaultctx.cli.brain_think_cmds import text_model
     from vaultctx.cli.review_cmds import run_review
+    from vaultctx.cli.text_model_flags import second_brain_model as text_model
     from vaultctx.review.contradictions import ContradictionsFlow
 
     handle = open_vault(vault, db)

@@ -28,3 +28,14 @@ def configured_text_model(vault: Vault, **flags: Any) -> tuple[TextModel | None,
     from vaultctx.agent.complete import BackendTextModel
 
     return BackendTextModel(settings), settings.max_tokens
+
+
+def second_brain_model(vault: Vault, **flags: Any) -> TextModel:
+    """The model a Second Brain command asks, once Second Brain is known to be on (so a vault
+    that has not turned it on is told so, not asked for a backend); a model must be set."""
+    from vaultctx.agent.complete import BackendTextModel
+    from vaultctx.brain.settings import load_second_brain_settings
+    from vaultctx.cli.agent_cmds import agent_settings
+
+    load_second_brain_settings(vault.path).require_enabled()
+    return BackendTextModel(agent_settings(vault, **flags))
