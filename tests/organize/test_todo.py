@@ -260,17 +260,16 @@ def test_run_is_idempotent_and_one_undo_removes_the_note(tmp_path: Path) -> None
     before = snapshot(vault)
     with Vault(vault, db=tmp_path / "i.db") as handle:
         first = run_todo(handle, TODAY)
-        assert first.plan.content is not None and len(first.records) == 2
+        assert first.plan.content is not None and len(first.records) == 1
         after_first = snapshot(vault)
         records = len(handle.ledger(100))
         second = run_todo(handle, TODAY)
         assert second.plan.content is None and second.records == []
         assert snapshot(vault) == after_first
         assert len(handle.ledger(100)) == records
-        handle.undo()
-        assert not (vault / NEW).exists()
         assert (vault / "ToDo/Archive/2026-11-01.md").exists()
         handle.undo()
+        assert not (vault / NEW).exists()
     assert snapshot(vault) == before
 
 

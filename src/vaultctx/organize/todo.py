@@ -450,9 +450,8 @@ def _read(path: Path) -> str:
 
 
 def run_todo(vault: Vault, today: date, *, dry_run: bool = False) -> TodoRun:
-    """Make today's to-do note (if there is none), then archive old ones. Notes are archived
-    first, one ledger record each, and the note is created last, in a record of its own: one
-    ``vaultctx undo`` removes today's note, the next ones bring the archived notes back."""
+    """Make today's to-do note (if there is none), then archive old ones, as one ledger record:
+    one ``vaultctx undo`` removes today's note and brings every archived note back."""
     settings = load_todo_settings(vault.config)
     root = vault.path
     folder = _folder(root, settings.folder, "folder")
@@ -466,18 +465,17 @@ def run_todo(vault: Vault, today: date, *, dry_run: bool = False) -> TodoRun:
     template_file = root / settings.template
     template = _read(template_file) if template_file.is_file() else None
     plan = plan_todo(today, notes, settings=settings, template=template, archived=archived)
-    if dry_run:
-        return TodoRun(plan, dry_run=True)
-    records: list[str] = []
-    notices: list[str] = []
-    for source, destination in plan.archive:
-        label = f"todo {today.isoformat()}: archive {source}"
-        moved = vault.move_path(source, destination, change=ChangeContext(label, source="cli"))
-        records.extend([moved.record_id] if moved.record_id else [])
-        notices.extend(moved.notices)
-    if plan.content is not None:
-        label = f"todo {today.isoformat()}: create {plan.path}"
-        made = vault.create_note(plan.path, plan.content, change=ChangeContext(label, source="cli"))
-        records.extend([made.record_id] if made.record_id else [])
-        notices.extend(made.notices)
-    return TodoRun(plan, dry_run=False, records=records, notices=list(dict.fromkeys(notices)))
+    if dry_run or (not plan.archive and plan.content is None):
+        return TodoRun(plan, dry_run=dry_run)
+    parts = [f"archive {len(plan.archive)} note(s)"] if plan.archive else []
+    parts += [f"create {plan.path}"] if plan.content is not None else []
+    label = f"todo {today.isoformat()}: {', '.join(parts)}"
+    with vault.change_batch(ChangeContext(label, source="cli"), "todo") as batch:
+        for source, destination in plan.archive:
+            batch.move(source, destination)
+        if plan.content is not None:
+            batch.create(plan.path, plan.content)
+    change = batch.change
+    records = [change.record_id] if change is not None and change.record_id else []
+    notices = list(dict.fromkeys(change.notices)) if change is not None else []
+    return TodoRun(plan, dry_run=False, records=records, notices=notices)
