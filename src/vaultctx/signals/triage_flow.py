@@ -158,7 +158,8 @@ def _item(proposal: Proposal, inbox: str, folder: str) -> TriageItem | None:
         math.isfinite(v) and 0 <= v <= 1 for v in numbers
     ):
         return None
-    scores = Scores(*(float(v) for v in numbers), domain=str(domain), scored_by=scored_by)
+    relevance, actionability, depth, authority = (float(v) for v in numbers)
+    scores = Scores(relevance, actionability, depth, authority, str(domain), scored_by)
     item = TriageItem(proposal.number, path, title, scores, INBOX_ROUTE)
     if scores.filed:
         item.route = f"{folder}/{domain}"
