@@ -167,9 +167,9 @@ def test_resume_continues_a_saved_conversation(indexed: Indexed, tmp_path: Path)
         second = vaultctx(indexed, env, "chat", "--resume", saved[:8], stdin="how to get there?\n")
         unknown = vaultctx(indexed, env, "chat", "--resume", "nosuchid", stdin="hello?\n")
         chats = [json.dumps(r.json) for r in fake.requests_to("/chat/completions")]
+        show = ["conversations", "show", saved, "--json", "--vault", str(indexed.vault)]
         export = subprocess.run(
-            [sys.executable, "-m", "vaultctx", "conversations", "show", saved, "--json"]
-            + ["--vault", str(indexed.vault)],
+            [sys.executable, "-m", "vaultctx", *show],
             capture_output=True,
             text=True,
             env=env,

@@ -3,13 +3,15 @@ the last ``MAX_RESUMED_MESSAGES``, starting with a question, each message cut to
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
 from vaultctx.agent.resume import MAX_MESSAGE_CHARS, MAX_RESUMED_MESSAGES, saved_history
 from vaultctx.conversations import Message
 
 
-def texts(history: list[object]) -> list[tuple[str, str]]:
+def texts(history: Sequence[object]) -> list[tuple[str, str]]:
     found = []
     for message in history:
         if isinstance(message, ModelRequest):
@@ -18,9 +20,9 @@ def texts(history: list[object]) -> list[tuple[str, str]]:
             found.append(("user", part.content))
         else:
             assert isinstance(message, ModelResponse)
-            part = message.parts[0]
-            assert isinstance(part, TextPart)
-            found.append(("assistant", part.content))
+            answer = message.parts[0]
+            assert isinstance(answer, TextPart)
+            found.append(("assistant", answer.content))
     return found
 
 
