@@ -54,6 +54,7 @@ def test_proposals_match_the_cli_plan_and_write_nothing(tmp_path: Path) -> None:
         "05-signals/programming/Stripe webhooks.md"
     )
     assert stripe.data["link"] == "https://docs.stripe.com/billing/webhooks"
+    assert "source:" not in stripe.detail  # shown as the link
     assert "keep 00-inbox/Banana bread.md in the inbox" in by_path[BREAD].title
     assert "link" not in by_path[BREAD].data  # no source, no link
 

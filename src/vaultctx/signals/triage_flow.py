@@ -64,7 +64,8 @@ def proposal_of(item: TriageItem) -> Proposal:
         f"{s.actionability:.2f}, depth {s.depth:.2f}, authority {s.authority:.2f}); "
         f"domain {s.domain}; scored by {s.scored_by}"
     )
-    if item.source:
+    link = web_address(item.source)
+    if item.source and not link:  # a web address is shown as its link instead
         detail += f"\nsource: {item.source}"
     data: dict[str, Any] = {
         "path": item.path,
@@ -74,7 +75,6 @@ def proposal_of(item: TriageItem) -> Proposal:
         "scored_by": s.scored_by,
         "destination": item.destination,
     }
-    link = web_address(item.source)
     if link:
         data["link"] = link
     return Proposal(item.number, title, detail, data)
