@@ -30,6 +30,7 @@ from vaultctx.ui.render import render_markdown
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from pathlib import Path
 
     from vaultctx.agent.attachments import Attachment
     from vaultctx.agent.confirm import ConfirmRequest, Decision
@@ -198,6 +199,25 @@ def _conversation_id(given: str) -> str:
             f"no conversation {given[:64]!r}", "open one from the Conversations page"
         )
     return given
+
+
+def earlier_turns(vault: Path, conversation_id: str) -> tuple[Any, list[dict[str, Any]]]:
+    """A saved conversation and its questions and answers as the Chat page shows them above
+    the next question: answers rendered with the note rules, questions as text."""
+    from vaultctx.conversations import ConversationStore
+
+    with ConversationStore.open(vault, create=False) as store:
+        chat = store.get(_conversation_id(conversation_id))
+    turns = [
+        {
+            "role": message.role,
+            "text": message.text,
+            "html": render_markdown(message.text).html if message.role == "assistant" else None,
+        }
+        for message in chat.messages
+        if message.role in ("user", "assistant")
+    ]
+    return chat, turns
 
 
 def tool_step(call: dict[str, Any]) -> dict[str, str]:

@@ -68,22 +68,6 @@ def export(pages: Pages, request: Request) -> Response:
     )
 
 
-def earlier_turns(pages: Pages, conversation_id: str) -> tuple[Any, list[dict[str, Any]]]:
-    """A saved conversation and its questions and answers as the Chat page shows them before
-    the next question: each answer rendered with the note rules, questions as text."""
-    chat = _get(pages, conversation_id)
-    turns = [
-        {
-            "role": message.role,
-            "text": message.text,
-            "html": render_markdown(message.text).html if message.role == "assistant" else None,
-        }
-        for message in chat.messages
-        if message.role in ("user", "assistant")
-    ]
-    return chat, turns
-
-
 def _get(pages: Pages, conversation_id: str) -> Any:
     if not conversation_id.isalnum():
         raise VaultctxError(

@@ -238,14 +238,14 @@ class Pages:
     def chat(self, request: Request) -> Response:
         """A new conversation, or (``?continue=ID``) a saved one shown and carried on."""
         from vaultctx.agent.effort import LEVELS
-        from vaultctx.ui.conversation_pages import earlier_turns
+        from vaultctx.ui.chat import earlier_turns
 
         key = secrets.token_urlsafe(18)
         values: dict[str, Any] = {"chat_key": key, "efforts": LEVELS, "continued": None}
         wanted = request.query_params.get("continue", "")
         if wanted:
             try:
-                values["continued"], values["earlier"] = earlier_turns(self, wanted)
+                values["continued"], values["earlier"] = earlier_turns(self.vault.path, wanted)
             except VaultctxError as exc:
                 return self.error(request, exc, 404)
         return self.page(request, "chat.html", **values)
