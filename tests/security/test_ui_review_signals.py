@@ -59,7 +59,9 @@ def rendered(vault: Vault, proposals: list[object]) -> str:
 
 
 def test_a_hostile_signal_is_escaped_and_its_source_is_no_link(tmp_path: Path) -> None:
-    root = make_vault(tmp_path / "vault", {"00-inbox/Hostile.md": HOSTILE, "00-inbox/Fine.md": FINE})
+    root = make_vault(
+        tmp_path / "vault", {"00-inbox/Hostile.md": HOSTILE, "00-inbox/Fine.md": FINE}
+    )
     with Vault(root, db=tmp_path / "index.db") as vault:
         vault.index(fast=True)
         proposals = asyncio.run(TriageFlow().propose(vault))
