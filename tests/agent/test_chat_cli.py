@@ -155,3 +155,37 @@ class _Screen:
                     self.text += os.read(self.fd, 65536).decode("utf-8", "replace")
                 except OSError:
                     raise AssertionError(f"the chat ended; screen:\n{self.text[-2000:]}") from None
+
+
+def test_resume_continues_a_saved_conversation(indexed: Indexed, tmp_path: Path) -> None:
+    with OpenAIFake() as fake:
+        fake.queue(Answer("Quokkas live on Rottnest."), Answer("By ferry."))
+        env = agent_env(tmp_path, "[agent]\n" + openai_toml(fake) + CHAT_SETTINGS, OPENAI_TEST=KEY)
+        first = vaultctx(indexed, env, "chat", stdin="where do quokkas live?\n/save\n/quit\n")
+        assert first.returncode == 0, first.stderr
+        saved = first.stderr.split("saved as ", 1)[1].split()[0].strip("`.")
+        second = vaultctx(indexed, env, "chat", "--resume", saved[:8], stdin="how to get there?\n")
+        unknown = vaultctx(indexed, env, "chat", "--resume", "nosuchid", stdin="hello?\n")
+        chats = [json.dumps(r.json) for r in fake.requests_to("/chat/completions")]
+        show = ["conversations", "show", saved, "--json", "--vault", str(indexed.vault)]
+        export = subprocess.run(
+            [sys.executable, "-m", "vaultctx", *show],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+    assert second.returncode == 0, second.stderr
+    assert f"continuing conversation {saved}" in second.stderr
+    assert second.stdout == "By ferry.\n"
+    assert len(chats) == 2  # the unknown id asked nothing
+    assert "where do quokkas live?" in chats[1] and "Quokkas live on Rottnest." in chats[1]
+    assert unknown.returncode != 0 and "nosuchid" in unknown.stderr
+    assert "Traceback" not in unknown.stderr
+    messages = json.loads(export.stdout)["messages"]
+    assert [m["text"] for m in messages] == [
+        "where do quokkas live?",
+        "Quokkas live on Rottnest.",
+        "how to get there?",
+        "By ferry.",
+    ]

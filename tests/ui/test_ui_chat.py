@@ -330,3 +330,52 @@ def test_a_file_that_cannot_be_attached_is_refused_with_the_reason(
         page.wait_for_selector(".turn[data-state='done'] .problem", timeout=120_000)
         assert ".exe cannot be attached" in page.inner_text(".turn .problem")
     assert len(model_requests(fake)) == asked  # nothing was sent
+
+
+def test_a_saved_conversation_continues_in_the_chat_page(
+    ui: UiServer, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    """Conversations → "Continue in chat": the earlier turns are shown, the model's next request
+    carries them, and the new turn is appended to the same saved conversation."""
+    fake.queue(Answer(["The Kalbarri <i>ferry</i> leaves at nine."]), Answer(["At six."]))
+    with browser(tmp_path / "profile") as context:
+        page = context.new_page()
+        page.goto(ui.login_url)
+        page.goto(f"{ui.base}/chat")
+        page.fill("#question", "when does the Kalbarri ferry leave?")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".turn[data-state='done']", timeout=120_000)
+        saved = page.locator(".turn .meta").last.inner_text()
+        first_id = saved.rsplit(" ", 1)[-1].strip(" .`")
+        page.goto(f"{ui.base}/conversations?q=Kalbarri")
+        page.locator("li.conversation").first.get_by_role("link").click()
+        page.wait_for_url("**/conversations/view?id=*")
+        link = page.get_by_role("link", name="Continue in chat")
+        link.focus()  # keyboard: the link is reachable and Enter follows it
+        page.keyboard.press("Enter")
+        page.wait_for_url(f"**/chat?continue={first_id}")
+        earlier = page.locator("#earlier")
+        assert "when does the Kalbarri ferry leave?" in earlier.inner_text()
+        assert "The Kalbarri <i>ferry</i> leaves at nine." in earlier.inner_text()  # as text
+        assert earlier.locator("i").count() == 0
+        assert first_id in page.inner_text("#chat-continued")
+        assert page.get_by_label("Your question").count() == 1
+        page.get_by_label("Your question").fill("and the last one back?")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".turn[data-state='done']", timeout=120_000)
+        turn = page.locator(".turn").last
+        assert "At six." in turn.inner_text() and first_id in turn.inner_text()
+    sent = fake.last("/chat/completions").json
+    assert isinstance(sent, dict)
+    texts = [json.dumps(message, ensure_ascii=False) for message in sent["messages"]]
+    question = next(i for i, t in enumerate(texts) if "when does the Kalbarri ferry leave?" in t)
+    answer = next(i for i, t in enumerate(texts) if "leaves at nine." in t)
+    latest = next(i for i, t in enumerate(texts) if "and the last one back?" in t)
+    assert question < answer < latest
+    assert sent["messages"][answer]["role"] == "assistant"
+    status, _, body = ui.request(f"/conversations/export?id={first_id}")
+    assert status == 200
+    assert body.index("Kalbarri ferry leave?") < body.index("and the last one back?")
+    assert "At six." in body
+    assert ui.request("/chat?continue=nosuchid")[0] == 404
+    assert ui.request("/chat?continue=..%2Fetc")[0] == 404

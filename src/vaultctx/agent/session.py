@@ -119,6 +119,19 @@ class ChatSession:
         self.history = []
         self.conversation_id = None
 
+    def resume(self, conversation_id: str) -> str:
+        """Go on with a saved conversation: its turns become the history the model sees, and
+        the next turns are appended to it. Returns its full id; an unknown id is refused
+        (``UnknownConversationError``) and leaves the session as it was."""
+        from vaultctx.agent.resume import saved_history
+        from vaultctx.conversations import ConversationStore
+
+        with ConversationStore.open(self.vault.path, create=False) as store:
+            chat = store.get(conversation_id)
+        self.history = saved_history(chat.messages)
+        self.conversation_id = chat.id
+        return chat.id
+
     def save(self) -> str | None:
         """The id the conversation is saved under (every turn is saved as it ends)."""
         return self.conversation_id

@@ -209,6 +209,16 @@ def chat(
     attach: AttachOption = None,
     note: NoteOption = None,
     effort: EffortOption = None,
+    resume: Annotated[
+        str | None,
+        typer.Option(
+            "--resume",
+            metavar="ID",
+            help="Continue a saved conversation (an id, or its unique start, from "
+            "`vaultctx conversations list`): the model sees its turns, new ones are added to it.",
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
     """Chat with your notes. /help lists the commands; Ctrl-C stops an answer, twice leaves."""
     from vaultctx.cli.chat_repl import ChatRepl
@@ -224,6 +234,9 @@ def chat(
         api_key_secret=api_key_secret,
         effort=effort,
     )
+    if resume is not None:
+        resumed = session.resume(resume)
+        print(f"continuing conversation {resumed}", file=sys.stderr)
     ChatRepl(session, attachments).run()
 
 

@@ -1,5 +1,6 @@
-"""``vaultctx review inbox`` and ``vaultctx review decisions`` (docs/review.md): approval flows
-whose proposals come from the model configured for ``vaultctx ask`` (same backend options)."""
+"""``vaultctx review inbox``, ``vaultctx review decisions`` and ``vaultctx review triage``
+(docs/review.md): approval flows whose proposals come from the model configured for ``vaultctx
+ask`` (same backend options; triage scores offline without one)."""
 
 from __future__ import annotations
 
@@ -108,6 +109,37 @@ def decisions(
     )
 
 
+def triage(
+    accept: AcceptOption = None,
+    vault: VaultOption = None,
+    db: DbOption = None,
+    offline: Annotated[
+        bool,
+        typer.Option(
+            "--offline", help="Score with the offline heuristic even if a model is set up."
+        ),
+    ] = False,
+    backend: BackendOption = None,
+    model: ModelOption = None,
+    base_url: BaseUrlOption = None,
+    api_key_secret: SecretOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """`vaultctx triage` one signal at a time: list the new signals, write only those accepted."""
+    from vaultctx.cli.review_cmds import run_review
+    from vaultctx.signals.triage_flow import TriageFlow
+
+    handle = open_vault(vault, db)
+    scorer = None
+    if not offline:
+        from vaultctx.cli.text_model_flags import configured_text_model
+
+        scorer, _ = configured_text_model(
+            handle, backend=backend, model=model, base_url=base_url, api_key_secret=api_key_secret
+        )
+    run_review(TriageFlow(scorer), handle, accept=accept, as_json=as_json, scope="")
+
+
 def _quoted(text: str) -> str:
     import shlex
 
@@ -117,3 +149,4 @@ def _quoted(text: str) -> str:
 def register_review(review_app: typer.Typer) -> None:
     review_app.command("inbox")(inbox)
     review_app.command("decisions")(decisions)
+    review_app.command("triage")(triage)

@@ -49,6 +49,7 @@ class TriageItem:
     route: str  # "inbox", or the folder it is filed in
     destination: str | None = None  # the new path of a filed signal
     notice: str | None = None  # e.g. the model's reply was garbled: scored offline
+    source: str | None = None  # the signal's ``source`` (a web address, as the feed gave it)
 
     def triage_value(self, at: dt.datetime) -> dict[str, Any]:
         """The ``triage`` front matter mapping."""
@@ -92,6 +93,7 @@ class TriageRun:
     dry_run: bool
     record_id: str | None = None
     written: list[str] = field(default_factory=list)  # signals triaged (their final paths)
+    applied: list[int] = field(default_factory=list)  # their item numbers
     skipped: list[str] = field(default_factory=list)  # at apply time: "path: why"
     notices: list[str] = field(default_factory=list)
 
@@ -140,7 +142,15 @@ async def plan_triage(
     for signal in scan.signals:
         scores, notice = await _score(vault, projects, signal, model)
         number = len(plan.items) + 1
-        item = TriageItem(number, signal.path, signal.title, scores, INBOX_ROUTE, notice=notice)
+        item = TriageItem(
+            number,
+            signal.path,
+            signal.title,
+            scores,
+            INBOX_ROUTE,
+            notice=notice,
+            source=signal.source,
+        )
         if scores.filed:
             item.route = f"{settings.folder}/{scores.domain}"
             item.destination = _free_path(vault, item.route, signal.path, reserved)
@@ -244,6 +254,7 @@ def apply_triage(vault: Vault, plan: TriagePlan, *, now: dt.datetime | None = No
                     run.skipped.append(f"{item.path}: not filed ({exc.message}); left new")
                     continue
             run.written.append(final)
+            run.applied.append(item.number)
     change = batch.change
     if change is not None:
         run.record_id = change.record_id
@@ -251,7 +262,7 @@ def apply_triage(vault: Vault, plan: TriagePlan, *, now: dt.datetime | None = No
     return run
 
 
-def _refresh_index(vault: Vault) -> str | None:
+def refresh_index(vault: Vault) -> str | None:
     """The index's fast pass, so a project note written a minute ago counts for relevance;
     nothing when the vault has no index yet (building one is `vaultctx index`'s job)."""
     if not vault.db_path.exists():
@@ -279,7 +290,7 @@ def run_triage(
     """Plan, then apply unless ``dry_run``. ``accept`` ("1,3", "2-4", "all") applies only those
     signals of the plan; the others stay new, for a later run."""
     settings = settings or load_signal_settings(vault.path)
-    notice = _refresh_index(vault)
+    notice = refresh_index(vault)
     plan = asyncio.run(plan_triage(vault, settings, model))
     if notice:
         plan.notices.insert(0, notice)
@@ -301,6 +312,7 @@ __all__ = [
     "TriageRun",
     "apply_triage",
     "plan_triage",
+    "refresh_index",
     "run_triage",
     "signal_inbox",
 ]

@@ -30,6 +30,7 @@ from vaultctx.ui.render import render_markdown
 
 if TYPE_CHECKING:
     from collections.abc import Callable, Sequence
+    from pathlib import Path
 
     from vaultctx.agent.attachments import Attachment
     from vaultctx.agent.confirm import ConfirmRequest, Decision
@@ -52,6 +53,7 @@ class Question:
     effort: str
     attachments: list[Attachment]
     refused: VaultctxError | None
+    conversation: str = ""  # a saved conversation this page continues
 
 
 class ChatRooms:
@@ -63,7 +65,10 @@ class ChatRooms:
         self._emitters: dict[str, Emit] = {}  # each conversation's turn in progress
         self._pending: dict[str, asyncio.Future[Decision]] = {}  # questions awaiting the user
 
-    def _open(self, key: str) -> tuple[ChatSession, asyncio.Lock]:
+    def _open(self, key: str, conversation: str = "") -> tuple[ChatSession, asyncio.Lock]:
+        """The page's session; a new one continues ``conversation`` when the page names one (a
+        conversation opened with "Continue in chat", or this page's own after the server forgot
+        it), as ``ChatSession.resume`` does."""
         if key in self._sessions:
             self._sessions.move_to_end(key)
             return self._sessions[key]
@@ -74,7 +79,14 @@ class ChatRooms:
         require_agent_extra()
         own = Vault(config=self._vault.config)
         settings = load_agent_settings(own.path, {})
-        opened = (ChatSession(own, settings, confirm=self._confirmer(key)), asyncio.Lock())
+        session = ChatSession(own, settings, confirm=self._confirmer(key))
+        if conversation:
+            try:
+                session.resume(_conversation_id(conversation))
+            except BaseException:
+                own.close()
+                raise
+        opened = (session, asyncio.Lock())
         self._sessions[key] = opened
         while len(self._sessions) > MAX_CONVERSATIONS:
             _, (old, _) = self._sessions.popitem(last=False)
@@ -122,12 +134,13 @@ class ChatRooms:
         *,
         attachments: Sequence[Attachment] = (),
         refused: VaultctxError | None = None,
+        conversation: str = "",
     ) -> AsyncIterator[str]:
         """The events of one turn (``effort``: a reasoning effort level, or "" for the
         settings' own; ``refused``: why the uploads could not be attached, answered instead);
         closing the iterator cancels the turn."""
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        turn = Question(question, effort, list(attachments), refused)
+        turn = Question(question, effort, list(attachments), refused, conversation)
         task = asyncio.create_task(self._answer(key, turn, queue))
         try:
             while True:
@@ -158,7 +171,7 @@ class ChatRooms:
                     "the question is empty or too long",
                     f"ask something of at most {MAX_QUESTION_CHARS} characters",
                 )
-            session, lock = self._open(key)
+            session, lock = self._open(key, asked.conversation)
             from vaultctx.agent.effort import check_effort_value
 
             session.effort = check_effort_value(effort) if effort else session.settings.effort
@@ -177,6 +190,34 @@ class ChatRooms:
             emit("failure", {"message": exc.message, "suggestion": exc.suggestion})
         finally:
             emit("end", None)
+
+
+def _conversation_id(given: str) -> str:
+    """A saved conversation's id as a page may send it: letters and digits only."""
+    if not given.isalnum() or len(given) > 64:
+        raise VaultctxError(
+            f"no conversation {given[:64]!r}", "open one from the Conversations page"
+        )
+    return given
+
+
+def earlier_turns(vault: Path, conversation_id: str) -> tuple[Any, list[dict[str, Any]]]:
+    """A saved conversation and its questions and answers as the Chat page shows them above
+    the next question: answers rendered with the note rules, questions as text."""
+    from vaultctx.conversations import ConversationStore
+
+    with ConversationStore.open(vault, create=False) as store:
+        chat = store.get(_conversation_id(conversation_id))
+    turns = [
+        {
+            "role": message.role,
+            "text": message.text,
+            "html": render_markdown(message.text).html if message.role == "assistant" else None,
+        }
+        for message in chat.messages
+        if message.role in ("user", "assistant")
+    ]
+    return chat, turns
 
 
 def tool_step(call: dict[str, Any]) -> dict[str, str]:

@@ -236,10 +236,19 @@ class Pages:
     # -- chat -----------------------------------------------------------------------------
 
     def chat(self, request: Request) -> Response:
+        """A new conversation, or (``?continue=ID``) a saved one shown and carried on."""
         from vaultctx.agent.effort import LEVELS
+        from vaultctx.ui.chat import earlier_turns
 
         key = secrets.token_urlsafe(18)
-        return self.page(request, "chat.html", chat_key=key, efforts=LEVELS)
+        values: dict[str, Any] = {"chat_key": key, "efforts": LEVELS, "continued": None}
+        wanted = request.query_params.get("continue", "")
+        if wanted:
+            try:
+                values["continued"], values["earlier"] = earlier_turns(self.vault.path, wanted)
+            except VaultctxError as exc:
+                return self.error(request, exc, 404)
+        return self.page(request, "chat.html", **values)
 
     async def chat_ask(self, request: Request) -> Response:
         length = request.headers.get("content-length", "")
@@ -263,6 +272,7 @@ class Pages:
             str(form.get("effort", "")),
             attachments=attachments,
             refused=refused,
+            conversation=str(form.get("conversation", "")),
         )
         return StreamingResponse(stream, media_type="text/event-stream")
 

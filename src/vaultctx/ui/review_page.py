@@ -28,9 +28,10 @@ if TYPE_CHECKING:
     from vaultctx.ui.pages import Pages
 
 T = TypeVar("T")
-FLOWS = ("links", "duplicates", "contradictions", "decisions", "inbox")
+FLOWS = ("links", "duplicates", "contradictions", "decisions", "inbox", "triage", "para")
 TOPIC_FLOWS = frozenset({"contradictions", "decisions"})
-MODEL_FLOWS = frozenset({"contradictions", "decisions", "inbox"})
+# The flows that may wait for a model (triage only when one is set up) or re-index first.
+MODEL_FLOWS = frozenset({"contradictions", "decisions", "inbox", "triage", "para"})
 MAX_FIELD_CHARS = 500
 
 
@@ -78,10 +79,49 @@ def configured_model(vault: Vault) -> TextModel:
     return BackendTextModel(settings)
 
 
+def optional_model(vault: Vault) -> TextModel | None:
+    """Triage's model: the configured one, or None (the offline heuristic) when there is none,
+    as ``vaultctx triage`` does without ``--model``."""
+    from vaultctx.agent.settings import load_agent_settings
+
+    if not load_agent_settings(vault.path, {}).model:
+        return None
+    return configured_model(vault)
+
+
+def para_flow(vault: Vault, scope: str) -> ReviewFlow:
+    """``vaultctx para`` as its command builds it: templates, to-do notes and the Second
+    Brain's wiki keep their folders; notes this page's last list offered are classified last."""
+    from vaultctx.agent.settings import load_agent_settings
+    from vaultctx.brain.settings import load_second_brain_settings
+    from vaultctx.organize.para import ParaFlow
+    from vaultctx.organize.todo import load_todo_settings
+    from vaultctx.review.saved_plans import load_plan
+
+    model = configured_model(vault)
+    todo = load_todo_settings(vault.config)
+    left_alone = [
+        load_agent_settings(vault.path, {}).template_folder,
+        todo.folder,
+        todo.archive_folder,
+        load_second_brain_settings(vault.path).wiki_folder,
+    ]
+    previous = load_plan(vault.path, "para", scope)
+    offered = [str(p.data.get("source")) for p in previous.proposals] if previous else []
+    return ParaFlow(model, left_alone=list(dict.fromkeys(left_alone)), offered=offered)
+
+
 def build_flow(vault: Vault, form: ReviewForm) -> ReviewFlow:
-    """Each flow as its ``vaultctx review`` command builds it (src/vaultctx/cli/*review*)."""
+    """Each flow as its ``vaultctx review`` command builds it (src/vaultctx/cli/*review*,
+    ``vaultctx triage``, ``vaultctx para``)."""
     from vaultctx.brain.reports import enabled_settings
 
+    if form.flow == "triage":
+        from vaultctx.signals.triage_flow import TriageFlow
+
+        return TriageFlow(optional_model(vault))
+    if form.flow == "para":
+        return para_flow(vault, form.scope())
     if form.flow == "links":
         from vaultctx.review.links_flow import LinksFlow
 

@@ -13,6 +13,7 @@
   const ask = document.getElementById("ask");
   const stop = document.getElementById("stop");
   const files = document.getElementById("attach");
+  const saved = document.getElementById("conversation");
   const words = turns.dataset;
   let controller = null;
 
@@ -49,7 +50,12 @@
     });
     if (data.error) add(turn, "p", "problem", data.error);
     if (data.stopped) add(turn, "p", "notice", data.stopped);
-    if (data.conversation) add(turn, "p", "meta", words.saved.replace("{id}", data.conversation));
+    if (data.conversation) {
+      add(turn, "p", "meta", words.saved.replace("{id}", data.conversation));
+      // The page's conversation from now on: a server that forgot this page's session (it
+      // keeps the last 20) continues the saved one instead of starting afresh.
+      saved.value = data.conversation;
+    }
   }
 
   function ask_user(turn, data) {
