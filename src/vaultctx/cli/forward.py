@@ -343,6 +343,7 @@ def _answer(payload: bytes, url: str) -> tuple[str, str, int] | None:
     if not (isinstance(out, str) and isinstance(err, str)):
         _note(f"{url} answered without output")
         return None
+    _note(f"answered by the server at {url}")
     return out, err, code
 
 
