@@ -51,7 +51,7 @@ CONNECT_TIMEOUT = 0.5
 ANSWER_TIMEOUT = 120.0
 MAX_ANSWER_BYTES = 32 * 1024 * 1024
 # Options whose output the server cannot reproduce, or that read the client's files.
-_NOT_FORWARDED = frozenset({"--help", "--batch", "--translate", "--install-completion"})
+NOT_FORWARDED = frozenset({"--help", "--batch", "--translate", "--install-completion"})
 
 
 def forward(argv: list[str]) -> int | None:
@@ -83,7 +83,7 @@ def _note(message: str) -> None:
 
 
 def _ask_server(argv: list[str]) -> tuple[str, str, int] | None:
-    if any(arg.split("=", 1)[0] in _NOT_FORWARDED for arg in _options(argv[1:])):
+    if declined_option(argv):
         return None
     located = _locate(*_vault_and_db(argv[1:]))
     if located is None:
@@ -131,6 +131,11 @@ def _locate(vault: str | None, db: str | None) -> tuple[Path, Path] | None:
     from vaultctx.config import default_db_path
 
     return vault_path, default_db_path(vault_path)
+
+
+def declined_option(argv: list[str]) -> bool:
+    """Whether the command line has an option the server does not run (help, a file to read)."""
+    return any(arg.split("=", 1)[0] in NOT_FORWARDED for arg in _options(argv[1:]))
 
 
 def _options(args: list[str]) -> list[str]:
@@ -345,14 +350,3 @@ def _answer(payload: bytes, url: str) -> tuple[str, str, int] | None:
         return None
     _note(f"answered by the server at {url}")
     return out, err, code
-
-
-def run() -> None:
-    """Console-script entry point: the server's answer when one serves this command, else the
-    CLI in-process (which imports typer and everything the command needs)."""
-    code = forward(sys.argv[1:])
-    if code is not None:
-        sys.exit(code)
-    from vaultctx.cli.main import run as run_in_process
-
-    run_in_process(forwarding=False)

@@ -183,7 +183,7 @@ def __getattr__(name: str) -> Any:
 
 
 def run(forwarding: bool = True) -> None:
-    """Console-script entry point (``cli.forward.run`` is the faster one: it asks a running
+    """Console-script entry point (``cli.entry.run`` is the faster one: it asks a running
     server before importing typer; this one asks it after, so either entry uses the server)."""
     if forwarding:
         from vaultctx.cli.forward import forward

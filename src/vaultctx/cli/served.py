@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultctx.cli import common
-from vaultctx.cli.forward import CLIENT_ENV, FORWARDED, PROTOCOL
+from vaultctx.cli.forward import CLIENT_ENV, FORWARDED, PROTOCOL, declined_option
 from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
@@ -99,13 +99,25 @@ _commands: dict[str, Any] = {}
 
 
 def _command(name: str) -> Any:
-    """The click command for ``vaultctx <name> ...``, built once per server."""
+    """The click command for ``vaultctx <name> ...``, built once per server from the families
+    that define the forwarded commands (help and usage errors, where the rest of the app would
+    show, are declined)."""
     if name not in _commands:
         import typer
 
-        from vaultctx.cli.main import app_for
+        from vaultctx.cli import index_cmds, links_cmds, search_cmds
 
-        _commands[name] = typer.main.get_command(app_for(["vaultctx", name]))
+        app = typer.Typer(name="vaultctx", add_completion=False, pretty_exceptions_enable=False)
+
+        @app.callback()
+        def group() -> None:
+            """A group, so ``vaultctx search ...`` parses as in the whole CLI."""
+
+        for family in (search_cmds, links_cmds, index_cmds):
+            family.register(app)
+        command = typer.main.get_command(app)
+        for forwarded in FORWARDED:
+            _commands[forwarded] = command
     return _commands[name]
 
 
@@ -142,7 +154,7 @@ def _parse(
         raise DeclinedError("no command line", "send argv")
     if not all(isinstance(arg, str) and len(arg) <= MAX_ARGUMENT_CHARS for arg in argv):
         raise DeclinedError("a malformed command line", "send argv as strings")
-    if argv[0] not in FORWARDED:
+    if argv[0] not in FORWARDED or declined_option(argv):
         raise DeclinedError(f"{argv[0]!r} is not run by the server", "run it in-process")
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
         raise DeclinedError("no working directory", "send cwd")
