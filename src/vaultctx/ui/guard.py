@@ -21,6 +21,7 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from vaultctx.hooks.server_link import CLI_PATH
 from vaultctx.mcp import http_policy
 
 TOKEN_PARAMETER = "token"
@@ -93,6 +94,9 @@ class UiGuard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if scope.get("path") == CLI_PATH:  # for CLI processes: its own, stricter guard
+            await self.app(scope, receive, _with_headers(send))
             return
         response = await self._refusal(Request(scope))
         if response is not None:
