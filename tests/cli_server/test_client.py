@@ -1,0 +1,136 @@
+"""The client side's decisions, without a server: which index a command line names, which
+command lines are forwarded at all, and how an answer is read."""
+
+from __future__ import annotations
+
+import json
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from vaultctx.cli import forward
+from vaultctx.config import load_config
+from vaultctx.hooks import server_link
+
+
+@pytest.mark.parametrize(
+    ("args", "expected"),
+    [
+        (["q", "--vault", "A", "--db", "B"], ("A", "B")),
+        (["q", "--vault=A", "--db=B"], ("A", "B")),
+        (["q", "-v", "A"], ("A", None)),
+        (["q", "-vA"], ("A", None)),
+        (["q", "--vault", "A", "--vault", "C"], ("C", None)),  # click: the last one wins
+        (["--", "--vault", "A"], (None, None)),  # after -- everything is the query
+        (["q"], (None, None)),
+    ],
+)
+def test_the_vault_and_index_a_command_line_names(
+    args: list[str], expected: tuple[str | None, str | None]
+) -> None:
+    assert forward._vault_and_db(args) == expected
+
+
+def test_the_index_is_located_as_the_settings_locate_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = tmp_path / "notes"
+    vault.mkdir()
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("DB_PATH", raising=False)
+    monkeypatch.delenv("VAULT_PATH", raising=False)
+    for db in (None, "index.db", str(tmp_path / "elsewhere" / "x.db")):
+        config = load_config("notes", db)
+        assert forward._locate("notes", db) == (config.vault, config.db)
+    monkeypatch.setenv("VAULT_PATH", str(vault))
+    assert forward._locate(None, None) == (vault, load_config().db)
+    assert forward._locate("missing", None) is None
+
+
+@pytest.fixture
+def recorded_listener(tmp_path: Path) -> Iterator[tuple[list[str], list[int]]]:
+    """A vault whose index records a local listener that counts connections and closes them;
+    the ``--vault``/``--db`` arguments naming it, and the count."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    db = tmp_path / "index.db"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    connections: list[int] = []
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            connections.append(1)
+            connection.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    server_link.write_server_state(db, "127.0.0.1", listener.getsockname()[1], "t")
+    yield ["--vault", str(vault), "--db", str(db)], connections
+    listener.close()
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["index"],
+        ["ask", "why?"],
+        ["search", "--batch", "q.jsonl"],
+        ["search", "x", "--translate"],
+        ["status", "--help"],
+    ],
+)
+def test_commands_that_always_run_in_process(
+    argv: list[str],
+    recorded_listener: tuple[list[str], list[int]],
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv(forward.DISABLE_ENV, raising=False)
+    where, connections = recorded_listener
+    assert forward.forward([*argv, *where]) is None
+    # The same record is used for a forwarded command (the listener answers nothing useful).
+    assert forward.forward(["status", *where]) is None
+    time.sleep(0.2)
+    assert connections == [1]
+
+
+def test_switched_off_by_the_environment(
+    recorded_listener: tuple[list[str], list[int]], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    where, connections = recorded_listener
+    monkeypatch.setenv(forward.DISABLE_ENV, "1")
+    assert forward.forward(["status", *where]) is None
+    time.sleep(0.2)
+    assert connections == []
+
+
+def response(body: bytes, *, length: int | None = None, kind: str = "application/json") -> bytes:
+    size = len(body) if length is None else length
+    head = f"HTTP/1.1 200 OK\r\nContent-Type: {kind}\r\nContent-Length: {size}\r\n\r\n"
+    return head.encode() + body
+
+
+def test_reading_answers() -> None:
+    good = json.dumps({"protocol": 1, "stdout": "out", "stderr": "", "exit": 0}).encode()
+    status, body = forward._parse_response(response(good))
+    assert status == 200 and body is not None
+    assert forward._answer(body, "u") == ("out", "", 0)
+    assert forward._parse_response(response(good, length=len(good) + 1))[1] is None  # cut short
+    assert forward._parse_response(response(good, kind="text/html"))[1] is None
+    assert forward._parse_response(b"HTTP/1.1 200 OK\r\n")[1] is None
+    for data in (
+        {"protocol": 1, "stdout": "x", "stderr": "", "exit": True},
+        {"protocol": 1, "stdout": 5, "stderr": "", "exit": 0},
+        {"protocol": 2, "stdout": "x", "stderr": "", "exit": 0},
+        {"protocol": 1, "fallback": "no"},
+        [1, 2],
+    ):
+        assert forward._answer(json.dumps(data).encode(), "u") is None
