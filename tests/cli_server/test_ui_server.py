@@ -35,6 +35,14 @@ def test_the_ui_serves_forwarded_commands_and_removes_its_record(tmp_path: Path)
             "/vaultctx/cli", method="POST", headers=bearer, body=body, cookie=False
         )
         assert status == 200 and "fallback" in json.loads(text)  # an incomplete request
+        # The hook finds the UI through the same record: the UI answers it too.
+        hook = json.dumps({"text": "How do we roll back the billing deploy?"})
+        status, _, text = ui.request(
+            "/vaultctx/hook/context", method="POST", headers=bearer, body=hook, cookie=False
+        )
+        assert status == 200 and json.loads(text)["excerpts"], text
+        status, _, _ = ui.request("/vaultctx/hook/context", method="POST", headers=json_type)
+        assert status == 401
         stop_ui(ui)
         deadline = time.monotonic() + 30
         while server_link.state_path(ui.db).exists() and time.monotonic() < deadline:

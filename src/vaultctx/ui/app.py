@@ -25,7 +25,7 @@ from vaultctx.api import Vault
 from vaultctx.errors import VaultctxError
 from vaultctx.hooks import server_link
 from vaultctx.hooks.cli_endpoint import CliRunner, cli_endpoint
-from vaultctx.hooks.endpoint import run_while_serving
+from vaultctx.hooks.endpoint import hook_endpoint, run_while_serving
 from vaultctx.ui import conversation_pages, review_page
 from vaultctx.ui.guard import UiGuard
 from vaultctx.ui.pages import Pages
@@ -86,9 +86,13 @@ def create_app(
     )
     app.state.pages = pages
     if cli is not None:
-        app.router.routes.insert(
-            0, Route(server_link.CLI_PATH, cli_endpoint(pages.call, token, cli), methods=["POST"])
-        )
+        # The hook finds this server through the same record: it gets its endpoint too.
+        app.router.routes[:0] = [
+            Route(server_link.CLI_PATH, cli_endpoint(pages.call, token, cli), methods=["POST"]),
+            Route(
+                server_link.HOOK_CONTEXT_PATH, hook_endpoint(pages.call, token), methods=["POST"]
+            ),
+        ]
         _record_while_serving(app, vault, host, port, token)
     if warm_up:
         threading.Thread(target=pages.warm_up, name="vaultctx-ui-warmup", daemon=True).start()
