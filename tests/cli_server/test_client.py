@@ -134,3 +134,41 @@ def test_reading_answers() -> None:
         [1, 2],
     ):
         assert forward._answer(json.dumps(data).encode(), "u") is None
+
+
+def test_ctrl_c_while_waiting_for_the_server(tmp_path: Path) -> None:
+    """A server that never answers: Ctrl-C ends the wait as an in-process run ends (status 130,
+    one line), and the connection is closed."""
+    import signal
+    import subprocess
+    import sys
+
+    from tests.cli_server.conftest import cli_env
+
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    db = tmp_path / "index.db"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    server_link.write_server_state(db, "127.0.0.1", listener.getsockname()[1], "t")
+    try:
+        process = subprocess.Popen(
+            [sys.executable, "-m", "vaultctx", "status", "--vault", str(vault), "--db", str(db)],
+            env=cli_env(VAULTCTX_VERBOSE="0"),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        listener.settimeout(120)
+        connection, _ = listener.accept()  # the request has been sent: the process waits
+        with connection:
+            process.send_signal(signal.SIGINT)
+            out, err = process.communicate(timeout=60)
+            assert process.returncode == 130
+            assert (out, err) == ("", "error: interrupted\n")
+            connection.settimeout(10)
+            while connection.recv(65536):  # the request, then end of stream: closed
+                pass
+    finally:
+        listener.close()

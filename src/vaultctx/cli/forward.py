@@ -63,6 +63,10 @@ def forward(argv: list[str]) -> int | None:
         return None
     try:
         answer = _ask_server(argv)
+    except KeyboardInterrupt:  # as cli.main.run says it (closing the connection on the way)
+        interrupted = "\x1b[1;31merror:\x1b[0m" if _isatty(sys.stderr) else "error:"
+        print(f"{interrupted} interrupted", file=sys.stderr)
+        return 130
     except Exception as exc:  # anything at all: the in-process run is always the fallback
         _note(f"running in-process ({type(exc).__name__}: {exc})")
         return None
