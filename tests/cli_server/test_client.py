@@ -172,3 +172,23 @@ def test_ctrl_c_while_waiting_for_the_server(tmp_path: Path) -> None:
                 pass
     finally:
         listener.close()
+
+
+def test_a_server_that_never_answers_is_given_up_on(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    db = tmp_path / "index.db"
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()  # accepts (the kernel does) and never answers
+    server_link.write_server_state(db, "127.0.0.1", listener.getsockname()[1], "t")
+    monkeypatch.delenv(forward.DISABLE_ENV, raising=False)
+    monkeypatch.setattr(forward, "ANSWER_TIMEOUT", 0.5)
+    try:
+        started = time.monotonic()
+        assert forward.forward(["status", "--vault", str(vault), "--db", str(db)]) is None
+        assert time.monotonic() - started < 10
+    finally:
+        listener.close()
