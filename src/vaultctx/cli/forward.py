@@ -120,8 +120,7 @@ def _ask_server(argv: list[str]) -> tuple[str, str, int] | None:
 
 def _locate(vault: str | None, db: str | None) -> tuple[Path, Path] | None:
     """The vault folder and index file the command would open, as ``config.load_config``
-    resolves them; None where it would refuse them (it then says why, in-process). The settings
-    module is imported only for the default index location (it costs a few imports)."""
+    resolves them; None where it would refuse them (it then says why, in-process)."""
     vault_value = vault if vault is not None else os.environ.get("VAULT_PATH")
     if not vault_value or not vault_value.strip():
         return None
@@ -132,7 +131,7 @@ def _locate(vault: str | None, db: str | None) -> tuple[Path, Path] | None:
     db_value = db if db is not None else os.environ.get("DB_PATH")
     if db_value:
         return vault_path, Path(db_value).expanduser().resolve()
-    from vaultctx.config import default_db_path
+    from vaultctx.db_location import default_db_path
 
     return vault_path, default_db_path(vault_path)
 
