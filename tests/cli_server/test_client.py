@@ -192,3 +192,39 @@ def test_a_server_that_never_answers_is_given_up_on(
         assert time.monotonic() - started < 10
     finally:
         listener.close()
+
+
+def test_the_scan_reads_vault_and_db_as_click_does() -> None:
+    """For command lines whose values do not look like options, the scan before typer finds
+    the --vault and --db click parses (where a value does look like one, the server compares
+    click's values with its own index and declines a mismatch)."""
+    import typer
+    from hypothesis import given, settings
+    from hypothesis import strategies as st
+
+    from vaultctx.cli import search_cmds
+
+    app = typer.Typer()
+
+    @app.callback()
+    def group() -> None:
+        pass
+
+    search_cmds.register(app)
+    search = typer.main.get_command(app).commands["search"]  # type: ignore[attr-defined]
+    value = st.text(alphabet="abc/._ ", min_size=1, max_size=5).filter(lambda v: v.strip())
+    option = st.one_of(
+        st.tuples(st.sampled_from(["--vault", "-v", "--db", "--folder", "--tag"]), value),
+        st.tuples(st.sampled_from(["--vault=", "--db=", "-v"]), value).map(lambda p: ("".join(p),)),
+        st.just(("--json",)),
+    )
+
+    @settings(max_examples=200, deadline=None)
+    @given(st.lists(option, max_size=6), value)
+    def check(options: list[tuple[str, ...]], query: str) -> None:
+        args = [query, *(part for pair in options for part in pair)]
+        parsed = search.make_context("search", list(args))  # click consumes the list
+        expected = (parsed.params["vault"], parsed.params["db"])
+        assert forward._vault_and_db(args) == expected
+
+    check()
