@@ -7,7 +7,10 @@ processes, alternating forwarded and in-process runs (``VAULTCTX_NO_SERVER=1``) 
 same machine load; the first runs of each are discarded (OS file cache, the server's warm-up).
 Also times ``python -c pass``, the floor under any command written in Python.
 
-    PYTHONPATH=src .venv/bin/python bench/cli_server.py [--vault DIR] [--rounds 10]
+    PYTHONPATH=src .venv/bin/python bench/cli_server.py [--vault DIR] [--rounds 10] [--query Q]
+
+``--query`` times only ``search Q --json`` (with the ``[ko]`` extra, a Korean query on a Korean
+vault shows what a server saves: Kiwi loads once in the server, never in the CLI).
 
 Prints one line per figure: median and min wall milliseconds, median CPU, the load average.
 """
@@ -61,7 +64,11 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--vault", type=Path, default=REPO / "examples" / "vault")
     parser.add_argument("--rounds", type=int, default=10)
+    parser.add_argument("--query", help="Search for this instead (e.g. a Korean query).")
     args = parser.parse_args()
+    commands = dict(COMMANDS)
+    if args.query:
+        commands = {f"search {args.query!r} (--json)": ["search", args.query, "--json"]}
     env = environment()
     env.pop("VAULTCTX_NO_SERVER", None)
     local_env = {**env, "VAULTCTX_NO_SERVER": "1"}
@@ -73,7 +80,7 @@ def main() -> None:
         try:
             floor = [run([sys.executable, "-c", "pass"], env) for _ in range(args.rounds)]
             print(line("python -c pass", [w for w, _ in floor], [c for _, c in floor]))
-            for label, command in COMMANDS.items():
+            for label, command in commands.items():
                 full = [sys.executable, "-m", "vaultctx", *command]
                 full += ["--vault", str(args.vault), "--db", str(db)]
                 served: list[tuple[float, float]] = []
