@@ -162,3 +162,59 @@ def test_the_context_hook_loads_neither_the_cli_nor_the_models(
     output, modules = imported("-c", probe, *args, stdin=json.dumps(event))
     assert "keys.md" in json.loads(output)["hookSpecificOutput"]["additionalContext"]
     assert modules.isdisjoint({"typer", "rich", "mcp", "pydantic", "numpy", *ENGINES}), modules
+
+
+FORWARD_PROBE = """
+import json, sys
+from vaultctx.cli.entry import run
+sys.argv = ["vaultctx", *sys.argv[1:]]
+try:
+    run()
+except SystemExit:
+    pass
+print("\\nMODULES " + json.dumps(sorted(sys.modules)))
+"""
+
+
+def test_a_search_forwarded_to_a_running_server_imports_no_engine(tmp_path: Path) -> None:
+    """With a server recorded for the index, ``vaultctx search`` (a Korean one too) is a few
+    standard-library imports and one request: no typer, rich, numpy, sqlite-vec, MCP SDK,
+    pydantic or Kiwi in the process."""
+    import socket
+    import threading
+
+    from vaultctx.hooks import server_link
+
+    answer = json.dumps({"protocol": 1, "stdout": "from the server\n", "stderr": "", "exit": 0})
+    response = (
+        "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(answer)}\r\n\r\n{answer}"
+    ).encode()
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+
+    def serve() -> None:
+        while True:
+            try:
+                connection, _ = listener.accept()
+            except OSError:
+                return
+            with connection:
+                connection.recv(65536)
+                connection.sendall(response)
+
+    threading.Thread(target=serve, daemon=True).start()
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    db = tmp_path / "index.db"
+    server_link.write_server_state(db, "127.0.0.1", listener.getsockname()[1], "t")
+    try:
+        for query in ("rotate api keys", "배포 키 교체"):
+            args = ["search", query, "--vault", str(vault), "--db", str(db)]
+            output, modules = imported("-c", FORWARD_PROBE, *args)
+            assert output == "from the server\n"
+            heavy = {"typer", "rich", "numpy", "sqlite_vec", "mcp", "pydantic", "kiwipiepy"}
+            assert modules.isdisjoint(heavy | ENGINES), modules & (heavy | ENGINES)
+    finally:
+        listener.close()

@@ -1,5 +1,5 @@
-"""``python -m vaultctx`` runs the CLI."""
+"""``python -m vaultctx`` runs the CLI (through a running server when one serves the command)."""
 
-from vaultctx.cli.main import run
+from vaultctx.cli.entry import run
 
 run()

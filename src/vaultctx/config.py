@@ -7,9 +7,7 @@ tool vaultctx grew from used, keep working so existing MCP client configs need n
 
 from __future__ import annotations
 
-import hashlib
 import os
-import re
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field, fields, replace
@@ -18,6 +16,9 @@ from typing import Any
 
 import platformdirs
 
+# Re-exported: callers name the index location and the app folder through the settings module.
+from vaultctx.db_location import APP_NAME as APP_NAME
+from vaultctx.db_location import default_db_path as default_db_path
 from vaultctx.errors import VaultctxError
 
 if sys.version_info >= (3, 11):
@@ -26,7 +27,6 @@ else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
 CONFIG_FILE_NAME = "vaultctx.toml"
-APP_NAME = "vaultctx"
 
 
 class ConfigError(VaultctxError, ValueError):
@@ -65,14 +65,6 @@ class Config:
     vault: Path
     db: Path
     settings: Settings = field(default_factory=Settings)
-
-
-def default_db_path(vault: Path) -> Path:
-    """One database per vault in the user's data dir, so sync tools never copy the index."""
-    resolved = vault.expanduser().resolve()
-    digest = hashlib.sha256(str(resolved).encode()).hexdigest()[:12]
-    slug = re.sub(r"[^A-Za-z0-9._-]+", "-", resolved.name).strip("-") or "vault"
-    return Path(platformdirs.user_data_dir(APP_NAME)) / f"{slug}-{digest}.db"
 
 
 def check_db_location(vault: Path, db: Path) -> None:

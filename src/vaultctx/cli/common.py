@@ -7,7 +7,9 @@ imports typer and the standard library only: the rich consoles are created on fi
 from __future__ import annotations
 
 import sys
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Callable
+from contextvars import ContextVar
+from typing import TYPE_CHECKING, Annotated, Any, cast
 
 import typer
 
@@ -38,11 +40,27 @@ _CONSOLE_OPTIONS: dict[str, dict[str, Any]] = {
     "stderr": {"stderr": True, "soft_wrap": True},
 }
 _consoles: dict[str, Console] = {}
+# A command the server runs for a CLI process (``cli.served``) prints to consoles made for that
+# process's terminal, and works on the server's open vault; both are set per request.
+request_consoles: ContextVar[dict[str, Console] | None] = ContextVar(
+    "vaultctx_request_consoles", default=None
+)
+served_vault: ContextVar[Callable[[str | None, str | None], Vault] | None] = ContextVar(
+    "vaultctx_served_vault", default=None
+)
+
+
+def console_options(name: str) -> dict[str, Any]:
+    """How the ``stdout`` or ``stderr`` console is made (the server makes its own per request)."""
+    return dict(_CONSOLE_OPTIONS[name])
 
 
 def console(name: str) -> Console:
     """The rich console for ``stdout`` or ``stderr``; importing rich costs ~50 ms, which
     ``--json`` output and plain error lines never need."""
+    made = request_consoles.get()
+    if made is not None:
+        return made[name]
     if name not in _consoles:
         from rich.console import Console
 
@@ -50,9 +68,21 @@ def console(name: str) -> Console:
     return _consoles[name]
 
 
+class _ConsoleByName:
+    """``common.stdout``: the console ``console(name)`` gives at each use, so a module that
+    imported it once prints to the request's console inside the server, and imports rich only
+    when it first prints."""
+
+    def __init__(self, name: str) -> None:
+        self._name = name
+
+    def __getattr__(self, attribute: str) -> Any:
+        return getattr(console(self._name), attribute)
+
+
 def __getattr__(name: str) -> Console:
     if name in _CONSOLE_OPTIONS:
-        return console(name)
+        return cast("Console", _ConsoleByName(name))
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
@@ -68,6 +98,9 @@ def print_error(message: str) -> None:
 
 
 def open_vault(vault: str | None, db: str | None) -> Vault:
+    serving = served_vault.get()
+    if serving is not None:
+        return serving(vault, db)
     from vaultctx.api import Vault
 
     return Vault(vault, db=db)

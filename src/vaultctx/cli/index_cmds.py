@@ -28,6 +28,7 @@ from vaultctx.cli.common import (
     DbOption,
     JsonOption,
     VaultOption,
+    console,
     open_vault,
     stderr,
     stdout,
@@ -59,7 +60,7 @@ class RichProgress:
             _RateColumn(),
             TimeElapsedColumn(),
             TimeRemainingColumn(),
-            console=stderr,
+            console=console("stderr"),
             transient=True,
         )
         self._task: Any = None

@@ -182,8 +182,15 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
-def run() -> None:
-    """Console-script entry point."""
+def run(forwarding: bool = True) -> None:
+    """Console-script entry point (``cli.entry.run`` is the faster one: it asks a running
+    server before importing typer; this one asks it after, so either entry uses the server)."""
+    if forwarding:
+        from vaultctx.cli.forward import forward
+
+        code = forward(sys.argv[1:])
+        if code is not None:
+            sys.exit(code)
     try:
         app_for(sys.argv)()
     except VaultctxError as exc:

@@ -78,6 +78,7 @@ def serve(
         return
     required, where = _http_token(host, token or None, no_token)
     sockets = bind_listeners(host, port)  # a busy port is refused before anything starts
+    from vaultctx.cli.served import run_request
     from vaultctx.mcp.server import run_http
 
     shown_host = f"[{host}]" if ":" in host else host
@@ -91,6 +92,7 @@ def serve(
         watch=watch,
         sockets=sockets,
         allow_writes=allow_writes,
+        cli=run_request,
     )
 
 

@@ -47,11 +47,12 @@ def ui(
             file=sys.stderr,
         )
     sockets = bind_listeners(host, port)  # a busy port is one line of advice, before start-up
+    from vaultctx.cli.served import run_request
     from vaultctx.ui.app import create_app, run_ui
 
     shown_host = f"[{host}]" if ":" in host else host
     url = f"http://{shown_host}:{port}/?token={token}"
-    app = create_app(handle, token=token, host=host, port=port)
+    app = create_app(handle, token=token, host=host, port=port, cli=run_request)
     print(f"vaultctx UI for {handle.path} at {url}", flush=True)
     print("keep this address private: it carries this run's token; Ctrl-C stops", file=sys.stderr)
 

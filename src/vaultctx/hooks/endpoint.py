@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hmac
 import json
-from collections.abc import AsyncIterator, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from contextlib import asynccontextmanager
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -99,8 +99,8 @@ def hook_excerpts(vault: Vault, text: str) -> list[Excerpt]:
     return relevant_excerpts(search, text)
 
 
-def add_hook_endpoint(server: MCPServer[Any], call: VaultCall, token: str | None) -> None:
-    """Register the endpoint; ``call`` runs a function against the server's vault, serialised."""
+def hook_endpoint(call: VaultCall, token: str | None) -> Callable[[Request], Awaitable[Response]]:
+    """The route's handler; ``call`` runs a function against the server's vault, serialised."""
 
     async def endpoint(request: Request) -> Response:
         peer = request.client.host if request.client else None
@@ -122,7 +122,13 @@ def add_hook_endpoint(server: MCPServer[Any], call: VaultCall, token: str | None
             return JSONResponse({"error": exc.one_line()}, status_code=503)
         return JSONResponse({"excerpts": [list(excerpt) for excerpt in excerpts]})
 
-    server.custom_route(HOOK_CONTEXT_PATH, methods=["POST"], include_in_schema=False)(endpoint)
+    return endpoint
+
+
+def add_hook_endpoint(server: MCPServer[Any], call: VaultCall, token: str | None) -> None:
+    """Register the endpoint on the MCP server (``vaultctx ui`` routes ``hook_endpoint``)."""
+    route = server.custom_route(HOOK_CONTEXT_PATH, methods=["POST"], include_in_schema=False)
+    route(hook_endpoint(call, token))
 
 
 def run_while_serving(app: Starlette, start: Callable[[], None], stop: Callable[[], None]) -> None:

@@ -19,13 +19,13 @@ import contextlib
 import json
 import os
 import stat
-import tempfile
 from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
 STATE_SUFFIX = ".server.json"
 HOOK_CONTEXT_PATH = "/vaultctx/hook/context"
+CLI_PATH = "/vaultctx/cli"  # cli.forward sends commands here (hooks.cli_endpoint)
 SERVER_URL_ENV = "VAULTCTX_SERVER_URL"
 TOKEN_ENV = "VAULTCTX_TOKEN"
 _WILDCARD_HOSTS = ("0.0.0.0", "::", "")
@@ -73,6 +73,8 @@ def write_server_state(db: Path, host: str, port: int, token: str | None) -> Pat
     under a fresh ``mkstemp`` name (created with ``O_EXCL``, mode 0600) and renamed into place: a
     rename replaces a link planted at the name instead of writing through it.
     """
+    import tempfile  # here: the CLI and hooks only read the record
+
     path = state_path(db)
     holder = _read_state_file(path)
     if holder is not None and holder.pid != os.getpid() and _is_running(holder):
@@ -116,6 +118,12 @@ def _is_running(info: ServerInfo) -> bool:
         return False
 
 
+def process_exists(pid: int) -> bool:
+    """Whether a process with this id exists (another user's counts): a record naming a process
+    that is gone is stale without trying its port."""
+    return _process_exists(pid)
+
+
 def _process_exists(pid: int) -> bool:
     if os.name == "nt":  # os.kill would end the process there; the port check decides alone
         return True
@@ -140,14 +148,16 @@ def find_server(db: Path, environ: dict[str, str] | None = None) -> ServerInfo |
 def _read_state_file(path: Path) -> ServerInfo | None:
     """The record at ``path``, if it is a regular file of this user that names a server.
 
-    The hook sends the user's prompt to the URL it names, so a link or a file someone else put
-    there is ignored rather than believed.
+    The hook sends the user's prompt to the URL it names, so a link, a file someone else put
+    there, or one others may write to is ignored rather than believed.
     """
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         with os.fdopen(os.open(path, flags), "rb") as handle:
             info = os.fstat(handle.fileno())
             if not stat.S_ISREG(info.st_mode) or not _owned_by_me(info):
+                return None
+            if info.st_mode & (stat.S_IWGRP | stat.S_IWOTH):  # others could have written it
                 return None
             data = json.loads(handle.read(_MAX_STATE_BYTES))
     except (OSError, ValueError):

@@ -37,7 +37,9 @@ from vaultctx import __version__
 from vaultctx.api import CONTEXT_DEFAULTS, Vault
 from vaultctx.errors import VaultctxError
 from vaultctx.hooks import server_link
+from vaultctx.hooks.cli_endpoint import CliRunner, cli_endpoint
 from vaultctx.hooks.endpoint import add_hook_endpoint, run_while_serving
+from vaultctx.hooks.server_link import CLI_PATH
 from vaultctx.mcp import http_policy, outputs
 from vaultctx.mcp.write_tools import WRITE_INSTRUCTIONS, add_write_tools
 from vaultctx.scrub import scrub_secrets
@@ -164,9 +166,11 @@ def build_server(
     log_level: Literal["DEBUG", "INFO", "WARNING", "ERROR"] = "WARNING",
     warm_up: WarmUp = "on start",
     allow_writes: bool = False,
+    cli: CliRunner | None = None,
 ) -> MCPServer[Any]:
     """The configured server; ``token`` makes every HTTP request carry ``Bearer <token>``;
-    ``allow_writes`` adds the tools that change the vault (``mcp.write_tools``).
+    ``allow_writes`` adds the tools that change the vault (``mcp.write_tools``); ``cli`` serves
+    CLI processes' commands (``hooks.cli_endpoint``).
 
     ``warm_up`` says when the models start loading: "after handshake" suits stdio, where the
     client waits for the ``initialize`` answer (see ``WarmUpAfterHandshake``).
@@ -200,6 +204,9 @@ def build_server(
         add_write_tools(server, lambda run, render: _respond(service, run, render))
     _add_note_resource(server, service)
     add_hook_endpoint(server, service.call, token)
+    if cli is not None:
+        route = server.custom_route(CLI_PATH, methods=["POST"], include_in_schema=False)
+        route(cli_endpoint(service.call, token, cli))
     return server
 
 
@@ -466,6 +473,7 @@ def run_http(
     watch: bool = False,
     sockets: list[socket.socket] | None = None,
     allow_writes: bool = False,
+    cli: CliRunner | None = None,
 ) -> None:
     """Serve Streamable HTTP at ``http://host:port/mcp`` for several clients.
 
@@ -486,7 +494,7 @@ def run_http(
 
     http_policy.check_bind(host, token)
     listening = sockets if sockets is not None else bind_listeners(host, port)
-    server = build_server(vault, token=token, log_level="INFO", allow_writes=allow_writes)
+    server = build_server(vault, token=token, log_level="INFO", allow_writes=allow_writes, cli=cli)
     app = server.streamable_http_app(
         transport_security=transport_security(host, extra_hosts), host=host
     )

@@ -7,6 +7,7 @@ starts). The access log is off: the first request's address carries the token.
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from collections.abc import Callable, Sequence
@@ -22,6 +23,9 @@ from starlette.staticfiles import StaticFiles
 
 from vaultctx.api import Vault
 from vaultctx.errors import VaultctxError
+from vaultctx.hooks import server_link
+from vaultctx.hooks.cli_endpoint import CliRunner, cli_endpoint
+from vaultctx.hooks.endpoint import hook_endpoint, run_while_serving
 from vaultctx.ui import conversation_pages, review_page
 from vaultctx.ui.guard import UiGuard
 from vaultctx.ui.pages import Pages
@@ -37,7 +41,11 @@ def create_app(
     port: int,
     extra_hosts: Sequence[str] = (),
     warm_up: bool = True,
+    cli: CliRunner | None = None,
 ) -> Starlette:
+    """``cli`` also serves CLI processes' commands (``hooks.cli_endpoint``, bearer token, not
+    the cookie), and records this server beside the index while it runs, unless another server
+    is recorded there."""
     pages = Pages(vault)
 
     def home(request: Request) -> Response:
@@ -77,9 +85,29 @@ def create_app(
         exception_handlers={404: not_found},
     )
     app.state.pages = pages
+    if cli is not None:
+        # The hook finds this server through the same record: it gets its endpoint too.
+        app.router.routes[:0] = [
+            Route(server_link.CLI_PATH, cli_endpoint(pages.call, token, cli), methods=["POST"]),
+            Route(
+                server_link.HOOK_CONTEXT_PATH, hook_endpoint(pages.call, token), methods=["POST"]
+            ),
+        ]
+        _record_while_serving(app, vault, host, port, token)
     if warm_up:
         threading.Thread(target=pages.warm_up, name="vaultctx-ui-warmup", daemon=True).start()
     return app
+
+
+def _record_while_serving(app: Starlette, vault: Vault, host: str, port: int, token: str) -> None:
+    def start() -> None:
+        # Else the CLI and hooks keep using the server recorded first, or run in-process.
+        with contextlib.suppress(server_link.ServerStateTakenError, OSError):
+            server_link.write_server_state(vault.db_path, host, port, token)
+
+    run_while_serving(
+        app, start, lambda: server_link.remove_server_state(vault.db_path, host, port)
+    )
 
 
 def run_ui(

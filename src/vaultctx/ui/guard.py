@@ -21,9 +21,12 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from vaultctx.hooks.server_link import CLI_PATH, HOOK_CONTEXT_PATH
 from vaultctx.mcp import http_policy
 
 TOKEN_PARAMETER = "token"
+# Endpoints for processes on this machine (hooks.endpoint.refusal guards them; bearer token only).
+LOCAL_PROCESS_PATHS = frozenset({CLI_PATH, HOOK_CONTEXT_PATH})
 SAFE_METHODS = frozenset({"GET", "HEAD"})
 
 # No inline script or style, nothing from elsewhere, no framing: a note that slips past the
@@ -93,6 +96,9 @@ class UiGuard:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
+            return
+        if scope.get("path") in LOCAL_PROCESS_PATHS:  # CLI and hooks: their own, stricter guard
+            await self.app(scope, receive, _with_headers(send))
             return
         response = await self._refusal(Request(scope))
         if response is not None:

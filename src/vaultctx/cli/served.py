@@ -1,0 +1,258 @@
+"""A CLI command run inside the server for a ``vaultctx`` process (``cli.forward``).
+
+The server parses the command line with the same typer app and runs the same command function
+the process would run; only three things differ, all set for this request alone: ``open_vault``
+returns the server's open vault (after checking it is the one the command names), the rich
+consoles are made for the caller's terminal (its width, colours, whether it is a terminal at
+all), and ``print`` writes into buffers sent back. So the output is the in-process output by
+construction, not a second rendering of the results.
+
+What the server cannot reproduce it declines (``fallback``), and the process then runs the
+command itself: usage errors and help (typer prints them with its own console), a command
+naming another vault or index, anything unexpected.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import threading
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from contextvars import ContextVar
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from vaultctx.cli import common
+from vaultctx.cli.forward import CLIENT_ENV, FORWARDED, PROTOCOL, declined_option
+from vaultctx.errors import VaultctxError
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from vaultctx.api import Vault
+
+MAX_ARGUMENTS = 200
+MAX_ARGUMENT_CHARS = 16 * 1024
+
+
+class DeclinedError(VaultctxError):
+    """The server will not run this command for the caller; the caller runs it itself."""
+
+
+_captured: ContextVar[tuple[io.StringIO, io.StringIO, Mapping[str, bool], str] | None] = ContextVar(
+    "vaultctx_served_output", default=None
+)
+_install_lock = threading.Lock()
+
+
+class _RequestStream(io.TextIOBase):
+    """sys.stdout or sys.stderr of the server: a request's buffer inside a served command, the
+    real stream everywhere else (other threads, the server's own logging)."""
+
+    def __init__(self, real: Any, name: str) -> None:
+        self._real = real
+        self._name = name
+
+    def _target(self) -> Any:
+        captured = _captured.get()
+        if captured is None:
+            return self._real
+        return captured[0] if self._name == "stdout" else captured[1]
+
+    def write(self, text: str) -> int:
+        return int(self._target().write(text))
+
+    def flush(self) -> None:
+        self._target().flush()
+
+    def isatty(self) -> bool:
+        captured = _captured.get()
+        if captured is None:
+            return bool(self._real.isatty())
+        return captured[2][self._name]
+
+    def fileno(self) -> int:
+        if _captured.get() is not None:
+            raise io.UnsupportedOperation("a served command has no file descriptor")
+        return int(self._real.fileno())
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        captured = _captured.get()
+        return captured[3] if captured is not None else str(self._real.encoding)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+def _install_streams() -> None:
+    with _install_lock:
+        if not isinstance(sys.stdout, _RequestStream):
+            sys.stdout = _RequestStream(sys.stdout, "stdout")
+        if not isinstance(sys.stderr, _RequestStream):
+            sys.stderr = _RequestStream(sys.stderr, "stderr")
+
+
+_commands: dict[str, Any] = {}
+
+
+def _command(name: str) -> Any:
+    """The click command for ``vaultctx <name> ...``, built once per server from the families
+    that define the forwarded commands (help and usage errors, where the rest of the app would
+    show, are declined)."""
+    if name not in _commands:
+        import typer
+
+        from vaultctx.cli import index_cmds, links_cmds, search_cmds
+
+        app = typer.Typer(name="vaultctx", add_completion=False, pretty_exceptions_enable=False)
+
+        @app.callback()
+        def group() -> None:
+            """A group, so ``vaultctx search ...`` parses as in the whole CLI."""
+
+        for family in (search_cmds, links_cmds, index_cmds):
+            family.register(app)
+        command = typer.main.get_command(app)
+        for forwarded in FORWARDED:
+            _commands[forwarded] = command
+    return _commands[name]
+
+
+def run_request(vault: Vault, request: Mapping[str, Any]) -> dict[str, Any]:
+    """The answer to one forwarded command line: its output and exit code, or a reason to
+    decline. ``vault`` is the server's, used under the server's lock."""
+    try:
+        argv, cwd, env, terminal = _parse(vault, request)
+    except DeclinedError as exc:
+        return {"protocol": PROTOCOL, "fallback": exc.one_line()}
+    _install_streams()
+    out, err = io.StringIO(), io.StringIO()
+    ttys = {"stdout": bool(terminal.get("stdout")), "stderr": bool(terminal.get("stderr"))}
+    encoding = str(terminal.get("encoding") or "utf-8")
+    token = _captured.set((out, err, ttys, encoding))
+    try:
+        with _serving(vault, cwd, env, terminal):
+            code = _run(argv)
+    except DeclinedError as exc:
+        return {"protocol": PROTOCOL, "fallback": exc.one_line()}
+    finally:
+        _captured.reset(token)
+    return {"protocol": PROTOCOL, "exit": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
+
+
+def _parse(
+    vault: Vault, request: Mapping[str, Any]
+) -> tuple[list[str], str, dict[str, str], Mapping[str, Any]]:
+    if request.get("protocol") != PROTOCOL:
+        raise DeclinedError("another protocol version", f"this server speaks {PROTOCOL}")
+    argv, cwd, env = request.get("argv"), request.get("cwd"), request.get("env")
+    terminal = request.get("terminal")
+    if not isinstance(argv, list) or not argv or len(argv) > MAX_ARGUMENTS:
+        raise DeclinedError("no command line", "send argv")
+    if not all(isinstance(arg, str) and len(arg) <= MAX_ARGUMENT_CHARS for arg in argv):
+        raise DeclinedError("a malformed command line", "send argv as strings")
+    if argv[0] not in FORWARDED or declined_option(argv):
+        raise DeclinedError(f"{argv[0]!r} is not run by the server", "run it in-process")
+    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+        raise DeclinedError("no working directory", "send cwd")
+    if not isinstance(env, dict) or not isinstance(terminal, dict):
+        raise DeclinedError("no environment", "send env and terminal")
+    clean_env = {k: v for k, v in env.items() if k in CLIENT_ENV and isinstance(v, str)}
+    if request.get("db") != str(vault.db_path) or request.get("vault") != str(vault.path):
+        raise DeclinedError("this server serves another index", f"it serves {vault.db_path}")
+    return list(argv), cwd, clean_env, terminal
+
+
+@contextmanager
+def _serving(
+    vault: Vault, cwd: str, env: dict[str, str], terminal: Mapping[str, Any]
+) -> Iterator[None]:
+    def served(given_vault: str | None, given_db: str | None) -> Vault:
+        if _resolve_as_caller(vault, given_vault, given_db, cwd, env) != (
+            vault.path,
+            vault.db_path,
+        ):
+            raise DeclinedError("the command names another vault or index", "run it in-process")
+        return vault
+
+    consoles = {name: _console(name, env, terminal) for name in ("stdout", "stderr")}
+    opened = common.served_vault.set(served)
+    made = common.request_consoles.set(consoles)
+    try:
+        yield
+    finally:
+        common.request_consoles.reset(made)
+        common.served_vault.reset(opened)
+
+
+def _resolve_as_caller(
+    vault: Vault, given_vault: str | None, given_db: str | None, cwd: str, env: Mapping[str, str]
+) -> tuple[Path, Path] | None:
+    """The vault and index the caller's process would open, with its working directory and
+    environment; the settings files are the server's (it read them at start)."""
+    from vaultctx.config import check_db_location, default_db_path
+
+    def absolute(value: str) -> Path:
+        return (Path(cwd) / Path(value).expanduser()).resolve()
+
+    vault_value = given_vault if given_vault is not None else env.get("VAULT_PATH")
+    if not vault_value or not vault_value.strip():
+        return None
+    vault_path = absolute(vault_value)
+    db_value = given_db if given_db is not None else env.get("DB_PATH")
+    db_path = absolute(db_value) if db_value else default_db_path(vault_path)
+    try:
+        check_db_location(vault_path, db_path)
+    except VaultctxError:
+        return None
+    return vault_path, db_path
+
+
+def _console(name: str, env: Mapping[str, str], terminal: Mapping[str, Any]) -> Console:
+    """A console as the caller's process would make it: its environment decides colours and
+    terminal rules, its stream (``_RequestStream``) answers isatty, and its measured size stands
+    in for rich's own look at the terminal."""
+    from rich.console import Console
+
+    made = Console(**common.console_options(name), _environ=dict(env))
+    if not made.is_dumb_terminal:
+        width, height = _measured(terminal.get("size"))
+        columns, lines = env.get("COLUMNS", ""), env.get("LINES", "")
+        width = int(columns) if columns.isdigit() else width
+        height = int(lines) if lines.isdigit() else height
+        made.size = (width or 80, height or 25)
+    return made
+
+
+def _measured(size: Any) -> tuple[int | None, int | None]:
+    valid = isinstance(size, list) and len(size) == 2
+    if valid and all(isinstance(n, int) and 0 <= n <= 10_000 for n in size):
+        return size[0], size[1]
+    return None, None
+
+
+def _run(argv: list[str]) -> int:
+    """Run the command as ``main.run`` does, returning its exit code."""
+    import typer
+
+    command = _command(argv[0])
+    try:
+        result = command.main(args=argv, prog_name="vaultctx", standalone_mode=False)
+    except DeclinedError:
+        raise
+    except VaultctxError as exc:
+        common.print_error(exc.one_line())
+        return 2
+    except typer.Exit as exc:
+        return int(exc.exit_code)
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    except Exception as exc:  # usage errors, help, and the unexpected: the caller runs it
+        raise DeclinedError(f"{type(exc).__name__}: {exc}", "run it in-process") from exc
+    return result if isinstance(result, int) else 0
+
+
+RequestRunner = Callable[["Vault", Mapping[str, Any]], dict[str, Any]]
