@@ -28,7 +28,12 @@ import numpy.typing as npt
 
 from vaultctx.embed.base import quantize_int8
 from vaultctx.index.db import IndexDatabase, open_index
-from vaultctx.index.vector_queries import stored_vectors, vector_count, vector_dimension
+from vaultctx.index.vector_queries import (
+    every_chunk_note,
+    stored_vectors,
+    vector_count,
+    vector_dimension,
+)
 
 log = logging.getLogger(__name__)
 
@@ -73,22 +78,24 @@ def _load_matrix(db: IndexDatabase, table: str, data_version: int) -> _Matrix | 
         return None
     # Filled row by row: a commit between the count and the scan may add or remove a few rows.
     chunk_ids = np.empty(count, dtype=np.int64)
-    file_ids = np.empty(count, dtype=np.int64)
     rows = np.empty((count, dimension), dtype=np.int8)
     filled = 0
-    for chunk_id, file_id, blob in stored_vectors(db, table):
+    for chunk_id, blob in stored_vectors(db, table):
         if filled == len(rows):
             grown = len(rows) + max(1024, len(rows) // 8)
             chunk_ids = np.resize(chunk_ids, grown)
-            file_ids = np.resize(file_ids, grown)
             rows = np.resize(rows, (grown, dimension))
         chunk_ids[filled] = chunk_id
-        file_ids[filled] = file_id
         rows[filled] = np.frombuffer(blob, dtype=np.int8)
         filled += 1
+    chunk_ids, rows = chunk_ids[:filled], rows[:filled]
+    file_ids = _note_ids(db, chunk_ids)
+    known = file_ids >= 0  # a vector whose chunk is gone is never a result
+    if not known.all():
+        chunk_ids, rows, file_ids = chunk_ids[known], rows[known], file_ids[known]
+    filled = len(rows)
     if filled == 0:
         return None
-    chunk_ids, file_ids, rows = chunk_ids[:filled], file_ids[:filled], rows[:filled]
     norms = np.empty(filled, dtype=np.float32)
     step = max(1, BLOCK_VALUES // dimension)
     for start in range(0, filled, step):
@@ -99,12 +106,29 @@ def _load_matrix(db: IndexDatabase, table: str, data_version: int) -> _Matrix | 
     return _Matrix(chunk_ids, file_ids, rows, inverse, data_version)
 
 
+def _note_ids(db: IndexDatabase, chunk_ids: npt.NDArray[np.int64]) -> npt.NDArray[np.int64]:
+    """The note of each chunk id, -1 for a chunk that is not (or no longer) in ``chunks``."""
+    pairs = np.fromiter(
+        (value for pair in every_chunk_note(db) for value in pair), dtype=np.int64
+    ).reshape(-1, 2)
+    if len(pairs) == 0:
+        return np.full(len(chunk_ids), -1, dtype=np.int64)
+    pairs = pairs[np.argsort(pairs[:, 0], kind="stable")]
+    at = np.searchsorted(pairs[:, 0], chunk_ids)
+    inside = at < len(pairs)
+    found = np.zeros(len(chunk_ids), dtype=bool)
+    found[inside] = pairs[at[inside], 0] == chunk_ids[inside]
+    return np.where(found, pairs[np.minimum(at, len(pairs) - 1), 1], -1)
+
+
 class InMemoryVectors:
     """Per-table int8 matrices of one index, reloaded in the background after commits."""
 
     def __init__(self, db: IndexDatabase, opener: Callable[[], IndexDatabase] | None = None):
         self._db = db
-        self._open = opener or (lambda: open_index(db.path, readonly=True))
+        # Without the memory map: the scan would make most of the index file resident (a load
+        # at 130k chunks peaked 134 MB above its result; 42 MB without).
+        self._open = opener or (lambda: open_index(db.path, readonly=True, memory_map=False))
         self._matrices: dict[str, _Matrix] = {}
         self._loading: dict[str, threading.Thread] = {}
         self._lock = threading.Lock()
