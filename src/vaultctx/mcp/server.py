@@ -199,7 +199,7 @@ class WarmUpAfterHandshake:
     already ~1 s of CPU on a small machine, and loading the models meanwhile would compete with
     the handshake for the interpreter lock. The client's next message (``notifications/
     initialized``, or a first request where there is no handshake) proves the answer was sent;
-    the warm-up still finishes long before a client's first search usually arrives.
+    a search arriving before the warm-up is done is answered by keywords (``call_soon``).
     """
 
     def __init__(self, service: VaultService) -> None:
