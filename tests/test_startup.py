@@ -218,3 +218,59 @@ def test_a_search_forwarded_to_a_running_server_imports_no_engine(tmp_path: Path
             assert modules.isdisjoint(heavy | ENGINES), modules & (heavy | ENGINES)
     finally:
         listener.close()
+
+
+def mapped_libraries(pid: int) -> str:
+    return Path(f"/proc/{pid}/maps").read_text()
+
+
+@pytest.mark.skipif(not Path("/proc/self/maps").exists(), reason="needs /proc")
+def test_serve_loads_models_only_after_the_handshake_and_kiwi_never_for_english(
+    both_passes: tuple[Path, Path],
+) -> None:
+    """What ``vaultctx serve`` has loaded when its ``initialize`` answer is out, and once warm.
+
+    The warm-up starts with the client's next message (mcp/server.py ``WarmUpAfterHandshake``),
+    so at the answer no model runtime is mapped; ``obsidian_get_context`` waits for the warm-up,
+    after which the transformer's runtime is there (the check can see a library) and Kiwi is not:
+    these notes hold no Korean (index/hangul.py).
+    """
+    vault, db = both_passes
+    env = {"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
+    process = subprocess.Popen(
+        [sys.executable, "-m", "vaultctx", "serve", "--vault", str(vault), "--db", str(db)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        env=env,
+    )
+    assert process.stdin is not None and process.stdout is not None
+    try:
+
+        def ask(message_id: int, method: str, params: dict[str, object]) -> dict[str, object]:
+            assert process.stdin is not None and process.stdout is not None
+            line = {"jsonrpc": "2.0", "id": message_id, "method": method, "params": params}
+            process.stdin.write(json.dumps(line).encode() + b"\n")
+            process.stdin.flush()
+            while True:
+                answer: dict[str, object] = json.loads(process.stdout.readline())
+                if answer.get("id") == message_id:
+                    return answer
+
+        client = {"name": "startup-test", "version": "0"}
+        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+        assert "result" in ask(1, "initialize", hello)
+        at_handshake = mapped_libraries(process.pid)
+        process.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
+        process.stdin.flush()
+        context = ask(
+            2, "tools/call", {"name": "obsidian_get_context", "arguments": {"topic": "keys"}}
+        )
+        assert "keys.md" in json.dumps(context)
+        warm = mapped_libraries(process.pid)
+    finally:
+        process.kill()
+        process.wait()
+    assert "onnxruntime" not in at_handshake and "kiwipiepy" not in at_handshake
+    assert "onnxruntime" in warm
+    assert "kiwipiepy" not in warm

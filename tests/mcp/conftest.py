@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from pathlib import Path
 
+import anyio
 import pytest
 from mcp_types import CallToolResult, TextContent
 
@@ -64,7 +65,25 @@ def anyio_backend() -> str:
 @pytest.fixture(scope="module")
 async def client(indexed_vault: IndexedVault) -> AsyncIterator[Client]:
     async with Client(build_server(indexed_vault.handle()), mode="legacy") as connected:
+        await wait_for_models(connected)
         yield connected
+
+
+# The notice a hybrid search carries while the server's models are still loading.
+LOADING_NOTICE = "vector models are still loading"
+WARM_UP_TIMEOUT_S = 120.0
+
+
+async def wait_for_models(client: Client) -> None:
+    """Until searches rank by meaning: tests of hybrid rankings must not see the keyword-only
+    answers a server gives while it warms up (server.VaultService.call_soon)."""
+    with anyio.fail_after(WARM_UP_TIMEOUT_S):
+        while True:
+            result = await client.call_tool("obsidian_search", {"query": "warm", "limit": 1})
+            data = result.structured_content
+            if not (isinstance(data, dict) and any(LOADING_NOTICE in n for n in data["notices"])):
+                return
+            await anyio.sleep(0.1)
 
 
 def tool_error(result: CallToolResult) -> dict[str, str]:

@@ -10,7 +10,7 @@ import pytest
 from mcp_types import CallToolResult
 
 from mcp import Client
-from tests.mcp.conftest import tool_error
+from tests.mcp.conftest import tool_error, wait_for_models
 from vaultctx.api import Vault
 from vaultctx.mcp.server import build_server
 
@@ -38,6 +38,7 @@ async def client(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator[Clie
     vault = Vault(root / "vault", db=root / "index.db")
     vault.index(fast=True)
     async with Client(build_server(vault), mode="legacy") as connected:
+        await wait_for_models(connected)
         yield connected
 
 

@@ -89,3 +89,25 @@ def test_a_process_that_keeps_searching_holds_vectors_in_memory(vault: Vault) ->
     vault.search("bm25 only", mode="bm25")
     retriever.memory.load([VECTOR_TABLE], wait=True)
     assert retriever.memory.search(VECTOR_TABLE, StaticEmbedder().embed(["x"])[0], 3) is not None
+
+
+def test_duplicated_passages_tie_and_rank_by_chunk_id(tmp_path: Path) -> None:
+    """Scores are exact (int8 products), so copies of a passage tie; the order must not depend
+    on how the matrix was partitioned."""
+    vault_dir = tmp_path / "vault"
+    vault_dir.mkdir()
+    text = "# Backups\n\nRestore the nightly database backup before the migration.\n"
+    for name in ("c.md", "a.md", "b.md"):
+        (vault_dir / name).write_text(text, encoding="utf-8")
+    (vault_dir / "garden.md").write_text("# Garden\n\nTomatoes need sun.\n", encoding="utf-8")
+    vault = Vault(vault_dir, db=tmp_path / "index.db")
+    vault.index(fast=True)
+    db = open_index(vault.db_path, readonly=True)
+    memory = InMemoryVectors(db)
+    memory.load([VECTOR_TABLE], wait=True)
+    hits = memory.search(VECTOR_TABLE, StaticEmbedder().embed(["restore backup"])[0], 4)
+    db.close()
+    assert hits is not None
+    tied = [(cid, score) for cid, score in hits if score == hits[0][1]]
+    assert len(tied) == 3
+    assert [cid for cid, _ in tied] == sorted(cid for cid, _ in tied)

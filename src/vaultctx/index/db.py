@@ -268,9 +268,14 @@ def check_index_file(path: Path) -> IndexFileKind:
         raise NotAnIndexError(exc.message, exc.suggestion) from exc
 
 
-def open_index(path: Path, *, readonly: bool = False) -> IndexDatabase:
+def open_index(path: Path, *, readonly: bool = False, memory_map: bool = True) -> IndexDatabase:
     """Open (and for writers create and migrate) the index at ``path``; a file that is not
-    provably a vaultctx index raises ``NotAnIndexError`` before SQLite touches it."""
+    provably a vaultctx index raises ``NotAnIndexError`` before SQLite touches it.
+
+    ``memory_map`` False reads through SQLite's small page cache instead of ``MMAP_BYTES`` of
+    memory map, for a one-off scan of whole tables: every mapped page it touches counts in the
+    process's resident memory while the connection is open.
+    """
     kind = check_index_file(path)
     if readonly:
         if kind is not IndexFileKind.OURS:
@@ -289,6 +294,8 @@ def open_index(path: Path, *, readonly: bool = False) -> IndexDatabase:
             conn = apsw.Connection(str(path), flags=flags)
         _load_vec(conn)
         _apply_pragmas(conn, readonly)
+        if not memory_map:
+            conn.execute("PRAGMA mmap_size = 0")
         if not readonly:
             _migrate(conn, path)
         elif not _has_schema(conn):

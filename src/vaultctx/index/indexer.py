@@ -30,6 +30,7 @@ from filelock import FileLock, Timeout
 from vaultctx.config import Config, check_db_location
 from vaultctx.embed.base import Embedder
 from vaultctx.errors import VaultctxError
+from vaultctx.index import hangul
 from vaultctx.index.db import (
     STAT_DIGEST_META,
     VECTOR_STORAGE,
@@ -316,6 +317,7 @@ class Indexer:
     def _run(self, db: IndexDatabase, report: IndexReport) -> None:
         has_vectors = self._check_model(db, report)
         _rebuild_fts_if_analysis_changed(db, report)
+        hangul.ensure_recorded(db)  # lets readers skip Kiwi for an index without Korean
         _record_scrubber(db)
         settings = self.config.settings
         with report.timed("scan"):
@@ -650,6 +652,7 @@ def _record_scrubber(db: IndexDatabase) -> None:
 
 def write_fts_rows(db: IndexDatabase, rows: list[tuple[int, tuple[str, str, str]]]) -> None:
     """Index (chunk id, analysed columns) in the contentless FTS table (see prepare.fts_columns)."""
+    hangul.note_fts_rows(db, rows)
     db.executemany(
         "INSERT INTO chunks_fts(rowid, chunk_text, section, heading_context) VALUES (?, ?, ?, ?)",
         [(cid, *columns) for cid, columns in rows],

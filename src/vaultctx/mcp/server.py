@@ -8,8 +8,11 @@ as the SDK's generic error.
 
 Start-up is what MCP clients time: the SDK is imported here (the CLI imports this module only for
 ``vaultctx serve``), the vault's models and index are loaded by a background thread (over stdio
-once the handshake is over, over HTTP as soon as the server runs), and a tool call that arrives
-first simply waits for that thread to finish.
+once the handshake is over, over HTTP as soon as the server runs). A tool call that arrives
+first does not wait for it unless it needs a model: a hybrid search is answered from the keyword
+index with a notice saying the vector models are still loading, notes are read and listed at once
+(``VaultService.call_soon``); ``obsidian_get_context``, vector-mode searches and the write tools
+wait. Kiwi, the Korean analyser (~330 MB), is loaded only for an index that holds Korean.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ import json
 import logging
 import socket
 import threading
+import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
@@ -40,6 +44,7 @@ from vaultctx.hooks import server_link
 from vaultctx.hooks.cli_endpoint import CliRunner, cli_endpoint
 from vaultctx.hooks.endpoint import add_hook_endpoint, run_while_serving
 from vaultctx.hooks.server_link import CLI_PATH
+from vaultctx.index.hangul import index_has_hangul
 from vaultctx.mcp import http_policy, outputs
 from vaultctx.mcp.write_tools import WRITE_INSTRUCTIONS, add_write_tools
 from vaultctx.scrub import scrub_secrets
@@ -101,38 +106,92 @@ WhereArg = Annotated[
 class VaultService:
     """The vault behind the tools.
 
-    One lock serialises every call, so the retriever (one SQLite connection, models loaded once)
-    is never initialised twice or used by two worker threads at once; a local server answers one
-    client's queries in milliseconds, so the lock costs nothing noticeable.
+    One lock serialises every call on ``vault``, so the retriever (one SQLite connection, models
+    loaded once) is never initialised twice or used by two worker threads at once; a local server
+    answers one client's queries in milliseconds, so the lock costs nothing noticeable.
+
+    The warm-up holds that lock while the models load (seconds). Meanwhile, calls that need no
+    model (``call_soon``: keyword search, reading and listing notes) run on a second handle of
+    the same index, ``keywords``, with its own lock and connection, so a client's first search is
+    answered at once; it is closed when the warm-up is done.
     """
 
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
         self._lock = threading.Lock()
         self._warmup: threading.Thread | None = None
+        self._started = 0.0
+        self._opened = threading.Event()  # the index is open (or could not be): step 1 is over
+        self._ready = threading.Event()  # the warm-up is over, models loaded or failed
+        self._keywords_lock = threading.Lock()
+        self._keywords: Vault | None = None  # set while a keyword index can answer early
 
     def call(self, action: Callable[[Vault], T]) -> T:
         with self._lock:
             return action(self.vault)
 
+    def call_soon(
+        self, action: Callable[[Vault], T], *, while_warming: Callable[[Vault], T] | None = None
+    ) -> T:
+        """``action`` as ``call`` once the warm-up is over; until then at once, on the keyword
+        handle, as ``while_warming`` if given (e.g. a keyword-only search), else as ``action``.
+
+        Only for actions that load no model while warming: on the keyword handle they would load
+        it a second time (``Vault.retriever(vectors=False)`` loads none when there are keywords).
+        """
+        self.start_warmup()
+        self._opened.wait()
+        with self._keywords_lock:
+            if self._keywords is not None:
+                return (while_warming or action)(self._keywords)
+        return self.call(action)
+
+    @property
+    def warming(self) -> bool:
+        """True while the models load and keyword answers are given early (``call_soon``)."""
+        return self._keywords is not None
+
+    def warming_for(self) -> float:
+        return time.monotonic() - self._started
+
     def start_warmup(self) -> None:
         """Load the index and the query models in the background (once), so the first search
         does not pay for them and time out in clients with short tool timeouts."""
         if self._warmup is None:
+            self._started = time.monotonic()
             self._warmup = threading.Thread(target=self._warm, name="vaultctx-warmup", daemon=True)
             self._warmup.start()
 
     def _warm(self) -> None:
         try:
-            warm = SearchRequest("warm up", limit=1, max_tokens=50)
-            self.call(lambda vault: vault.search(warm))
-            # Loads Kiwi (2-7 s) only if the index was built with Korean morphemes.
-            korean = replace(warm, query="준비", mode="bm25")
-            self.call(lambda vault: vault.search(korean))
-            # A server answers many queries: rank vectors from RAM once they are loaded.
-            self.call(lambda vault: vault.retriever().hold_vectors_in_memory())
+            with self._lock:
+                self._open_keywords()
+                self._opened.set()
+                warm = SearchRequest("warm up", limit=1, max_tokens=50)
+                self.vault.search(warm)
+                if index_has_hangul(self.vault.retriever(vectors=False).db):
+                    # Loads Kiwi (2-7 s, ~330 MB) only if the index holds Korean (index.hangul).
+                    self.vault.search(replace(warm, query="준비", mode="bm25"))
+                # A server answers many queries: rank vectors from RAM once they are loaded.
+                self.vault.retriever().hold_vectors_in_memory()
         except VaultctxError as exc:
             log.warning("search is not ready yet: %s", exc.one_line())
+        finally:
+            self._opened.set()
+            self._ready.set()
+            with self._keywords_lock:
+                keywords, self._keywords = self._keywords, None
+            if keywords is not None:
+                keywords.close()
+
+    def _open_keywords(self) -> None:
+        """The early keyword handle, only for an index with a keyword table (a vector-only
+        index has nothing to answer with before its model is loaded)."""
+        if not self.vault.retriever(vectors=False).has_fts:
+            return
+        keywords = Vault(config=self.vault.config)
+        keywords.retriever(vectors=False)
+        self._keywords = keywords
 
 
 class WarmUpAfterHandshake:
@@ -142,7 +201,7 @@ class WarmUpAfterHandshake:
     already ~1 s of CPU on a small machine, and loading the models meanwhile would compete with
     the handshake for the interpreter lock. The client's next message (``notifications/
     initialized``, or a first request where there is no handshake) proves the answer was sent;
-    the warm-up still finishes long before a client's first search usually arrives.
+    a search arriving before the warm-up is done is answered by keywords (``call_soon``).
     """
 
     def __init__(self, service: VaultService) -> None:
@@ -267,9 +326,9 @@ def _add_tools(server: MCPServer[Any], service: VaultService) -> None:
         modified_since: SinceArg = None,
         modified_until: UntilArg = None,
     ) -> Annotated[CallToolResult, outputs.SearchOutput]:
-        def run(vault: Vault) -> outputs.SearchOutput:
+        def request() -> SearchRequest:
             filters = _filters(folder, tag, None, modified_since, modified_until, where)
-            request = SearchRequest(
+            return SearchRequest(
                 query,
                 limit=limit,
                 max_tokens=max_tokens,
@@ -278,8 +337,20 @@ def _add_tools(server: MCPServer[Any], service: VaultService) -> None:
                 depth=depth,
                 filters=filters,
             )
-            return outputs.search_output(vault.search(request))
 
+        def run(vault: Vault) -> outputs.SearchOutput:
+            return outputs.search_output(vault.search(request()))
+
+        def keywords_first(vault: Vault) -> outputs.SearchOutput:
+            response = vault.search(replace(request(), mode="bm25"))
+            notice = (
+                f"vector models are still loading ({service.warming_for():.1f} s since start): "
+                "ranked by keywords only; searches rank by meaning too once they are loaded"
+            )
+            return outputs.search_output(replace(response, notices=[notice, *response.notices]))
+
+        if mode == "hybrid":
+            return _respond(service, run, outputs.search_text, while_warming=keywords_first)
         return _respond(service, run, outputs.search_text)
 
     def obsidian_read_note(
@@ -303,7 +374,7 @@ def _add_tools(server: MCPServer[Any], service: VaultService) -> None:
             note = vault.read_note(file_path, section=section, max_tokens=max_tokens)
             return outputs.note_output(note)
 
-        return _respond(service, run, outputs.note_text)
+        return _respond(service, run, outputs.note_text, soon=True)
 
     def obsidian_list_notes(
         folder: FolderArg = None,
@@ -321,7 +392,7 @@ def _add_tools(server: MCPServer[Any], service: VaultService) -> None:
             filters = _filters(folder, tag, type, modified_since, modified_until, where)
             return outputs.note_list_output(vault.list_notes(filters, limit=limit))
 
-        return _respond(service, run, outputs.note_list_text)
+        return _respond(service, run, outputs.note_list_text, soon=True)
 
     def obsidian_get_context(
         topic: Annotated[str, Field(min_length=1, description="The subject to gather notes on.")],
@@ -396,8 +467,14 @@ def _respond(
     service: VaultService,
     run: Callable[[Vault], OutputT],
     render: Callable[[OutputT], str],
+    *,
+    soon: bool = False,
+    while_warming: Callable[[Vault], OutputT] | None = None,
 ) -> CallToolResult:
     """Run one tool against the vault and package the result, or the error a model can act on.
+
+    ``soon`` (or a ``while_warming`` variant) answers without waiting for the model warm-up
+    (``VaultService.call_soon``): for tools that need no model, or a keyword-only variant.
 
     An error's ``{error, suggestion}`` travels as JSON text, not as ``structuredContent``: the
     TypeScript SDK behind Claude Code, Cursor and the Inspector validates ``structuredContent``
@@ -405,7 +482,10 @@ def _respond(
     error object there would reach the model as a schema violation instead of the advice.
     """
     try:
-        output = service.call(run)
+        if soon or while_warming is not None:
+            output = service.call_soon(run, while_warming=while_warming)
+        else:
+            output = service.call(run)
     except VaultctxError as exc:
         failure = error_output(exc)
         text = json.dumps(_scrub_tree(failure.model_dump()), ensure_ascii=False)
@@ -444,7 +524,7 @@ def _add_note_resource(server: MCPServer[Any], service: VaultService) -> None:
     )
     def read_note_resource(path: str) -> str:
         try:
-            note = service.call(lambda vault: vault.read_note(path))
+            note = service.call_soon(lambda vault: vault.read_note(path))
         except VaultctxError as exc:
             raise ResourceError(exc.one_line()) from exc
         return scrub_secrets(outputs.note_text(outputs.note_output(note))).text

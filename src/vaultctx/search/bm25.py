@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from vaultctx.index.db import IndexDatabase
+from vaultctx.index.hangul import index_has_hangul
 from vaultctx.index.search_queries import bm25_candidates
 from vaultctx.search.fts_query import build_fts_query
 from vaultctx.text.lexical import FTS_ANALYZER_META
@@ -26,7 +27,7 @@ def bm25_search(
     of the allowed notes (search filters).
     """
     # Analyse the query as the index was analysed, which may differ from this process's default.
-    match = build_fts_query(query, db.meta(FTS_ANALYZER_META))
+    match = build_fts_query(query, db.meta(FTS_ANALYZER_META), index_korean=index_has_hangul(db))
     if match is None or (file_ids is not None and not file_ids):
         return []
     return bm25_candidates(db, match, k, BM25_WEIGHTS, file_ids)

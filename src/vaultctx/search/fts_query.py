@@ -109,16 +109,19 @@ def _phrase(word: str) -> str | None:
     return f"{quoted}*" if prefix else quoted
 
 
-def build_fts_query(text: str, index_analyzer: str | None = None) -> str | None:
+def build_fts_query(
+    text: str, index_analyzer: str | None = None, *, index_korean: bool = True
+) -> str | None:
     """An FTS5 expression for ``text``, or None when it holds nothing searchable.
 
-    ``index_analyzer`` is the ``analyzer_id()`` the index was built with (None: this process's).
+    ``index_analyzer`` is the ``analyzer_id()`` the index was built with (None: this process's);
+    ``index_korean`` False: the index holds no Hangul (see ``text.lexical.analyse_query``).
     """
     words = text.split()
     asked = [word for word in words if not _is_question_word(word)] or words
     phrases: list[str] = []
     meaningful: list[str] = []
-    for word in analyse_query(" ".join(asked), index_analyzer).split():
+    for word in analyse_query(" ".join(asked), index_analyzer, index_korean=index_korean).split():
         phrase = _phrase(word)
         if phrase is None or phrase in phrases:
             continue
@@ -129,13 +132,15 @@ def build_fts_query(text: str, index_analyzer: str | None = None) -> str | None:
     return " OR ".join(chosen) if chosen else None
 
 
-def build_title_query(text: str, index_analyzer: str | None = None) -> str | None:
+def build_title_query(
+    text: str, index_analyzer: str | None = None, *, index_korean: bool = True
+) -> str | None:
     """An FTS5 expression for the chunks whose context line starts with ``text`` as a phrase, or
     None. The context line starts with the note's title (``vault.chunker.heading_context``), so
     these are the chunks of the notes whose title starts with ``text``: an indexed lookup, where
     comparing every title would read the whole ``files`` table for each query.
     """
-    parts = _PARTS.findall(analyse_query(text, index_analyzer).lower())
+    parts = _PARTS.findall(analyse_query(text, index_analyzer, index_korean=index_korean).lower())
     return f'heading_context : ^"{" ".join(parts)}"' if parts else None
 
 

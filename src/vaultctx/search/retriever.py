@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field, replace
 from typing import TYPE_CHECKING, Any, Literal
 
 from vaultctx.index.db import IndexDatabase
+from vaultctx.index.hangul import index_has_hangul
 from vaultctx.index.schema import FTS_TABLE
 from vaultctx.index.search_queries import (
     chunk_notes,
@@ -338,7 +339,9 @@ class Retriever:
         says compost most). Looked up, not ranked, so it is found even outside the other lists;
         its weight is set when fusing. Needs the keyword index, which holds the titles."""
         query = search.request.query
-        match = build_title_query(query, self.db.meta(FTS_ANALYZER_META))
+        match = build_title_query(
+            query, self.db.meta(FTS_ANALYZER_META), index_korean=index_has_hangul(self.db)
+        )
         if not self.has_fts or match is None or search.file_ids == []:
             return RankedList("title", [], 0.0)
         first: dict[int, int] = {}  # note → its first chunk

@@ -74,11 +74,17 @@ def fts_document(text: str) -> str:
     return _analysed(text, korean_analysis(), cjk.bigrams)
 
 
-def analyse_query(query: str, index_analyzer: str | None) -> str:
-    """``query`` analysed to match an index built with ``index_analyzer`` (None: this process's)."""
+def analyse_query(query: str, index_analyzer: str | None, *, index_korean: bool = True) -> str:
+    """``query`` analysed to match an index built with ``index_analyzer`` (None: this process's).
+
+    ``index_korean`` False says the index holds no Hangul (``index.hangul``): its Korean words then
+    match nothing whatever the analysis, so the cheap one is used and Kiwi is never loaded.
+    """
     if not _needs_analysis(query):
         return query
     analysis = query_analysis(index_analyzer)
+    if analysis == "kiwi" and not index_korean:
+        analysis = "ngram"
     if analysis == "none":
         return query
     return _analysed(
