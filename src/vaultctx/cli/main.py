@@ -28,6 +28,11 @@ HOT_COMMANDS = {
     "context": "vaultctx.cli.search_cmds",
     "serve": "vaultctx.cli.serve_cmds",
     "hook": "vaultctx.cli.hook_cmds",
+    # Editor plug-ins, git hooks and file watchers run ``index`` after every save; a no-op run
+    # must answer in a fraction of a second, so it must not import every other family.
+    "index": "vaultctx.cli.index_cmds",
+    "status": "vaultctx.cli.index_cmds",
+    "doctor": "vaultctx.cli.index_cmds",
     # The agent's commands: a question waits on them before anything is sent to the model.
     "ask": "vaultctx.cli.agent_cmds",
     "chat": "vaultctx.cli.agent_cmds",
