@@ -162,3 +162,77 @@ def test_the_context_hook_loads_neither_the_cli_nor_the_models(
     output, modules = imported("-c", probe, *args, stdin=json.dumps(event))
     assert "keys.md" in json.loads(output)["hookSpecificOutput"]["additionalContext"]
     assert modules.isdisjoint({"typer", "rich", "mcp", "pydantic", "numpy", *ENGINES}), modules
+
+
+# Issue 16: what each fast path may import. A no-op index run decides from the scan digest and
+# loads no engine; status reads the index; neither may import the model runtimes, the agent, the
+# Korean analyser or the progress bars (``--json``: no terminal).
+NEVER_ON_A_FAST_PATH = {"pydantic_ai", "openai", "mcp", "kiwipiepy", "model2vec", "sqlite_vec"}
+NO_OP = NEVER_ON_A_FAST_PATH | {"numpy", "onnxruntime", "tokenizers", "rich"}
+
+
+def index_args(where: tuple[Path, Path], *extra: str) -> list[str]:
+    vault, db = where
+    return ["index", "--vault", str(vault), "--db", str(db), "--json", *extra]
+
+
+@pytest.mark.parametrize("fixture", ["both_passes", "first_pass_only"])
+def test_a_no_op_index_loads_no_engine(fixture: str, request: pytest.FixtureRequest) -> None:
+    where: tuple[Path, Path] = request.getfixturevalue(fixture)
+    # Pass 2 is complete in one and not wanted (--fast) in the other: both are no-ops.
+    extra = ("--fast",) if fixture == "first_pass_only" else ()
+    output, modules = imported("-c", RUN_CLI, *index_args(where, *extra))
+    summary = json.loads(output)
+    assert summary["files"]["unchanged"] == len(NOTES) and summary["chunks"]["written"] == 0
+    assert modules.isdisjoint(NO_OP), modules & NO_OP
+    # Only the index family's own module of the CLI: never the whole app.
+    assert "vaultctx.cli.search_cmds" not in modules and "vaultctx.cli.agent_cmds" not in modules
+    assert "vaultctx.brain.staleness" not in modules  # the Second Brain is off
+
+
+def test_status_loads_no_engine(both_passes: tuple[Path, Path]) -> None:
+    vault, db = both_passes
+    args = ["status", "--vault", str(vault), "--db", str(db), "--json"]
+    output, modules = imported("-c", RUN_CLI, *args)
+    assert json.loads(output)["files"] == len(NOTES)
+    assert modules.isdisjoint(NO_OP), modules & NO_OP
+    assert "vaultctx.cli.index_cmds" in modules and "vaultctx.cli.search_cmds" not in modules
+
+
+def test_an_english_search_loads_neither_the_agent_nor_kiwi(both_passes: tuple[Path, Path]) -> None:
+    _, modules = imported("-c", RUN_CLI, *search_args(both_passes))
+    assert modules.isdisjoint(NEVER_ON_A_FAST_PATH), modules & NEVER_ON_A_FAST_PATH
+    assert modules.isdisjoint({"rich", "yaml"}), modules & {"rich", "yaml"}
+
+
+def test_ask_reaches_the_backend_without_mcp_kiwi_or_the_transformer(
+    first_pass_only: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Everything ``ask`` imported by the end of its run, so everything before the backend call
+    too: the agent and its client library, but not the MCP SDK (no mcp.json), the Korean analyser
+    (an English question) or the transformer runtime (the index has no pass-2 vectors)."""
+    from tests.agent.cli_support import agent_env, openai_toml
+    from tests.agent.fakes import Answer, OpenAIFake
+
+    vault, db = first_pass_only
+    with OpenAIFake() as fake:
+        fake.queue(Answer("Rotate them every ninety days [keys.md]."))
+        settings = "[agent]\n" + openai_toml(fake) + "translate = false\n"
+        env = agent_env(tmp_path, settings, OPENAI_TEST="sk-test-0123456789abcdefghijklmnop")
+        question = "How often do we rotate the deploy API keys?"
+        args = ["ask", question, "--vault", str(vault), "--db", str(db)]
+        done = subprocess.run(
+            [sys.executable, "-c", RUN_CLI, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert len(fake.requests_to("/chat/completions")) == 1, done.stderr
+    output, _, listed = done.stdout.rpartition("\nMODULES ")
+    assert "ninety days" in output
+    names = set(json.loads(listed))
+    modules = names | {name.split(".")[0] for name in names}
+    assert "pydantic_ai" in modules  # the probe sees the agent's imports
+    unwanted = {"mcp", "kiwipiepy", "onnxruntime", "model2vec", "vaultctx.cli.index_cmds"}
+    assert modules.isdisjoint(unwanted), modules & unwanted
