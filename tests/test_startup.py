@@ -168,7 +168,8 @@ def test_the_context_hook_loads_neither_the_cli_nor_the_models(
 # loads no engine; status reads the index; neither may import the model runtimes, the agent, the
 # Korean analyser or the progress bars (``--json``: no terminal).
 NEVER_ON_A_FAST_PATH = {"pydantic_ai", "openai", "mcp", "kiwipiepy", "model2vec", "sqlite_vec"}
-NO_OP = NEVER_ON_A_FAST_PATH | {"numpy", "onnxruntime", "tokenizers", "rich"}
+# pydantic: typer converts option values through it unless cli/fast_params finds them plain.
+NO_OP = NEVER_ON_A_FAST_PATH | {"numpy", "onnxruntime", "tokenizers", "rich", "pydantic"}
 
 
 def index_args(where: tuple[Path, Path], *extra: str) -> list[str]:
@@ -202,7 +203,30 @@ def test_status_loads_no_engine(both_passes: tuple[Path, Path]) -> None:
 def test_an_english_search_loads_neither_the_agent_nor_kiwi(both_passes: tuple[Path, Path]) -> None:
     _, modules = imported("-c", RUN_CLI, *search_args(both_passes))
     assert modules.isdisjoint(NEVER_ON_A_FAST_PATH), modules & NEVER_ON_A_FAST_PATH
-    assert modules.isdisjoint({"rich", "yaml"}), modules & {"rich", "yaml"}
+    assert modules.isdisjoint({"rich", "yaml", "pydantic"}), modules & {"rich", "yaml", "pydantic"}
+
+
+def test_options_converted_without_pydantic_fail_as_typer_words_it(
+    both_passes: tuple[Path, Path],
+) -> None:
+    """cli/fast_params converts plain values itself and hands the rest to typer: the errors are
+    typer's own, and plain values arrive converted."""
+    runner = CliRunner()
+    app = app_for(["vaultctx", "search"])
+    vault, db = both_passes
+    where = ["--vault", str(vault), "--db", str(db)]
+    for bad, message in [
+        (["--limit", "abc"], "unable to parse string as an integer"),
+        (["--limit", "0"], "greater than or equal to 1"),
+        (["--limit", "-3"], "greater than or equal to 1"),
+        (["--limit", "９"], "unable to parse string as an integer"),  # a full-width digit
+    ]:
+        result = runner.invoke(app, ["search", "keys", *where, *bad])
+        words = " ".join(result.output.replace("│", " ").split())  # the box wraps lines
+        assert result.exit_code == 2 and message in words, result.output
+    result = runner.invoke(app, ["search", "rotate keys", *where, "--json", "--limit", "1"])
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.output)["results"]) == 1
 
 
 def test_ask_reaches_the_backend_without_mcp_kiwi_or_the_transformer(

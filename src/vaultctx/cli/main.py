@@ -85,7 +85,10 @@ def _show_switches_as_switches() -> None:
 
 
 def _new_app() -> typer.Typer:
+    from vaultctx.cli import fast_params
+
     _show_switches_as_switches()
+    fast_params.install()
     app = typer.Typer(
         name="vaultctx",
         help="Local-first AI knowledge base over a folder of markdown notes.",
