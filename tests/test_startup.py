@@ -189,6 +189,9 @@ def test_a_no_op_index_loads_no_engine(fixture: str, request: pytest.FixtureRequ
     # Only the index family's own module of the CLI: never the whole app.
     assert "vaultctx.cli.search_cmds" not in modules and "vaultctx.cli.agent_cmds" not in modules
     assert "vaultctx.brain.staleness" not in modules  # the Second Brain is off
+    # Nothing changed, so nothing is prepared: no parser, chunker, YAML or worker pool.
+    preparing = {"vaultctx.index.prepare", "vaultctx.index.parallel", "yaml", "multiprocessing"}
+    assert modules.isdisjoint(preparing), modules & preparing
 
 
 def test_status_loads_no_engine(both_passes: tuple[Path, Path]) -> None:
