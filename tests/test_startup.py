@@ -263,3 +263,18 @@ def test_ask_reaches_the_backend_without_mcp_kiwi_or_the_transformer(
     assert "pydantic_ai" in modules  # the probe sees the agent's imports
     unwanted = {"mcp", "kiwipiepy", "onnxruntime", "model2vec", "vaultctx.cli.index_cmds"}
     assert modules.isdisjoint(unwanted), modules & unwanted
+
+
+def test_the_engines_model_hashes_need_no_model_load() -> None:
+    """The hash a no-op index run checks is read from the model files' headers, and equals the
+    hash of the loaded model (the index would otherwise be rebuilt, or mix two models)."""
+    from vaultctx.embed.onnx import OnnxEmbedder
+    from vaultctx.embed.static import StaticEmbedder
+
+    onnx, static = OnnxEmbedder(), StaticEmbedder()
+    light = (onnx.model_hash, static.model_hash)
+    assert onnx._tokenizer is None and static._model is None  # nothing was loaded for them
+    onnx._loaded_tokenizer()
+    fresh_static = StaticEmbedder()
+    fresh_static._loaded()
+    assert light == (onnx.model_hash, fresh_static.model_hash)
