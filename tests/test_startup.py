@@ -274,3 +274,119 @@ def test_serve_loads_models_only_after_the_handshake_and_kiwi_never_for_english(
     assert "onnxruntime" not in at_handshake and "kiwipiepy" not in at_handshake
     assert "onnxruntime" in warm
     assert "kiwipiepy" not in warm
+
+
+# Issue 16: what each fast path may import. A no-op index run decides from the scan digest and
+# loads no engine; status reads the index; neither may import the model runtimes, the agent, the
+# Korean analyser or the progress bars (``--json``: no terminal).
+NEVER_ON_A_FAST_PATH = {"pydantic_ai", "openai", "mcp", "kiwipiepy", "model2vec", "sqlite_vec"}
+# pydantic: typer converts option values through it unless cli/fast_params finds them plain.
+NO_OP = NEVER_ON_A_FAST_PATH | {"numpy", "onnxruntime", "tokenizers", "rich", "pydantic"}
+
+
+def index_args(where: tuple[Path, Path], *extra: str) -> list[str]:
+    vault, db = where
+    return ["index", "--vault", str(vault), "--db", str(db), "--json", *extra]
+
+
+@pytest.mark.parametrize("fixture", ["both_passes", "first_pass_only"])
+def test_a_no_op_index_loads_no_engine(fixture: str, request: pytest.FixtureRequest) -> None:
+    where: tuple[Path, Path] = request.getfixturevalue(fixture)
+    # Pass 2 is complete in one and not wanted (--fast) in the other: both are no-ops.
+    extra = ("--fast",) if fixture == "first_pass_only" else ()
+    output, modules = imported("-c", RUN_CLI, *index_args(where, *extra))
+    summary = json.loads(output)
+    assert summary["files"]["unchanged"] == len(NOTES) and summary["chunks"]["written"] == 0
+    assert modules.isdisjoint(NO_OP), modules & NO_OP
+    # Only the index family's own module of the CLI: never the whole app.
+    assert "vaultctx.cli.search_cmds" not in modules and "vaultctx.cli.agent_cmds" not in modules
+    assert "vaultctx.brain.staleness" not in modules  # the Second Brain is off
+    # Nothing changed, so nothing is prepared: no parser, chunker, YAML or worker pool.
+    preparing = {"vaultctx.index.prepare", "vaultctx.index.parallel", "yaml", "multiprocessing"}
+    assert modules.isdisjoint(preparing), modules & preparing
+
+
+def test_status_loads_no_engine(both_passes: tuple[Path, Path]) -> None:
+    vault, db = both_passes
+    args = ["status", "--vault", str(vault), "--db", str(db), "--json"]
+    output, modules = imported("-c", RUN_CLI, *args)
+    assert json.loads(output)["files"] == len(NOTES)
+    assert modules.isdisjoint(NO_OP), modules & NO_OP
+    assert "vaultctx.cli.index_cmds" in modules and "vaultctx.cli.search_cmds" not in modules
+
+
+def test_an_english_search_loads_neither_the_agent_nor_kiwi(both_passes: tuple[Path, Path]) -> None:
+    _, modules = imported("-c", RUN_CLI, *search_args(both_passes))
+    assert modules.isdisjoint(NEVER_ON_A_FAST_PATH), modules & NEVER_ON_A_FAST_PATH
+    assert modules.isdisjoint({"rich", "yaml", "pydantic"}), modules & {"rich", "yaml", "pydantic"}
+
+
+def test_options_converted_without_pydantic_fail_as_typer_words_it(
+    both_passes: tuple[Path, Path],
+) -> None:
+    """cli/fast_params converts plain values itself and hands the rest to typer: the errors are
+    typer's own, and plain values arrive converted."""
+    runner = CliRunner()
+    app = app_for(["vaultctx", "search"])
+    vault, db = both_passes
+    where = ["--vault", str(vault), "--db", str(db)]
+    for bad, message in [
+        (["--limit", "abc"], "unable to parse string as an integer"),
+        (["--limit", "0"], "greater than or equal to 1"),
+        (["--limit", "-3"], "greater than or equal to 1"),
+        (["--limit", "９"], "unable to parse string as an integer"),  # a full-width digit
+    ]:
+        result = runner.invoke(app, ["search", "keys", *where, *bad])
+        words = " ".join(result.output.replace("│", " ").split())  # the box wraps lines
+        assert result.exit_code == 2 and message in words, result.output
+    result = runner.invoke(app, ["search", "rotate keys", *where, "--json", "--limit", "1"])
+    assert result.exit_code == 0, result.output
+    assert len(json.loads(result.output)["results"]) == 1
+
+
+def test_ask_reaches_the_backend_without_mcp_kiwi_or_the_transformer(
+    first_pass_only: tuple[Path, Path], tmp_path: Path
+) -> None:
+    """Everything ``ask`` imported by the end of its run, so everything before the backend call
+    too: the agent and its client library, but not the MCP SDK (no mcp.json), the Korean analyser
+    (an English question) or the transformer runtime (the index has no pass-2 vectors)."""
+    from tests.agent.cli_support import agent_env, openai_toml
+    from tests.agent.fakes import Answer, OpenAIFake
+
+    vault, db = first_pass_only
+    with OpenAIFake() as fake:
+        fake.queue(Answer("Rotate them every ninety days [keys.md]."))
+        settings = "[agent]\n" + openai_toml(fake) + "translate = false\n"
+        env = agent_env(tmp_path, settings, OPENAI_TEST="sk-test-0123456789abcdefghijklmnop")
+        question = "How often do we rotate the deploy API keys?"
+        args = ["ask", question, "--vault", str(vault), "--db", str(db)]
+        done = subprocess.run(
+            [sys.executable, "-c", RUN_CLI, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+        )
+        assert len(fake.requests_to("/chat/completions")) == 1, done.stderr
+    output, _, listed = done.stdout.rpartition("\nMODULES ")
+    assert "ninety days" in output
+    names = set(json.loads(listed))
+    modules = names | {name.split(".")[0] for name in names}
+    assert "pydantic_ai" in modules  # the probe sees the agent's imports
+    unwanted = {"mcp", "kiwipiepy", "onnxruntime", "model2vec", "vaultctx.cli.index_cmds"}
+    assert modules.isdisjoint(unwanted), modules & unwanted
+
+
+def test_the_engines_model_hashes_need_no_model_load() -> None:
+    """The hash a no-op index run checks is read from the model files' headers, and equals the
+    hash of the loaded model (the index would otherwise be rebuilt, or mix two models)."""
+    from vaultctx.embed.onnx import OnnxEmbedder
+    from vaultctx.embed.static import StaticEmbedder
+
+    onnx, static = OnnxEmbedder(), StaticEmbedder()
+    light = (onnx.model_hash, static.model_hash)
+    assert onnx._tokenizer is None and static._model is None  # nothing was loaded for them
+    onnx._loaded_tokenizer()
+    fresh_static = StaticEmbedder()
+    fresh_static._loaded()
+    assert light == (onnx.model_hash, fresh_static.model_hash)

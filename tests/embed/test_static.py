@@ -197,7 +197,7 @@ def test_word_cache_matches_on_real_notes_and_past_the_token_limit(
 def test_a_full_word_cache_is_emptied_without_changing_vectors(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    import vaultctx.embed.static as static_module
+    import vaultctx.embed.static_model as static_module
 
     monkeypatch.setattr(static_module, "WORD_CACHE_BYTES", 2_000)
     small = StaticEmbedder()

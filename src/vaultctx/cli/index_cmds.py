@@ -11,18 +11,6 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.progress import (
-    BarColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TextColumn,
-    TimeElapsedColumn,
-    TimeRemainingColumn,
-)
-from rich.table import Table
-from rich.text import Text
 
 from vaultctx.cli.common import (
     DbOption,
@@ -30,50 +18,12 @@ from vaultctx.cli.common import (
     VaultOption,
     console,
     open_vault,
-    stderr,
-    stdout,
 )
 from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
-
-
-class _RateColumn(ProgressColumn):
-    """Items per second, e.g. "41 chunks/s": the figure users watch during pass 2."""
-
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        unit = task.fields.get("unit", "")
-        return Text("" if speed is None else f"{speed:.0f} {unit}/s", style="cyan")
-
-
-class RichProgress:
-    """A progress bar for people at a terminal."""
-
-    def __init__(self) -> None:
-        self._progress = Progress(
-            TextColumn("[bold]{task.fields[label]}"),
-            BarColumn(),
-            MofNCompleteColumn(),
-            TextColumn("{task.fields[unit]}"),
-            _RateColumn(),
-            TimeElapsedColumn(),
-            TimeRemainingColumn(),
-            console=console("stderr"),
-            transient=True,
-        )
-        self._task: Any = None
-
-    def start(self, label: str, total: int, unit: str) -> None:
-        self._progress.start()
-        self._task = self._progress.add_task(label, total=total, label=label, unit=unit)
-
-    def advance(self, amount: int = 1) -> None:
-        self._progress.advance(self._task, amount)
-
-    def finish(self) -> None:
-        self._progress.stop()
+    from vaultctx.index.indexer import ProgressSink
 
 
 class LineProgress:
@@ -133,7 +83,7 @@ def _stop_on_sigint(request_stop: Any) -> Iterator[list[bool]]:
 def _print_report(summary: dict[str, Any]) -> None:
     files = summary["files"]
     chunks = summary["chunks"]
-    stdout.print(
+    console("stdout").print(
         f"[bold]indexed[/] in {summary['seconds']:.1f} s: {files['added']} added, "
         f"{files['changed']} changed, {files['removed']} removed, {files['renamed']} renamed, "
         f"{files['unchanged']} unchanged, {files['skipped']} skipped; "
@@ -146,20 +96,20 @@ def _print_report(summary: dict[str, Any]) -> None:
         )
     )
     for warning in summary["warnings"]:
-        stderr.print(f"[yellow]warning:[/] {warning}", highlight=False)
+        console("stderr").print(f"[yellow]warning:[/] {warning}", highlight=False)
     for skipped in summary["skipped"][:20]:
-        stderr.print(
+        console("stderr").print(
             f"skipped {skipped['path']}: {skipped['reason']}", highlight=False, markup=False
         )
     if len(summary["skipped"]) > 20:
-        stderr.print(f"… and {len(summary['skipped']) - 20} more skipped (see --json)")
+        console("stderr").print(f"… and {len(summary['skipped']) - 20} more skipped (see --json)")
     for problem in summary["problems"][:20]:
-        stderr.print(
+        console("stderr").print(
             f"problem in {problem['path']}: {problem['problem']}", highlight=False, markup=False
         )
     if summary["secrets_redacted"]:
         counts = ", ".join(f"{name} ×{n}" for name, n in summary["secrets_redacted"].items())
-        stdout.print(f"secrets redacted before storing: {counts}", highlight=False)
+        console("stdout").print(f"secrets redacted before storing: {counts}", highlight=False)
 
 
 def index(
@@ -178,7 +128,13 @@ def index(
     """Index the vault (incremental: only new, changed, renamed and deleted files)."""
     handle = open_vault(vault, db)
     interactive = sys.stderr.isatty() and not quiet and not as_json
-    progress = RichProgress() if interactive else (None if quiet or as_json else LineProgress())
+    progress: ProgressSink | None = None
+    if interactive:
+        from vaultctx.cli.index_progress import RichProgress  # rich costs ~0.1 s to import
+
+        progress = RichProgress()
+    elif not (quiet or as_json):
+        progress = LineProgress()
     indexer = handle.indexer(progress=progress)
     with _stop_on_sigint(indexer.request_stop):
         report = indexer.run(full=full, fast=fast)
@@ -193,7 +149,7 @@ def index(
     elif not quiet:
         _print_report(summary)
         for line in brain_lines:
-            stdout.print(line, markup=False, highlight=False)
+            console("stdout").print(line, markup=False, highlight=False)
     if report.interrupted:
         print(
             "interrupted: progress so far is saved; run `vaultctx index` again to finish",
@@ -206,6 +162,13 @@ def second_brain_check(handle: Vault) -> tuple[dict[str, Any] | None, list[str]]
     """After an index run, while the Second Brain is enabled: mark the synthesis notes whose
     sources changed (docs/second-brain.md#provenance-and-staleness). A failure here never fails
     the run that just succeeded: it is reported as a line."""
+    from vaultctx.brain.settings import load_second_brain_settings
+
+    try:
+        if not load_second_brain_settings(handle.path).enabled:
+            return None, []  # the common case, decided without importing the wiki machinery
+    except VaultctxError:
+        pass  # check_after_index reports it below
     from vaultctx.brain.staleness import check_after_index
 
     try:
@@ -242,6 +205,8 @@ def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption =
         return
     if not info.exists:
         raise VaultctxError(f"no index yet at {info.db}", f"run `{handle.index_command()}`")
+    from rich.table import Table
+
     table = Table(show_header=False, box=None)
     last = info.last_run or {}
     finished = last.get("finished_at")
@@ -273,7 +238,7 @@ def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption =
         rows.append(("access", "read-only: search works; `vaultctx index` cannot update it here"))
     for key, value in rows:
         table.add_row(f"[bold]{key}[/]", value)
-    stdout.print(table)
+    console("stdout").print(table)
 
 
 def doctor(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption = False) -> None:
@@ -285,10 +250,10 @@ def doctor(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption =
         colours = {"ok": "green", "warn": "yellow", "fail": "red"}
         for check in report.checks:
             colour = colours[check["status"]]
-            stdout.print(f"[{colour}]{check['status']:>4}[/] {check['check']}: ", end="")
-            stdout.print(check["detail"], markup=False, highlight=False)
+            console("stdout").print(f"[{colour}]{check['status']:>4}[/] {check['check']}: ", end="")
+            console("stdout").print(check["detail"], markup=False, highlight=False)
             if check["advice"]:
-                stdout.print(f"      → {check['advice']}", markup=False, highlight=False)
+                console("stdout").print(f"      → {check['advice']}", markup=False, highlight=False)
     if not report.ok:
         raise typer.Exit(1)
 

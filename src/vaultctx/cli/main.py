@@ -28,6 +28,11 @@ HOT_COMMANDS = {
     "context": "vaultctx.cli.search_cmds",
     "serve": "vaultctx.cli.serve_cmds",
     "hook": "vaultctx.cli.hook_cmds",
+    # Editor plug-ins, git hooks and file watchers run ``index`` after every save; a no-op run
+    # must answer in a fraction of a second, so it must not import every other family.
+    "index": "vaultctx.cli.index_cmds",
+    "status": "vaultctx.cli.index_cmds",
+    "doctor": "vaultctx.cli.index_cmds",
     # The agent's commands: a question waits on them before anything is sent to the model.
     "ask": "vaultctx.cli.agent_cmds",
     "chat": "vaultctx.cli.agent_cmds",
@@ -80,7 +85,10 @@ def _show_switches_as_switches() -> None:
 
 
 def _new_app() -> typer.Typer:
+    from vaultctx.cli import fast_params
+
     _show_switches_as_switches()
+    fast_params.install()
     app = typer.Typer(
         name="vaultctx",
         help="Local-first AI knowledge base over a folder of markdown notes.",

@@ -8,12 +8,17 @@ recorded through ``model_hash`` so vectors of two models never mix in one index
 from __future__ import annotations
 
 import hashlib
-from typing import Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-import numpy as np
-import numpy.typing as npt
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
 
-Vectors = npt.NDArray[np.float32]
+    Vectors = npt.NDArray[np.float32]
+else:
+    # numpy costs ~0.15 s to import: the indexer, the registry and the retriever import this
+    # module, and a no-op index run or a keyword search must not pay for it (tests/test_startup).
+    Vectors = Any
 
 
 def model_hash(name: str, vocab_size: int) -> str:
@@ -45,12 +50,14 @@ def embedding_input(context: str, text: str) -> str:
     return f"{context}\n{text}" if context else text
 
 
-def quantize_int8(vector: npt.NDArray[np.float32]) -> bytes:
+def quantize_int8(vector: Vectors) -> bytes:
     """int8 bytes for sqlite-vec, scaled per vector so its largest component maps to ±127.
 
     Cosine similarity ignores a vector's length, so per-vector scaling keeps full int8 precision
     for every vector and costs nothing in ranking; int8 storage makes the index 4× smaller.
     """
+    import numpy as np
+
     peak = float(np.max(np.abs(vector))) if vector.size else 0.0
     if peak == 0.0:
         return np.zeros(vector.shape, dtype=np.int8).tobytes()

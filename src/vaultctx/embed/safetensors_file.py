@@ -10,21 +10,24 @@ from __future__ import annotations
 import json
 import struct
 from pathlib import Path
-from typing import Any
-
-import numpy as np
-import numpy.typing as npt
+from typing import TYPE_CHECKING, Any
 
 from vaultctx.errors import VaultctxError
 
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+# numpy dtype names by safetensors dtype; numpy itself is imported only to load tensors, as
+# reading the header (``tensor_shapes``, for the model hash) must stay cheap.
 _DTYPES = {
-    "I8": np.int8,
-    "U8": np.uint8,
-    "I32": np.int32,
-    "I64": np.int64,
-    "F16": np.float16,
-    "F32": np.float32,
-    "F64": np.float64,
+    "I8": "int8",
+    "U8": "uint8",
+    "I32": "int32",
+    "I64": "int64",
+    "F16": "float16",
+    "F32": "float32",
+    "F64": "float64",
 }
 
 
@@ -59,6 +62,8 @@ def tensor_shapes(path: Path) -> dict[str, list[int]]:
 
 
 def load_safetensors(path: Path) -> dict[str, npt.NDArray[np.generic]]:
+    import numpy as np
+
     data = path.read_bytes()
     header, start = _header(data, path)
     tensors: dict[str, npt.NDArray[np.generic]] = {}

@@ -18,12 +18,11 @@ import time
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator
-from concurrent.futures.process import BrokenProcessPool
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from filelock import FileLock, Timeout
 
@@ -44,17 +43,7 @@ from vaultctx.index.db import (
     open_index,
     remove_database_files,
 )
-from vaultctx.index.parallel import WorkerSetup, prepare_in_workers, worker_count
-from vaultctx.index.prepare import (
-    ChunkRow,
-    FileColumns,
-    PreparedFile,
-    embed_rows,
-    fts_columns,
-    parse_and_chunk,
-    read_file,
-    timed,
-)
+from vaultctx.index.phase_time import timed
 from vaultctx.index.quality_pass import quality_coverage, run_quality_pass
 from vaultctx.index.schema import (
     META_INDEX_SIGNATURE,
@@ -69,8 +58,13 @@ from vaultctx.index.text_codec import unpack_text
 from vaultctx.scrub import scrub_secrets
 from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
 from vaultctx.text.lexical import FTS_ANALYZER_META, analyzer_id
-from vaultctx.vault.note import Note
 from vaultctx.vault.scanner import VaultFile, scan_vault
+
+if TYPE_CHECKING:
+    # Preparing files (parsing, chunking, worker processes: YAML, the chunker, multiprocessing)
+    # is imported when a run has files to prepare: a no-op run decides from the scan alone.
+    from vaultctx.index.prepare import ChunkRow, FileColumns, PreparedFile
+    from vaultctx.vault.note import Note
 
 log = logging.getLogger(__name__)
 
@@ -417,6 +411,11 @@ class Indexer:
         """Each file read and hashed, and in a large run already parsed, chunked and embedded
         by worker processes (parallel.py); small runs do it all here, where no start-up cost
         is paid. The text comes along only when this process still has to parse it."""
+        from concurrent.futures.process import BrokenProcessPool
+
+        from vaultctx.index.parallel import WorkerSetup, prepare_in_workers, worker_count
+        from vaultctx.index.prepare import read_file
+
         workers = worker_count(self.config.settings, len(todo))
         done = 0
         if workers > 1:
@@ -456,6 +455,8 @@ class Indexer:
         report: IndexReport,
     ) -> None:
         """Decide what a read file means for the index: unchanged, renamed, skipped or new."""
+        from vaultctx.index.prepare import parse_and_chunk, read_file
+
         vault_file = prepared.file
         _merge_phases(report, prepared.phase_seconds)
         prepared.phase_seconds = {}
@@ -670,6 +671,8 @@ def _rebuild_fts_if_analysis_changed(db: IndexDatabase, report: IndexReport) -> 
         message = f"text analysis changed ({stored} → {current}): re-analysing all chunks for BM25"
         report.warnings.append(message)
         log.warning(message)
+    from vaultctx.index.prepare import fts_columns
+
     with report.timed("fts_rebuild"), db.transaction():
         db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')")
         last_id = 0
@@ -751,6 +754,8 @@ class _BatchWriter:
         assert self.embedder is not None
         if self.reuse_vectors:
             self._reuse_vectors(report)
+        from vaultctx.index.prepare import embed_rows
+
         missing = [row for work in self.pending for row in work.chunks if row.vector is None]
         embed_rows(missing, self.embedder, self.batch_size)
         report.chunks_embedded += len(missing)

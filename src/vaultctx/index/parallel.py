@@ -29,12 +29,12 @@ from typing import Protocol
 
 from vaultctx.config import Settings
 from vaultctx.embed.base import Embedder
+from vaultctx.index.phase_time import timed
 from vaultctx.index.prepare import (
     PreparedFile,
     embed_rows,
     parse_and_chunk,
     read_file,
-    timed,
     without_text,
 )
 from vaultctx.vault.scanner import VaultFile

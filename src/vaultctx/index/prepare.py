@@ -10,15 +10,13 @@ from __future__ import annotations
 import hashlib
 import json
 import logging
-import time
 from collections import Counter
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from vaultctx.config import Settings
 from vaultctx.embed.base import Embedder, embedding_input, quantize_int8
+from vaultctx.index.phase_time import timed
 from vaultctx.index.text_codec import pack_text
 from vaultctx.scrub import scrub_secrets
 from vaultctx.text.lexical import fts_document
@@ -71,16 +69,6 @@ class PreparedFile:
     chunks: list[ChunkRow] = field(default_factory=list)
     secrets: Counter[str] = field(default_factory=Counter)
     phase_seconds: dict[str, float] = field(default_factory=dict)
-
-
-@contextmanager
-def timed(phases: dict[str, float], phase: str) -> Iterator[None]:
-    """Accumulate wall time per phase, so a slow run says where its time went."""
-    started = time.perf_counter()
-    try:
-        yield
-    finally:
-        phases[phase] = phases.get(phase, 0.0) + time.perf_counter() - started
 
 
 def digest(text: str) -> bytes:

@@ -45,11 +45,21 @@ def quality_coverage(db: IndexDatabase) -> tuple[int, int]:
     return total - missing, total
 
 
+def _every_chunk_embedded(db: IndexDatabase) -> bool:
+    return not db.scalar("SELECT EXISTS (SELECT 1 FROM chunks WHERE quality_embedded_at IS NULL)")
+
+
 def _reset_if_model_changed(db: IndexDatabase, embedder: Embedder) -> str | None:
     previous = db.meta(META_QUALITY_MODEL_HASH)
-    layout_ok = db.meta(f"{QUALITY_TABLE}.layout") == f"{VECTOR_STORAGE}[{embedder.dimension}]"
-    if previous == embedder.model_hash and layout_ok:
-        return None
+    layout = db.meta(f"{QUALITY_TABLE}.layout")
+    if previous == embedder.model_hash and layout is not None:
+        if layout.startswith(f"{VECTOR_STORAGE}[") and _every_chunk_embedded(db):
+            # Nothing to embed: the dimension (the transformer's, known only once its ~0.3 s
+            # session is loaded) is checked by the next run that has work for the model. A
+            # no-op `vaultctx index` loads no engine.
+            return None
+        if layout == f"{VECTOR_STORAGE}[{embedder.dimension}]":
+            return None
     with db.transaction():
         if db.has_table(QUALITY_TABLE):
             db.execute(f"DROP TABLE {QUALITY_TABLE}")
