@@ -28,7 +28,9 @@ from pathlib import Path
 
 from corpora import powershell_corpus
 
-VAULTCTX = str(Path(sys.executable).with_name("vaultctx"))
+# `python -m vaultctx`, not the venv's `vaultctx` script: that script imports the entry point of
+# whichever tree was installed, and each run here must use only the tree on PYTHONPATH.
+VAULTCTX = [sys.executable, "-m", "vaultctx"]
 
 
 def run_once(src: Path, vault: Path, db: Path) -> tuple[float, float, dict[str, float]]:
@@ -39,7 +41,7 @@ def run_once(src: Path, vault: Path, db: Path) -> tuple[float, float, dict[str, 
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     started = time.perf_counter()
     done = subprocess.run(
-        [VAULTCTX, "index", "--vault", str(vault), "--db", str(db), "--json", "--fast", "--full"],
+        [*VAULTCTX, "index", "--vault", str(vault), "--db", str(db), "--json", "--fast", "--full"],
         capture_output=True,
         text=True,
         env=env,

@@ -25,7 +25,9 @@ from typing import Any
 
 import apsw
 
-VAULTCTX = str(Path(sys.executable).with_name("vaultctx"))
+# `python -m vaultctx`, not the venv's `vaultctx` script: that script imports the entry point of
+# whichever tree was installed, and each run here must use only the tree on PYTHONPATH.
+VAULTCTX = [sys.executable, "-m", "vaultctx"]
 QUERIES = (
     "get help",
     "execution policy",
@@ -44,7 +46,7 @@ QUERIES = (
 
 def build(src: Path, vault: Path, db: Path) -> dict[str, Any]:
     done = subprocess.run(
-        [VAULTCTX, "index", "--vault", str(vault), "--db", str(db), "--json", "--fast", "--full"],
+        [*VAULTCTX, "index", "--vault", str(vault), "--db", str(db), "--json", "--fast", "--full"],
         capture_output=True,
         text=True,
         env={**os.environ, "PYTHONPATH": str(src)},
