@@ -60,6 +60,11 @@ _NAME_CHARS = frozenset(string.ascii_letters + string.digits + "_.-")
 _ASCII_LOWER = str.maketrans(string.ascii_uppercase, string.ascii_lowercase)
 _LINE_REACH = 1000
 _ALLOWLIST_REACH = 1000
+# Rules without keywords run on every text. Each may have here a piece of its own pattern that
+# every match must contain (a top-level part of the regex, checked by tests/scrub): the rule runs
+# only where that piece is found. Discord bot tokens are three dot-separated runs; their scan,
+# which tries every capital M, N or O, was a quarter of scrubbing a note.
+KEYWORDLESS_PREFILTERS = {"discord-bot-token": r"\.[A-Za-z0-9_-]{6}\."}
 
 
 @dataclass(frozen=True)
@@ -88,6 +93,7 @@ class CompiledRules(NamedTuple):
     keywords: ahocorasick.Automaton
     rules_by_keyword: dict[str, tuple[int, ...]]
     keywordless: tuple[int, ...]
+    prefilters: dict[int, re.Pattern[str]]
     anchored: frozenset[int]
     gitleaks_compiled: int
     gitleaks_skipped: dict[str, str]
@@ -135,6 +141,11 @@ def _compile() -> CompiledRules:
         keywords=automaton,
         rules_by_keyword={keyword: tuple(indices) for keyword, indices in by_keyword.items()},
         keywordless=tuple(index for index, rule in enumerate(rules) if not rule.keywords),
+        prefilters={
+            index: re.compile(KEYWORDLESS_PREFILTERS[rule.name])
+            for index, rule in enumerate(rules)
+            if not rule.keywords and rule.name in KEYWORDLESS_PREFILTERS
+        },
         anchored=frozenset(
             index for index, rule in enumerate(rules) if _starts_only_at_keywords(rule)
         ),
@@ -161,15 +172,22 @@ def scrub_secrets(text: str) -> ScrubResult:
     """
     compiled = compiled_rules()
     hits = _keyword_hits(compiled, _lower_keeping_offsets(text))
-    candidates = sorted(
-        {index for keyword in hits for index in compiled.rules_by_keyword[keyword]}.union(
-            compiled.keywordless
+    candidates = (
+        sorted(
+            {index for keyword in hits for index in compiled.rules_by_keyword[keyword]}.union(
+                compiled.keywordless
+            )
         )
+        if hits
+        else compiled.keywordless
     )
     findings: list[_Finding] = []
     for index in candidates:
         rule = compiled.rules[index]
         matches: Iterable[re.Match[str]]
+        prefilter = compiled.prefilters.get(index)
+        if prefilter is not None and prefilter.search(text) is None:
+            continue
         if index in compiled.anchored:
             starts = sorted({start for keyword in rule.keywords for start in hits.get(keyword, ())})
             matches = _matches_at(rule.regex, text, starts)
