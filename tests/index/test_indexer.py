@@ -312,6 +312,54 @@ def test_excalidraw_and_kanban_excluded_by_default(
     assert report.added == 4  # the three notes and the board; the drawing stays out
 
 
+def test_a_board_left_out_does_not_make_every_later_run_read_the_files(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A file left out on purpose (a kanban board) is not in the files table, so the table's
+    digest never equals the scan's; the run remembers what it left out instead, and the next
+    run over the same files is a no-op that still reports the board. A change of the setting,
+    or of any file, looks at the files again."""
+    write(vault, "board.md", "---\nkanban-plugin: basic\n---\n## Todo\n- [ ] thing one\n")
+    config = _config(vault, tmp_path)
+    first = _run(config, embedder)
+    assert first.added == 3 and [s["path"] for s in first.skipped] == ["board.md"]
+
+    def no_reads(*_: object) -> None:
+        raise AssertionError("a no-op run read a file")
+
+    with monkeypatch.context() as patched:
+        patched.setattr(prepare_module, "read_file", no_reads)
+        again = _run(config, embedder)
+    assert again.as_dict()["files"] == first.as_dict()["files"] | {"added": 0, "unchanged": 3}
+    assert again.skipped == first.skipped
+    write(vault, "new.md", "# New\n\nfresh words\n")
+    assert _run(config, embedder).added == 1
+    assert _run(_config(vault, tmp_path, index_kanban=True), embedder).added == 1  # the board
+
+
+def test_a_file_that_could_not_be_read_is_tried_again(
+    vault: Path, tmp_path: Path, embedder: StaticEmbedder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An unreadable moment (a sync client holding the file, say) is not remembered as a
+    deliberate skip: the next run reads the file again and indexes it."""
+    config = _config(vault, tmp_path)
+    real = prepare_module.read_file
+    target = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))[0]
+
+    def flaky(vault_file, *args, **kwargs):  # type: ignore[no-untyped-def]
+        prepared, text = real(vault_file, *args, **kwargs)
+        if vault_file.path == target:
+            prepared.unreadable, prepared.content_hash = "busy", None
+        return prepared, text
+
+    with monkeypatch.context() as patched:
+        patched.setattr(prepare_module, "read_file", flaky)
+        first = _run(config, embedder)
+    assert first.added == 2 and [s["path"] for s in first.skipped] == [target]
+    second = _run(config, embedder)
+    assert second.added == 1 and second.skipped == []
+
+
 def test_vault_api_status(vault: Path, tmp_path: Path) -> None:
     handle = Vault(vault, db=tmp_path / "api.db")
     assert not handle.status().exists

@@ -382,6 +382,8 @@ def _has_schema(conn: apsw.Connection) -> bool:
 
 # Model meta key: digest of the files table's (path, mtime, size) rows; the indexer's no-op test.
 STAT_DIGEST_META = "files_stat_digest"
+# The files a complete run left out on purpose, valid with one table digest (indexer.py).
+SETTLED_SKIPS_META = "settled_skips"
 
 VECTOR_STORAGE = "int8"  # see embed.base.quantize_int8; 4x smaller than float32
 

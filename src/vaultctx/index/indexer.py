@@ -26,11 +26,12 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from filelock import FileLock, Timeout
 
-from vaultctx.config import Config, check_db_location
+from vaultctx.config import Config, Settings, check_db_location
 from vaultctx.embed.base import Embedder
 from vaultctx.errors import VaultctxError
 from vaultctx.index import hangul
 from vaultctx.index.db import (
+    SETTLED_SKIPS_META,
     STAT_DIGEST_META,
     VECTOR_STORAGE,
     WRITABLE_ADVICE,
@@ -120,6 +121,8 @@ class IndexReport:
     quality_embedded: int = 0
     quality_remaining: int | None = None
     interrupted: bool = False
+    # Files skipped because they could not be read (maybe only for now): not in ``as_dict``.
+    unreadable: int = 0
     seconds: float = 0.0
     phase_seconds: dict[str, float] = field(default_factory=dict)
 
@@ -327,13 +330,21 @@ class Indexer:
             map(itemgetter(2), scan.files),
             map(itemgetter(3), scan.files),
         )
-        if not report.full and db.meta(STAT_DIGEST_META) == seen:
+        table = db.meta(STAT_DIGEST_META)
+        settled = _settled_skips(db, table, seen, settings) if not report.full else None
+        if not report.full and table == seen:
             report.unchanged = len(scan.files)  # the files table already holds exactly this
+        elif settled is not None:
+            report.unchanged = len(scan.files) - len(settled)
+            report.skipped.extend(settled)
         else:
+            before = len(report.skipped)
             self._update(db, report, scan.files, has_vectors)
-            if not report.interrupted and db.meta(STAT_DIGEST_META) is None:
+            if not report.interrupted:
                 with db.transaction():
-                    db.set_meta(STAT_DIGEST_META, _table_digest(db))
+                    table = db.meta(STAT_DIGEST_META) or _table_digest(db)
+                    db.set_meta(STAT_DIGEST_META, table)
+                    _settle_skips(db, report, before, table, seen, settings)
         with db.transaction():
             db.execute("DELETE FROM model_meta WHERE key = ?", (META_RUN_STARTED,))
             db.set_meta(
@@ -462,6 +473,7 @@ class Indexer:
         prepared.phase_seconds = {}
         if prepared.unreadable is not None or prepared.content_hash is None:
             # Keep what was indexed before: an unreadable moment must not erase a note.
+            report.unreadable += 1
             report.skipped.append({"path": vault_file.path, "reason": str(prepared.unreadable)})
             return
         content_hash = prepared.content_hash
@@ -484,6 +496,7 @@ class Indexer:
             parse_and_chunk(prepared, text, self.config.settings)
             _merge_phases(report, prepared.phase_seconds)
             if prepared.unreadable is not None:
+                report.unreadable += 1
                 report.skipped.append({"path": vault_file.path, "reason": prepared.unreadable})
                 return
         note = prepared.note
@@ -578,6 +591,53 @@ def _stat_digest(paths: Iterable[str], mtimes: Iterable[int], sizes: Iterable[in
     digest.update(array("q", mtimes).tobytes())
     digest.update(array("q", sizes).tobytes())
     return digest.hexdigest()
+
+
+def _skip_key(table: str | None, seen: str, settings: Settings) -> str:
+    """What the files left out on purpose depend on besides their own bytes: the settings that
+    exclude boards and drawings, and the scrubber that refuses credential-like file names."""
+    rules = [settings.index_kanban, settings.index_excalidraw, scrubber_fingerprint()]
+    return json.dumps([table, seen, rules])
+
+
+def _settle_skips(
+    db: IndexDatabase,
+    report: IndexReport,
+    before: int,
+    table: str,
+    seen: str,
+    settings: Settings,
+) -> None:
+    """After a complete run, remember the scan together with the files it left out on purpose
+    (a kanban board, a credential in a file name), so the next run over the same files is a
+    no-op instead of reading them again. Not when a file could not be read: that may pass, and
+    the next run must try it again. Recorded in the transaction that stores the table's digest;
+    any change of the files table deletes that digest, and with it this record's validity."""
+    if report.unreadable:
+        db.execute("DELETE FROM model_meta WHERE key = ?", (SETTLED_SKIPS_META,))
+        return
+    record = {"key": _skip_key(table, seen, settings), "skipped": report.skipped[before:]}
+    db.set_meta(SETTLED_SKIPS_META, json.dumps(record))
+
+
+def _settled_skips(
+    db: IndexDatabase, table: str | None, seen: str, settings: Settings
+) -> list[dict[str, str]] | None:
+    """The files the last complete run left out on purpose, when nothing it depended on has
+    changed since (see ``_settle_skips``); None when this run must look at the files."""
+    if table is None:
+        return None
+    stored = db.meta(SETTLED_SKIPS_META)
+    if stored is None:
+        return None
+    try:
+        record = json.loads(stored)
+    except ValueError:
+        return None
+    if not isinstance(record, dict) or record.get("key") != _skip_key(table, seen, settings):
+        return None
+    skipped = record.get("skipped")
+    return skipped if isinstance(skipped, list) else None
 
 
 def _forget_table_digest(db: IndexDatabase) -> None:
