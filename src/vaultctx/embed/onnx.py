@@ -71,9 +71,9 @@ class OnnxEmbedder:
     activations to int8 with one scale per call, so in a batch every window's vector moved with
     its batch mates and their padding (cosine down to 0.986 against the window alone): alone, a
     chunk's vector depends on its text only, whatever else is being embedded, and no compute is
-    spent on padding. On this project's 2-core machine one window per call was also as fast as
-    batches of 16 once idle worker threads stop spinning (docs/benchmarks.md, "Pass 2"). A larger
-    ``batch_size`` still groups windows of similar token count so little padding is computed.
+    spent on padding. On this project's 2-core machine one window per call was also faster than
+    batches of 16 once idle worker threads stop spinning (docs/benchmarks.md, "Pass 2 speed").
+    A larger ``batch_size`` still groups windows of similar token count, so little is padded.
     ``threads=None`` lets onnxruntime use one thread per physical core.
 
     ``windowed=False`` keeps only the first window (the model's usual truncation), to measure
