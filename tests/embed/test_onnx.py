@@ -22,9 +22,12 @@ from vaultctx.embed.static import StaticEmbedder
 BREAD = "how to bake bread"
 LOAF = "baking a loaf"
 KERNEL = "kernel scheduler"
-# Dynamic int8 quantisation scales activations per batch, so a text's vector moves very slightly
-# with its batch mates; anything below this cosine would be a real bug (padding leaking in).
-SAME_VECTOR_COSINE = 0.99
+# The graph quantises activations with one scale per model call: with one window per call (the
+# default) a text's vector is its own, whatever it is embedded with.
+SAME_VECTOR_COSINE = 0.9999
+# With several windows per call the shared scale moves each vector slightly (measured down to
+# 0.986); padding leaking through the attention mask would move it far more.
+BATCHED_VECTOR_COSINE = 0.98
 
 
 @pytest.fixture(scope="module")
@@ -80,10 +83,55 @@ def test_same_input_same_vector_across_calls_and_instances(
     np.testing.assert_array_equal(first, OnnxEmbedder().embed(texts))
 
 
-def test_padding_and_batch_mates_barely_move_a_vector(onnx: OnnxEmbedder, long_chunk: str) -> None:
-    alone = onnx.embed([LOAF])[0]
-    batched = onnx.embed([long_chunk, LOAF, KERNEL])[1]
-    assert alone @ batched > SAME_VECTOR_COSINE
+@pytest.fixture(scope="module")
+def mixed_chunks(long_chunk: str) -> list[str]:
+    """Real texts of very different token counts: one to eight windows, a few words, a sentence."""
+    with shared_data("beir-scifact", "corpus.jsonl").open(encoding="utf-8") as corpus:
+        abstracts = [json.loads(next(corpus))["text"] for _ in range(3)]
+    return [
+        long_chunk,
+        LOAF,
+        abstracts[0],
+        KERNEL,
+        abstracts[1][:300],
+        long_chunk * 4,
+        abstracts[2],
+    ]
+
+
+def cosines(left: np.ndarray[Any, Any], right: np.ndarray[Any, Any]) -> list[float]:
+    return [float(a @ b) for a, b in zip(left, right, strict=True)]
+
+
+def test_a_vector_does_not_depend_on_what_it_is_embedded_with(
+    onnx: OnnxEmbedder, mixed_chunks: list[str]
+) -> None:
+    together = onnx.embed(mixed_chunks)
+    one_by_one = np.vstack([onnx.embed([text]) for text in mixed_chunks])
+    assert min(cosines(together, one_by_one)) >= SAME_VECTOR_COSINE
+    reordered = onnx.embed(mixed_chunks[::-1])[::-1]
+    assert min(cosines(together, reordered)) >= SAME_VECTOR_COSINE
+
+
+def test_batched_windows_are_grouped_by_token_count_and_padding_is_masked(
+    mixed_chunks: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    batched = OnnxEmbedder(batch_size=4)
+    widths: list[list[int]] = []
+    run = batched._run
+
+    def recording_run(token_lists: list[list[int]]) -> Any:
+        widths.append([len(ids) for ids in token_lists])
+        return run(token_lists)
+
+    monkeypatch.setattr(batched, "_run", recording_run)
+    vectors = batched.embed(mixed_chunks)
+    real_calls = [call for call in widths if call != [0]]  # [0]: the dimension probe
+    flat = [width for call in real_calls for width in call]
+    assert flat == sorted(flat)  # every call holds neighbours in token count
+    assert max(len(call) for call in real_calls) == 4
+    one_by_one = np.vstack([OnnxEmbedder().embed([text]) for text in mixed_chunks])
+    assert min(cosines(vectors, one_by_one)) >= BATCHED_VECTOR_COSINE
 
 
 def test_text_without_tokens_is_the_zero_vector(onnx: OnnxEmbedder) -> None:

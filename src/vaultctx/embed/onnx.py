@@ -65,9 +65,16 @@ class OnnxEmbedder:
     Windows hold 256 tokens, MiniLM's training length, and start at most 224 tokens apart: a
     2,000-character chunk (about 450 tokens) then takes two windows where a 192 stride would
     need three for half of them, and compute is proportional to windows. ``max_windows`` bounds
-    the cost of a pathological text. Batches of 16 windows measured as fast as 1 to 64 on long
-    chunks and about 15% faster than 1 on short texts. ``threads=None`` lets onnxruntime use one
-    thread per physical core.
+    the cost of a pathological text.
+
+    Windows run one per model call by default (``batch_size=1``). The graph quantises its
+    activations to int8 with one scale per call, so in a batch every window's vector moved with
+    its batch mates and their padding (cosine down to 0.986 against the window alone): alone, a
+    chunk's vector depends on its text only, whatever else is being embedded, and no compute is
+    spent on padding. On this project's 2-core machine one window per call was also faster than
+    batches of 16 once idle worker threads stop spinning (docs/benchmarks.md, "Pass 2 speed").
+    A larger ``batch_size`` still groups windows of similar token count, so little is padded.
+    ``threads=None`` lets onnxruntime use one thread per physical core.
 
     ``windowed=False`` keeps only the first window (the model's usual truncation), to measure
     what windowing buys; it shares the model hash, since the vector space is the same. A text
@@ -83,7 +90,7 @@ class OnnxEmbedder:
         window_tokens: int = 256,
         max_stride_tokens: int = 224,
         max_windows: int = 8,
-        batch_size: int = 16,
+        batch_size: int = 1,
         threads: int | None = None,
     ) -> None:
         if importlib.util.find_spec("onnxruntime") is None:
@@ -213,12 +220,20 @@ class OnnxEmbedder:
             import onnxruntime as ort
 
             options = ort.SessionOptions()
-            # 0 lets onnxruntime choose: one thread per physical core.
+            # 0 lets onnxruntime choose: one thread per physical core. One model call at a time,
+            # so no inter-op parallelism; the arena and memory patterns keep their defaults
+            # (input shapes vary per window, so a memory pattern is never reused anyway).
             options.intra_op_num_threads = self._threads or 0
             options.inter_op_num_threads = 1
             options.execution_mode = ort.ExecutionMode.ORT_SEQUENTIAL
+            # The graph is fused offline (scripts/build_models.py); ENABLE_ALL adds the
+            # CPU-specific rewrites in memory at load. Nothing is written next to the model.
             options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
             options.log_severity_level = 3
+            # Waiting worker threads sleep instead of spinning: a spinning thread burns a core
+            # that the user's own work (and pass 1) needs; on 2 loaded cores this gave 40% more
+            # chunks per CPU-second and more chunks per second too (docs/benchmarks.md).
+            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
             self._session = ort.InferenceSession(
                 str(self._folder / "model.onnx"), options, providers=["CPUExecutionProvider"]
             )

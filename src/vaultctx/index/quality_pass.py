@@ -23,9 +23,10 @@ from vaultctx.index.db import VECTOR_STORAGE, IndexDatabase, ensure_vector_table
 from vaultctx.index.schema import META_QUALITY_MODEL_HASH, META_QUALITY_MODEL_NAME, QUALITY_TABLE
 from vaultctx.index.text_codec import unpack_text
 
-# Chunks per model call between two looks at the stop request: about one call of 16 windows,
-# a fraction of a second, so Ctrl-C is answered within a second even on a busy machine. Taken
-# in order of length, slices of 8 embed as fast as whole batches of 64 (measured).
+# Chunks per embed() call between two looks at the stop request: about 12 windows (the ONNX
+# engine runs them one per model call), a fraction of a second, so Ctrl-C is answered within a
+# second even on a busy machine. Taken in order of length, slices of 8 embed as fast as whole
+# batches of 64 (measured), and a remote engine's request holds texts of similar length.
 STOP_CHECK_CHUNKS = 8
 
 
@@ -77,7 +78,7 @@ def _embed_until_stopped(
     ``stop`` was set or the engine failed: the rest are left for the next run. An engine's failure
     (a remote one's refused key, say) is returned, to be raised once the vectors it had already
     made, and been paid for, are stored."""
-    order = sorted(rows, key=lambda row: len(row[2]))  # little padding in each model call
+    order = sorted(rows, key=lambda row: len(row[2]))  # little padding in any batched call
     embedded: dict[int, Vectors] = {}
     for start in range(0, len(order), STOP_CHECK_CHUNKS):
         if stop is not None and stop.is_set():
