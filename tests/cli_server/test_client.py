@@ -161,11 +161,19 @@ def test_ctrl_c_while_waiting_for_the_server(tmp_path: Path) -> None:
             text=True,
         )
         listener.settimeout(120)
-        connection, _ = listener.accept()  # the request has been sent: the process waits
+        connection, _ = listener.accept()
         with connection:
+            # The whole request first: then the process is surely waiting for the answer (a
+            # connection accepted is not yet a request sent, and a loaded machine shows it).
+            connection.settimeout(120)
+            received = b""
+            while b"\r\n\r\n" not in received or not received.rstrip().endswith(b"}"):
+                chunk = connection.recv(65536)
+                assert chunk, f"the process closed the connection: {received!r}"
+                received += chunk
             process.send_signal(signal.SIGINT)
             out, err = process.communicate(timeout=60)
-            assert process.returncode == 130
+            assert process.returncode == 130, (out, err)
             assert (out, err) == ("", "error: interrupted\n")
             connection.settimeout(10)
             while connection.recv(65536):  # the request, then end of stream: closed
