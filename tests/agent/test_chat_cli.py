@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tests.agent.cli_support import KEY, Indexed, agent_env, openai_toml, vaultctx
 from tests.agent.fakes import Answer, OpenAIFake
+from tests.terminal_signals import ctrl_c_as_from_a_terminal
 
 CHAT_SETTINGS = "translate = false\n"
 PROMPT = "[gpt-5.2 · medium] >"
@@ -96,7 +97,7 @@ def test_ctrl_c_stops_the_answer_and_a_second_leaves(indexed: Indexed, tmp_path:
             stderr=follower,
             env=env,
             start_new_session=True,
-            preexec_fn=_ctrl_c_as_a_shell_leaves_it,
+            preexec_fn=ctrl_c_as_from_a_terminal,
         )
         os.close(follower)
         screen = _Screen(leader)
@@ -120,14 +121,6 @@ def test_ctrl_c_stops_the_answer_and_a_second_leaves(indexed: Indexed, tmp_path:
             os.close(leader)
     assert stopped_in < 5.0  # generous for a loaded machine; typically well under a second
     assert "never shown" not in screen.text
-
-
-def _ctrl_c_as_a_shell_leaves_it() -> None:
-    """The chat starts with Ctrl-C working, as from a terminal: not ignored or blocked because
-    of something the test process inherited (seen twice in full CI runs: the first Ctrl-C never
-    arrived, while 5 runs of this test alone and the -n 2 run beside the UI tests passed)."""
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGINT})
 
 
 class _Screen:

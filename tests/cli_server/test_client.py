@@ -144,6 +144,7 @@ def test_ctrl_c_while_waiting_for_the_server(tmp_path: Path) -> None:
     import sys
 
     from tests.cli_server.conftest import cli_env
+    from tests.terminal_signals import ctrl_c_as_from_a_terminal
 
     vault = tmp_path / "vault"
     vault.mkdir()
@@ -159,6 +160,7 @@ def test_ctrl_c_while_waiting_for_the_server(tmp_path: Path) -> None:
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             text=True,
+            preexec_fn=ctrl_c_as_from_a_terminal,
         )
         listener.settimeout(120)
         connection, _ = listener.accept()
