@@ -53,3 +53,13 @@ def test_a_broken_install_names_the_fix(monkeypatch: pytest.MonkeyPatch) -> None
         content_morphemes("볼트를")
     assert "pip install 'vaultctx[ko]'" in raised.value.suggestion
     assert raised.value.suggestion.endswith("=ngram")
+
+
+def test_kiwi_version_is_the_installed_distributions() -> None:
+    """Read from the package's file for speed, it must equal what the metadata says: the index
+    records it, and a different value would rebuild every index's keyword table."""
+    import importlib.metadata
+
+    if not korean.kiwi_installed():
+        pytest.skip("kiwipiepy is not installed")
+    assert korean.kiwi_version() == importlib.metadata.version("kiwipiepy")
