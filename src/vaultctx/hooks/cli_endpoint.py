@@ -18,10 +18,10 @@ from functools import partial
 from typing import TYPE_CHECKING, Any
 
 import anyio.to_thread
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from vaultctx.hooks.endpoint import BodyTooLargeError, read_body, refusal
+from vaultctx.hooks.endpoint import guarded_body
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -37,18 +37,13 @@ def cli_endpoint(
     """The route's handler; ``call`` runs a function against the server's vault, serialised."""
 
     async def endpoint(request: Request) -> Response:
-        peer = request.client.host if request.client else None
-        refused = refusal(request.headers, peer, token)
-        if refused is not None:
-            return JSONResponse({"error": refused[1]}, status_code=refused[0])
+        body = await guarded_body(request, token, MAX_CLI_BODY_BYTES)
+        if isinstance(body, Response):
+            return body
         try:
-            data = json.loads(await read_body(request, MAX_CLI_BODY_BYTES))
-        except BodyTooLargeError as exc:
-            return JSONResponse({"error": str(exc)}, status_code=413)
+            data = json.loads(body)
         except ValueError as exc:
             return JSONResponse({"error": f"not JSON: {exc}"}, status_code=400)
-        except ClientDisconnect:
-            return Response(status_code=400)
         if not isinstance(data, dict):
             return JSONResponse({"error": "expected a JSON object"}, status_code=400)
         answer = await anyio.to_thread.run_sync(call, partial(_run, runner, data))

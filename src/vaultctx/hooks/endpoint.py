@@ -99,23 +99,33 @@ def hook_excerpts(vault: Vault, text: str) -> list[Excerpt]:
     return relevant_excerpts(search, text)
 
 
+async def guarded_body(request: Request, token: str | None, limit: int) -> bytes | Response:
+    """The body of a request the endpoint may serve (see ``refusal``), or the answer refusing
+    it; shared by every local-process endpoint, so they check and bound requests alike."""
+    peer = request.client.host if request.client else None
+    refused = refusal(request.headers, peer, token)
+    if refused is not None:
+        return JSONResponse({"error": refused[1]}, status_code=refused[0])
+    try:
+        return await read_body(request, limit)
+    except BodyTooLargeError as exc:
+        # What is left of the body is discarded by uvicorn as it arrives, never kept.
+        return JSONResponse({"error": str(exc)}, status_code=413)
+    except ClientDisconnect:  # gone, or cut off by the request time limit: nobody to answer
+        return Response(status_code=400)
+
+
 def hook_endpoint(call: VaultCall, token: str | None) -> Callable[[Request], Awaitable[Response]]:
     """The route's handler; ``call`` runs a function against the server's vault, serialised."""
 
     async def endpoint(request: Request) -> Response:
-        peer = request.client.host if request.client else None
-        refused = refusal(request.headers, peer, token)
-        if refused is not None:
-            return JSONResponse({"error": refused[1]}, status_code=refused[0])
+        body = await guarded_body(request, token, MAX_BODY_BYTES)
+        if isinstance(body, Response):
+            return body
         try:
-            text = parse_request(await read_body(request))
-        except BodyTooLargeError as exc:
-            # What is left of the body is discarded by uvicorn as it arrives, never kept.
-            return JSONResponse({"error": str(exc)}, status_code=413)
+            text = parse_request(body)
         except ValueError as exc:
             return JSONResponse({"error": str(exc)}, status_code=400)
-        except ClientDisconnect:  # gone, or cut off by the request time limit: nobody to answer
-            return Response(status_code=400)
         try:
             excerpts = await anyio.to_thread.run_sync(call, partial(hook_excerpts, text=text))
         except VaultctxError as exc:
