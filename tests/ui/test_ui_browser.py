@@ -182,6 +182,13 @@ def test_the_status_page_reindexes_with_progress(ui: UiServer, tmp_path: Path) -
         page.get_by_role("button", name="Re-index").focus()
         page.keyboard.press("Enter")
         page.wait_for_selector("#reindex[data-state='done']", timeout=120_000)
+        # The script marks the old page done and then reloads it for fresh counts: wait for the
+        # reloaded page (read at once, the old count was seen once in CI).
+        page.wait_for_function(
+            "n => document.getElementById('files')?.innerText.trim() === String(n)",
+            arg=files + 1,
+            timeout=60_000,
+        )
         assert "Index up to date." in page.inner_text("#reindex")
         assert "1 added" in page.inner_text("#reindex")
         assert int(page.inner_text("#files")) == files + 1
