@@ -57,7 +57,9 @@ def outside_fences(text: str) -> str:
         if fence is None and marker:
             fence = marker.group(1)
         elif fence is not None:
-            if marker and marker.group(1)[0] == fence[0] and not line.strip(" `~"):
+            # CommonMark: only a run of the same character, at least as long, closes a fence.
+            closer = marker.group(1) if marker else ""
+            if closer[:1] == fence[0] and len(closer) >= len(fence) and not line.strip(" `~"):
                 fence = None
         else:
             kept.append(line)

@@ -108,8 +108,17 @@ def ollama_root(settings: AgentSettings) -> str:
 def openai_client(base_url: str, key: str, timeout: float) -> Any:
     from openai import AsyncOpenAI
 
+    from vaultctx.agent.loop_http import loop_safe_client
+
     # No silent retries: a 429's Retry-After is the user's to see (backends.describe_failure).
-    return AsyncOpenAI(base_url=base_url, api_key=key, max_retries=0, timeout=timeout)
+    # The HTTP client keeps a connection pool per event loop (agent/loop_http.py).
+    return AsyncOpenAI(
+        base_url=base_url,
+        api_key=key,
+        max_retries=0,
+        timeout=timeout,
+        http_client=loop_safe_client(timeout),
+    )
 
 
 def _gemini(settings: AgentSettings, model_name: str) -> tuple[Model, str]:
