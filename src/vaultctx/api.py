@@ -233,6 +233,9 @@ class Vault:
         self._retriever: Retriever | None = None
         self._engines_checked: set[str] = set()
         self._changer: NoteChanger | None = None
+        # Set by a caller that can ask a running server (``vaultctx ask``): it answers a search
+        # there, or returns None and the search runs here.
+        self.search_elsewhere: Callable[[SearchRequest], SearchResponse | None] | None = None
 
     @property
     def path(self) -> Path:
@@ -381,6 +384,10 @@ class Vault:
         maps of content linking to the results come back as ``related_mocs``.
         """
         request = _as_request(request, options)
+        if self.search_elsewhere is not None:
+            answered = self.search_elsewhere(request)
+            if answered is not None:
+                return answered
         with self._naming_this_index():
             retriever = self.retriever(vectors=request.mode != "bm25")
         return retriever.search(request)

@@ -122,18 +122,22 @@ def test_reading_answers() -> None:
     good = json.dumps({"protocol": 1, "stdout": "out", "stderr": "", "exit": 0}).encode()
     status, body = forward._parse_response(response(good))
     assert status == 200 and body is not None
-    assert forward._answer(body, "u") == ("out", "", 0)
+    assert forward._answer(forward._decoded(body, "u") or {}, "u") == ("out", "", 0)
     assert forward._parse_response(response(good, length=len(good) + 1))[1] is None  # cut short
     assert forward._parse_response(response(good, kind="text/html"))[1] is None
     assert forward._parse_response(b"HTTP/1.1 200 OK\r\n")[1] is None
     for data in (
-        {"protocol": 1, "stdout": "x", "stderr": "", "exit": True},
-        {"protocol": 1, "stdout": 5, "stderr": "", "exit": 0},
         {"protocol": 2, "stdout": "x", "stderr": "", "exit": 0},
         {"protocol": 1, "fallback": "no"},
         [1, 2],
     ):
-        assert forward._answer(json.dumps(data).encode(), "u") is None
+        assert forward._decoded(json.dumps(data).encode(), "u") is None
+    assert forward._decoded(b"not json", "u") is None
+    for data in (
+        {"protocol": 1, "stdout": "x", "stderr": "", "exit": True},
+        {"protocol": 1, "stdout": 5, "stderr": "", "exit": 0},
+    ):
+        assert forward._answer(data, "u") is None
 
 
 def test_ctrl_c_while_waiting_for_the_server(tmp_path: Path) -> None:

@@ -298,3 +298,61 @@ def test_a_relative_vault_is_resolved_from_the_callers_directory(served: Served)
     answer = request(served, argv, cwd=str(served.vault.parent))
     assert answer.get("exit") == 0, answer
     assert "fallback" in request(served, argv, cwd="/")
+
+
+def search_request(served: Served, search: object, **changes: object) -> dict[str, object]:
+    """One search of ``vaultctx ask`` (cli.remote_search) as the endpoint receives it."""
+    body = {"protocol": 1, "vault": str(served.vault), "db": str(served.db), "search": search}
+    status, payload = endpoint(served, json.dumps({**body, **changes}).encode(), GOOD)
+    assert status == 200
+    answer = json.loads(payload)
+    assert isinstance(answer, dict)
+    return answer
+
+
+def test_a_search_is_answered_as_the_same_search_in_process(served: Served) -> None:
+    from vaultctx.api import Vault
+    from vaultctx.search.request import SearchRequest
+    from vaultctx.search.request_json import request_to_json, response_from_json
+
+    asked = SearchRequest("roll back the billing deploy", limit=5)
+    answer = search_request(served, request_to_json(asked))
+    remote = response_from_json(answer["search"])
+    with Vault(served.vault, db=served.db) as vault:
+        local = vault.search(asked)
+    assert [r.citation for r in remote.results] == [r.citation for r in local.results]
+    assert remote.results
+
+
+@pytest.mark.parametrize(
+    "search",
+    [
+        "roll back",
+        ["roll back"],
+        {},
+        {"query": ""},
+        {"query": "x", "limit": 0},
+        {"query": "x", "limit": "10"},
+        {"query": "x", "mode": "sql"},
+        {"query": "x", "depth": 9},
+        {"query": "x", "notes": "yes"},
+        {"query": "x", "filters": {"since": "yesterday-ish"}},
+        {"query": "x", "filters": {"tags": "security"}},
+        {"query": "x", "filters": {"folder": 7}},
+        {"query": "x", "filters": {"path": "/etc"}},
+        {"query": "x", "weights": {"bm25": -1}},
+        {"query": "x", "batch": "/etc/passwd"},
+    ],
+    ids=repr,
+)
+def test_a_malformed_search_is_declined_never_run(served: Served, search: object) -> None:
+    answer = search_request(served, search)
+    assert "fallback" in answer and "search" not in answer, answer
+
+
+def test_a_search_for_another_index_is_declined(served: Served, tmp_path: Path) -> None:
+    search = {"query": "billing"}
+    assert "search" in search_request(served, search)
+    assert "fallback" in search_request(served, search, db=str(tmp_path / "x.db"))
+    assert "fallback" in search_request(served, search, vault=str(tmp_path))
+    assert "fallback" in search_request(served, search, protocol=2)

@@ -147,8 +147,10 @@ def open_session(
     """What ``ask`` and ``chat`` both start from: the vault, the settings (flags over the files),
     the attachments (checked before anything is sent) and a session with the MCP servers."""
     from vaultctx.agent.session import ChatSession
+    from vaultctx.cli.remote_search import search_through_server
 
     handle = open_vault(vault, db)
+    search_through_server(handle)
     settings = agent_settings(handle, **flags)
     attachments = load_attachments(handle, attach, note)
     session = ChatSession(handle, settings, mcp=mcp_servers(settings))

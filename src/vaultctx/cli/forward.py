@@ -57,9 +57,7 @@ NOT_FORWARDED = frozenset({"--help", "--batch", "--translate", "--install-comple
 def forward(argv: list[str]) -> int | None:
     """Run ``argv`` (without the program name) on the server and return its exit code after
     printing its output; None when the command must run in-process."""
-    if not argv or argv[0] not in FORWARDED or os.name == "nt":
-        return None
-    if os.environ.get(DISABLE_ENV, "").strip() not in ("", "0"):
+    if not argv or argv[0] not in FORWARDED:
         return None
     try:
         answer = _ask_server(argv)
@@ -68,7 +66,7 @@ def forward(argv: list[str]) -> int | None:
         print(f"{interrupted} interrupted", file=sys.stderr)
         return 130
     except Exception as exc:  # anything at all: the in-process run is always the fallback
-        _note(f"running in-process ({type(exc).__name__}: {exc})")
+        note(f"running in-process ({type(exc).__name__}: {exc})")
         return None
     if answer is None:
         return None
@@ -80,7 +78,7 @@ def forward(argv: list[str]) -> int | None:
     return code
 
 
-def _note(message: str) -> None:
+def note(message: str) -> None:
     """A --verbose style note: the CLI has no such flag, so an environment variable asks."""
     if os.environ.get(VERBOSE_ENV, "").strip() not in ("", "0"):
         print(f"vaultctx: {message}", file=sys.stderr)
@@ -93,29 +91,72 @@ def _ask_server(argv: list[str]) -> tuple[str, str, int] | None:
     if located is None:
         return None  # the in-process run says what is wrong, in its own words
     vault, db = located
+    server = served(vault, db)
+    if server is None:
+        return None
+    request = {
+        "argv": argv,
+        "cwd": os.getcwd(),
+        "env": {name: os.environ[name] for name in CLIENT_ENV if name in os.environ},
+        "terminal": _terminal(),
+    }
+    data = server.post(request)
+    return None if data is None else _answer(data, server.url)
+
+
+class Served:
+    """The running server for one index, checked to be this user's and on this machine.
+
+    A plain class: ``dataclasses`` would add 11 ms of imports to every forwarded command."""
+
+    def __init__(
+        self, url: str, address: tuple[str, int], token: str | None, vault: Path, db: Path
+    ) -> None:
+        self.url, self.address, self.token, self.vault, self.db = url, address, token, vault, db
+
+    def post(self, request: dict[str, Any]) -> dict[str, Any] | None:
+        """The server's JSON answer to ``request`` (sent with the protocol, vault and index), or
+        None when there is none or the server declines it (``_note`` says why)."""
+        sent = {"protocol": PROTOCOL, "vault": str(self.vault), "db": str(self.db), **request}
+        body = _post(self.url, self.address, self.token, sent)
+        return None if body is None else _decoded(body, self.url)
+
+
+def _decoded(body: bytes, url: str) -> dict[str, Any] | None:
+    """The server's JSON object in our protocol; None (and why, in a note) for anything else."""
+    try:
+        data = json.loads(body)
+    except ValueError:
+        note(f"{url} answered something that is not JSON")
+        return None
+    if not isinstance(data, dict) or data.get("protocol") != PROTOCOL:
+        note(f"{url} speaks another protocol")
+        return None
+    if isinstance(data.get("fallback"), str):
+        note(f"the server left this to run here: {data['fallback']}")
+        return None
+    return data
+
+
+def served(vault: Path, db: Path) -> Served | None:
+    """The server recorded beside ``db`` when one is running for it (and the user has not
+    turned forwarding off); None at once otherwise."""
+    if os.name == "nt" or os.environ.get(DISABLE_ENV, "").strip() not in ("", "0"):
+        return None
     server = server_link.find_server(db)
     if server is None:
         return None
     if server.pid is not None and not server_link.process_exists(server.pid):
-        _note(f"the server recorded for {db} (process {server.pid}) is gone")
+        note(f"the server recorded for {db} (process {server.pid}) is gone")
         return None
     address = _loopback_address(server.url)
     if address is None:
-        _note(f"not sending the token to {server.url}: not an address on this machine")
+        note(f"not sending the token to {server.url}: not an address on this machine")
         return None
     if not _listener_is_mine(*address):
-        _note(f"{server.url} is not a server of this user")
+        note(f"{server.url} is not a server of this user")
         return None
-    request = {
-        "protocol": PROTOCOL,
-        "argv": argv,
-        "cwd": os.getcwd(),
-        "vault": str(vault),
-        "db": str(db),
-        "env": {name: os.environ[name] for name in CLIENT_ENV if name in os.environ},
-        "terminal": _terminal(),
-    }
-    return _post(server.url, address, server.token, request)
+    return Served(server.url, address, server.token, vault, db)
 
 
 def _locate(vault: str | None, db: str | None) -> tuple[Path, Path] | None:
@@ -257,7 +298,7 @@ def _accepts(hex_address: str, host: str) -> bool:
 
 def _post(
     url: str, address: tuple[str, int], token: str | None, request: dict[str, Any]
-) -> tuple[str, str, int] | None:
+) -> bytes | None:
     """One HTTP/1.1 request over a plain socket: ``http.client`` would import the email
     package and ssl, a third of this path's start-up. The server's answer is a JSON body with a
     Content-Length (``Connection: close`` ends it); anything else is declined."""
@@ -279,7 +320,7 @@ def _post(
     try:
         connection = socket.create_connection(address, timeout=CONNECT_TIMEOUT)
     except OSError as exc:
-        _note(f"no server answers at {url} ({exc})")
+        note(f"no server answers at {url} ({exc})")
         return None
     with connection:
         connection.settimeout(ANSWER_TIMEOUT)
@@ -288,9 +329,9 @@ def _post(
     status, body_bytes = _parse_response(received)
     if status != 200 or body_bytes is None:
         shown = (body_bytes or received)[:200].decode(errors="replace")
-        _note(f"{url} declined ({status}): {shown}")
+        note(f"{url} declined ({status}): {shown}")
         return None
-    return _answer(body_bytes, url)
+    return body_bytes
 
 
 def _receive(connection: Any, limit: int) -> bytes:
@@ -331,25 +372,14 @@ def _parse_response(data: bytes) -> tuple[int, bytes | None]:
     return int(parts[1]), body
 
 
-def _answer(payload: bytes, url: str) -> tuple[str, str, int] | None:
+def _answer(data: dict[str, Any], url: str) -> tuple[str, str, int] | None:
     """The output and exit code from the server's JSON, or None for anything else."""
-    try:
-        data = json.loads(payload)
-    except ValueError:
-        _note(f"{url} answered something that is not JSON")
-        return None
-    if not isinstance(data, dict) or data.get("protocol") != PROTOCOL:
-        _note(f"{url} speaks another protocol")
-        return None
-    if isinstance(data.get("fallback"), str):
-        _note(f"the server left this command to run here: {data['fallback']}")
-        return None
     out, err, code = data.get("stdout"), data.get("stderr"), data.get("exit")
     if not isinstance(code, int) or isinstance(code, bool) or not 0 <= code <= 255:
-        _note(f"{url} answered without an exit code")
+        note(f"{url} answered without an exit code")
         return None
     if not (isinstance(out, str) and isinstance(err, str)):
-        _note(f"{url} answered without output")
+        note(f"{url} answered without output")
         return None
-    _note(f"answered by the server at {url}")
+    note(f"answered by the server at {url}")
     return out, err, code

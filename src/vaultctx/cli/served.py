@@ -123,7 +123,10 @@ def _command(name: str) -> Any:
 
 def run_request(vault: Vault, request: Mapping[str, Any]) -> dict[str, Any]:
     """The answer to one forwarded command line: its output and exit code, or a reason to
-    decline. ``vault`` is the server's, used under the server's lock."""
+    decline. ``vault`` is the server's, used under the server's lock. A request with
+    ``search`` is one search of ``vaultctx ask`` or ``chat`` (``cli.remote_search``)."""
+    if "search" in request:
+        return _search(vault, request)
     try:
         argv, cwd, env, terminal = _parse(vault, request)
     except DeclinedError as exc:
@@ -143,11 +146,30 @@ def run_request(vault: Vault, request: Mapping[str, Any]) -> dict[str, Any]:
     return {"protocol": PROTOCOL, "exit": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
 
 
+def _search(vault: Vault, request: Mapping[str, Any]) -> dict[str, Any]:
+    """The response as JSON; any doubt (another index, an invalid or failing search) declines,
+    and the caller searches in-process, where the same error is reported in its own words."""
+    from vaultctx.search.request_json import request_from_json
+
+    try:
+        _check_served(vault, request)
+        response = vault.search(request_from_json(request["search"]))
+    except VaultctxError as exc:
+        return {"protocol": PROTOCOL, "fallback": exc.one_line()}
+    return {"protocol": PROTOCOL, "search": response.as_dict()}
+
+
+def _check_served(vault: Vault, request: Mapping[str, Any]) -> None:
+    if request.get("protocol") != PROTOCOL:
+        raise DeclinedError("another protocol version", f"this server speaks {PROTOCOL}")
+    if request.get("db") != str(vault.db_path) or request.get("vault") != str(vault.path):
+        raise DeclinedError("this server serves another index", f"it serves {vault.db_path}")
+
+
 def _parse(
     vault: Vault, request: Mapping[str, Any]
 ) -> tuple[list[str], str, dict[str, str], Mapping[str, Any]]:
-    if request.get("protocol") != PROTOCOL:
-        raise DeclinedError("another protocol version", f"this server speaks {PROTOCOL}")
+    _check_served(vault, request)
     argv, cwd, env = request.get("argv"), request.get("cwd"), request.get("env")
     terminal = request.get("terminal")
     if not isinstance(argv, list) or not argv or len(argv) > MAX_ARGUMENTS:
@@ -161,8 +183,6 @@ def _parse(
     if not isinstance(env, dict) or not isinstance(terminal, dict):
         raise DeclinedError("no environment", "send env and terminal")
     clean_env = {k: v for k, v in env.items() if k in CLIENT_ENV and isinstance(v, str)}
-    if request.get("db") != str(vault.db_path) or request.get("vault") != str(vault.path):
-        raise DeclinedError("this server serves another index", f"it serves {vault.db_path}")
     return list(argv), cwd, clean_env, terminal
 
 
