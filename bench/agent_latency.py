@@ -1,7 +1,9 @@
 """The agent's own overhead: what vaultctx adds before the model starts working.
 
 - cold: a new ``vaultctx ask`` process, timed from spawn until the backend (an in-repo fake
-  speaking the OpenAI protocol, tests/agent/fakes) has received the chat request. The fake
+  speaking the OpenAI protocol, tests/agent/fakes) has received the chat request; alternately
+  in-process (``VAULTCTX_NO_SERVER=1``) and beside a running ``serve --http``, which answers its
+  search (docs/cli-server.md). The fake
   records a request once its body is read, so this is the first byte plus a request's transfer
   over loopback. Target: < 1.5 s.
 - warm retrieval: in one process, the step each question runs before the model is called (the
@@ -28,6 +30,8 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from tests.agent.fakes import Answer, OpenAIFake  # noqa: E402
+from tests.cli_server.conftest import wait_for_record  # noqa: E402
+from tests.mcp.conftest import start_http_server, stop  # noqa: E402
 from vaultctx.agent.retrieval import retrieve  # noqa: E402
 from vaultctx.api import Vault  # noqa: E402
 
@@ -49,8 +53,9 @@ def line(name: str, values: list[float], unit: str = "ms") -> None:
     )
 
 
-def cold_first_byte(vault: Path, db: Path, runs: int) -> list[float]:
-    timings = []
+def cold_first_byte(vault: Path, db: Path, runs: int) -> dict[str, list[float]]:
+    """Alternating runs: in-process (``VAULTCTX_NO_SERVER=1``) and beside a running server."""
+    timings: dict[str, list[float]] = {"in-process": [], "server": []}
     with tempfile.TemporaryDirectory() as home, OpenAIFake() as fake:
         config = Path(home) / "config" / "vaultctx"
         config.mkdir(parents=True)
@@ -66,31 +71,34 @@ def cold_first_byte(vault: Path, db: Path, runs: int) -> list[float]:
             BENCH="sk-bench",
             PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
         )
-        argv = [
-            sys.executable,
-            "-m",
-            "vaultctx",
-            "ask",
-            QUESTIONS[0],
-            "--vault",
-            str(vault),
-            "--db",
-            str(db),
-        ]
-        for run in range(runs + 1):
-            fake.queue(Answer("ok"))
-            seen = len(fake.requests_to("/chat/completions"))
-            started = time.perf_counter()
-            process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL)
-            while len(fake.requests_to("/chat/completions")) == seen:
-                if process.poll() is not None:
-                    raise SystemExit(f"vaultctx ask exited with {process.returncode}")
-                time.sleep(0.001)
-            elapsed = (time.perf_counter() - started) * 1000
-            process.wait(timeout=120)
-            if run:  # the first run warms the OS file cache
-                timings.append(elapsed)
+        envs = {"in-process": {**env, "VAULTCTX_NO_SERVER": "1"}, "server": env}
+        argv = [sys.executable, "-m", "vaultctx", "ask", QUESTIONS[0]]
+        argv += ["--vault", str(vault), "--db", str(db)]
+        server = start_http_server(["serve", "--vault", str(vault), "--db", str(db)], env)
+        try:
+            wait_for_record(db, server)
+            for run in range(runs + 1):
+                for name, run_env in envs.items():
+                    elapsed = _one_ask(fake, argv, run_env)
+                    if run:  # the first run warms the OS file cache
+                        timings[name].append(elapsed)
+        finally:
+            stop(server)
     return timings
+
+
+def _one_ask(fake: OpenAIFake, argv: list[str], env: dict[str, str]) -> float:
+    fake.queue(Answer("ok"))
+    seen = len(fake.requests_to("/chat/completions"))
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL)
+    while len(fake.requests_to("/chat/completions")) == seen:
+        if process.poll() is not None:
+            raise SystemExit(f"vaultctx ask exited with {process.returncode}")
+        time.sleep(0.001)
+    elapsed = (time.perf_counter() - started) * 1000
+    process.wait(timeout=120)
+    return elapsed
 
 
 def warm_retrieval(vault: Path, db: Path, runs: int) -> list[float]:
@@ -119,9 +127,8 @@ def main() -> None:
             with Vault(args.vault, db=db) as handle:
                 handle.index()
         print(f"load average before: {os.getloadavg()[0]:.2f}")
-        line(
-            "ask cold, spawn to request at the backend", cold_first_byte(args.vault, db, args.runs)
-        )
+        for name, timings in cold_first_byte(args.vault, db, args.runs).items():
+            line(f"ask cold ({name}), spawn to request at the backend", timings)
         line("retrieval warm (search + language share)", warm_retrieval(args.vault, db, args.runs))
         print(f"load average after: {os.getloadavg()[0]:.2f}")
 
