@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from vaultctx.embed.base import Vectors, model_hash
 from vaultctx.embed.model_files import MODELS_DIR, require_model_files
+from vaultctx.embed.side_load import SideLoad
 
 if TYPE_CHECKING:
     import numpy as np
@@ -137,16 +138,30 @@ class OnnxEmbedder:
 
     def embed(self, texts: list[str]) -> Vectors:
         """Average of each text's window vectors, L2-normalised; shape (len(texts), dimension)."""
+        self._load_both()  # first: the tokenizer loads while numpy and onnxruntime import
         import numpy as np  # not at module level: creating the engine must stay cheap
 
         windows = self._windows(texts)
-        sums = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if windows:
             window_vectors = self._embed_windows(windows)
+            sums = np.zeros((len(texts), window_vectors.shape[1]), dtype=np.float32)
             np.add.at(sums, [window.text_index for window in windows], window_vectors)
+        else:
+            sums = np.zeros((len(texts), self.dimension), dtype=np.float32)
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         np.divide(sums, norms, out=sums, where=norms > 0)
         return sums
+
+    def _load_both(self) -> None:
+        """The tokenizer and the session, loaded side by side the first time (embed/side_load.py):
+        a cold query waits for the session only."""
+        if self._session is not None or self._tokenizer is not None:
+            return
+        tokenizer = SideLoad(self._loaded_tokenizer, "vaultctx-onnx-tokenizer")
+        try:
+            self._loaded_session()
+        finally:
+            tokenizer.result()
 
     def _windows(self, texts: list[str]) -> list[_Window]:
         """A chunk is at most 2,000 characters; anything far longer is cut to what
@@ -170,10 +185,17 @@ class OnnxEmbedder:
         import numpy as np
 
         order = sorted(range(len(windows)), key=lambda i: len(windows[i].token_ids))
-        vectors = np.empty((len(windows), self.dimension), dtype=np.float32)
+        vectors: npt.NDArray[np.float32] | None = None
         for begin in range(0, len(order), self._batch_size):
             batch = order[begin : begin + self._batch_size]
-            vectors[batch] = self._run([windows[i].token_ids for i in batch])
+            batch_vectors = self._run([windows[i].token_ids for i in batch])
+            if vectors is None:
+                # Sized from the first answer: asking ``dimension`` first would run the model
+                # once more (on an empty window) before a cold query's only window.
+                self._dimension = int(batch_vectors.shape[1])
+                vectors = np.empty((len(windows), self._dimension), dtype=np.float32)
+            vectors[batch] = batch_vectors
+        assert vectors is not None  # callers pass at least one window
         return vectors
 
     def _run(self, token_lists: list[list[int]]) -> npt.NDArray[np.float32]:
