@@ -66,7 +66,11 @@ def _other_threads_or_children() -> bool:
     """A thread or worker process still running would be waited for by the normal exit."""
     import threading
 
-    if any(t.is_alive() and not t.daemon for t in threading.enumerate() if t is not threading.main_thread()):
+    if any(
+        t.is_alive() and not t.daemon
+        for t in threading.enumerate()
+        if t is not threading.main_thread()
+    ):
         return True
     multiprocessing = sys.modules.get("multiprocessing")
     return multiprocessing is not None and bool(multiprocessing.active_children())
