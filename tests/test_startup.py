@@ -9,6 +9,7 @@ where the work needs them.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -304,6 +305,9 @@ def test_a_no_op_index_loads_no_engine(fixture: str, request: pytest.FixtureRequ
     # Nothing changed, so nothing is prepared: no parser, chunker, YAML or worker pool.
     preparing = {"vaultctx.index.prepare", "vaultctx.index.parallel", "yaml", "multiprocessing"}
     assert modules.isdisjoint(preparing), modules & preparing
+    # The run lock is flock itself on POSIX (index/run_lock.py): filelock cost ~10 ms to import.
+    if os.name == "posix":
+        assert "filelock" not in modules
 
 
 def test_status_loads_no_engine(both_passes: tuple[Path, Path]) -> None:
@@ -455,8 +459,6 @@ def test_search_starts_openblas_single_threaded_unless_the_user_chose(
 ) -> None:
     """numpy's OpenBLAS starts one thread per core at import (60-100 ms of a cold search); a
     query multiplies no large matrix, so search and context start it with one."""
-    import os
-
     import vaultctx.cli.main
     from vaultctx.cli import entry
 
