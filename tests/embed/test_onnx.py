@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import shutil
@@ -15,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import shared_data
-from vaultctx.embed.base import Embedder
+from vaultctx.embed.base import Embedder, model_hash
 from vaultctx.embed.onnx import BUNDLED_ONNX_DIR, OnnxEmbedder, window_starts
 from vaultctx.embed.registry import ModelNotFoundError
 from vaultctx.embed.static import StaticEmbedder
@@ -277,3 +278,23 @@ def test_a_broken_tokenizer_fails_the_embedding_in_the_callers_thread(tmp_path: 
     with pytest.raises(Exception, match=r"(?i)expected|json|line"):
         engine.embed([BREAD])
     assert not any(t.name.startswith("vaultctx-") and t.is_alive() for t in threading.enumerate())
+
+
+def test_the_known_vocabulary_size_is_the_bundled_tokenizers_own(tmp_path: Path) -> None:
+    """The model hash reads the bundled tokenizer's size from a table keyed by the file's
+    digest; a rebuilt tokenizer (another digest) is counted from its JSON, as any other."""
+    from vaultctx.embed.onnx import KNOWN_VOCAB_SIZES, parsed_vocab_size
+
+    data = (BUNDLED_ONNX_DIR / "tokenizer.json").read_bytes()
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    assert {digest: parsed_vocab_size(BUNDLED_ONNX_DIR, data)} == KNOWN_VOCAB_SIZES
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "model.onnx").symlink_to(BUNDLED_ONNX_DIR / "model.onnx")
+    spec = json.loads(data)
+    spec["added_tokens"].append({**spec["added_tokens"][0], "id": 30522, "content": "[NEW]"})
+    (folder / "tokenizer.json").write_text(json.dumps(spec), encoding="utf-8")
+    grown = OnnxEmbedder(folder, name=OnnxEmbedder().name)
+    assert grown.model_hash != OnnxEmbedder().model_hash
+    grown._loaded_tokenizer()
+    assert grown.model_hash == model_hash(grown.name, 30523)
