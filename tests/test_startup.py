@@ -259,7 +259,11 @@ def test_serve_loads_models_only_after_the_handshake_and_kiwi_never_for_english(
                     return answer
 
         client = {"name": "startup-test", "version": "0"}
-        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+        hello: dict[str, object] = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": client,
+        }
         assert "result" in ask(1, "initialize", hello)
         at_handshake = mapped_libraries(process.pid)
         process.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
