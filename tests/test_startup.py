@@ -312,6 +312,8 @@ def test_a_no_op_index_loads_no_engine(fixture: str, request: pytest.FixtureRequ
     # The run lock is flock itself on POSIX (index/run_lock.py): filelock cost ~10 ms to import.
     if os.name == "posix":
         assert "filelock" not in modules
+    # No .indexignore: the default rules are answered without pathspec (vault/scanner.py).
+    assert "pathspec" not in modules
 
 
 def test_status_loads_no_engine(both_passes: tuple[Path, Path]) -> None:
@@ -326,7 +328,8 @@ def test_status_loads_no_engine(both_passes: tuple[Path, Path]) -> None:
 def test_an_english_search_loads_neither_the_agent_nor_kiwi(both_passes: tuple[Path, Path]) -> None:
     _, modules = imported("-c", RUN_CLI, *search_args(both_passes))
     assert modules.isdisjoint(NEVER_ON_A_FAST_PATH), modules & NEVER_ON_A_FAST_PATH
-    assert modules.isdisjoint({"rich", "yaml", "pydantic"}), modules & {"rich", "yaml", "pydantic"}
+    unneeded = {"rich", "yaml", "pydantic", "pathspec", "filelock"}
+    assert modules.isdisjoint(unneeded), modules & unneeded
 
 
 def test_options_converted_without_pydantic_fail_as_typer_words_it(
