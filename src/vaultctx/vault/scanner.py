@@ -38,13 +38,13 @@ DEFAULT_IGNORES = (".obsidian/", ".trash/", "node_modules/", "*.excalidraw.md")
 # What pathspec makes of DEFAULT_IGNORES, as ``_active`` lists it for files and for folders: a vault
 # with no .indexignore and no ``ignore`` setting then imports pathspec (~11 ms of a no-op index
 # run) only if a path matches one of them. A test keeps these equal to pathspec's own.
-_DEFAULT_FILE_PATTERNS = (
+_DEFAULT_FILE_PATTERNS: tuple[tuple[str, str], ...] = (
     (".obsidian/", r"^(?:.+/)?\.obsidian(?:/)"),
     (".trash/", r"^(?:.+/)?\.trash(?:/)"),
     ("node_modules/", r"^(?:.+/)?node_modules(?:/)"),
     ("*.excalidraw.md", r"^(?:.+/)?[^/]*\.excalidraw\.md(?:(?:/)|$)"),
 )
-_DEFAULT_FOLDER_PATTERNS = (
+_DEFAULT_FOLDER_PATTERNS: tuple[tuple[str, str], ...] = (
     (".obsidian", r"^(?:.+/)?\.obsidian(?:(?:/)|$)"),
     (".trash", r"^(?:.+/)?\.trash(?:(?:/)|$)"),
     ("node_modules", r"^(?:.+/)?node_modules(?:(?:/)|$)"),
