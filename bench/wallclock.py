@@ -33,7 +33,9 @@ Indexes are built once with the timed source tree and kept in ``$VAULTCTX_BENCH_
 
 ``--src`` times another source tree (e.g. ``git archive main | tar -x -C /tmp/old``, then
 ``--src /tmp/old/src``) with the same interpreter; this script itself needs only the standard
-library, so it runs against any tree.
+library, so it runs against any tree. ``--compare OLD_SRC`` times the ``noop`` and ``search``
+rows of two trees in one run, alternating old and new run by run (so load from other work hits
+both alike), and prints both medians and their ratio (new / old).
 """
 
 from __future__ import annotations
@@ -83,6 +85,9 @@ class Bench:
         )
         for name in ("VAULTCTX_HOOK_ACTIVE", "VAULTCTX_SERVER_URL", "VAULTCTX_TOKEN"):
             self.env.pop(name, None)
+        # An installed package has its bytecode compiled (pip does it); a tree timed without it
+        # would compile every module in every run. The untimed first run writes it.
+        self.env.pop("PYTHONDONTWRITEBYTECODE", None)
 
     def vaultctx(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "vaultctx", *args]
@@ -425,6 +430,45 @@ def row_pass2(bench: Bench, t: Target, seconds: float) -> None:
         leftover.unlink()
 
 
+def compare_rows(old: Bench, new: Bench, name: str, rows: list[str]) -> None:
+    """The ``noop`` and ``search`` rows of two trees, one run of each in turn."""
+    old_t, new_t = target(old, name), target(new, name)
+    commands: list[tuple[str, Callable[[Bench, Target], list[str]], Callable[[str], float]]] = []
+    if "noop" in rows:
+        fast = [] if new_t.both_passes else ["--fast"]
+        label = f"no-op `vaultctx index{' --fast' if fast else ''}`"
+        commands.append(
+            (label, lambda b, t: b.vaultctx("index", *where(t), "--json", *fast), index_seconds)
+        )
+    if "search" in rows:
+        for mode in ("hybrid", "bm25"):
+            commands.append(
+                (
+                    f"cold `vaultctx search` ({mode})",
+                    partial(_search_command, mode=mode),
+                    search_seconds,
+                )
+            )
+    for label, command, inner in commands:
+        pairs = [(old, command(old, old_t)), (new, command(new, new_t))]
+        for bench, argv in pairs:
+            bench.run(argv, inner)  # warms the OS file cache and writes bytecode; not counted
+        samples: dict[int, list[Sample]] = {0: [], 1: []}
+        for _ in range(new.runs):
+            for side, (bench, argv) in enumerate(pairs):
+                samples[side].append(bench.run(argv, inner))
+        report(name, f"{label} OLD", samples[0])
+        report(name, f"{label} NEW", samples[1])
+        ratio = statistics.median(s.wall for s in samples[1]) / statistics.median(
+            s.wall for s in samples[0]
+        )
+        line(name, f"{label} new/old wall", f"{ratio:.2f}")
+
+
+def _search_command(bench: Bench, t: Target, *, mode: str) -> list[str]:
+    return bench.vaultctx("search", QUERY, *where(t), "--json", "--mode", mode)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--vaults", default="example,powershell")
@@ -434,6 +478,9 @@ def main() -> None:
     parser.add_argument("--pass2-seconds", type=float, default=60.0)
     parser.add_argument("--settle", type=float, default=5.0, help="seconds before the RSS read")
     parser.add_argument("--src", type=Path, default=REPO / "src", help="source tree to time")
+    parser.add_argument(
+        "--compare", type=Path, help="an older source tree: noop and search rows, alternating"
+    )
     args = parser.parse_args()
     rows = [r.strip() for r in args.rows.split(",") if r.strip()]
     unknown = set(rows) - set(ROWS)
@@ -444,6 +491,13 @@ def main() -> None:
         ["git", "-C", str(args.src), "rev-parse", "--short", "HEAD"], capture_output=True, text=True
     ).stdout.strip()
     print(f"src {bench.src} (git {head or '-'}); load {load()}", flush=True)
+    if args.compare is not None:
+        old = Bench(args.compare.resolve(), args.runs)
+        print(f"compared with {old.src}", flush=True)
+        for name in [v.strip() for v in args.vaults.split(",") if v.strip()]:
+            compare_rows(old, bench, name, rows)
+        print(f"done; load {load()}")
+        return
     for name in [v.strip() for v in args.vaults.split(",") if v.strip()]:
         t = target(bench, name)
         for row in rows:

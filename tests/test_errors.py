@@ -24,6 +24,7 @@ INTERNAL = {
     "vaultctx.vault.bounded_yaml.FrontMatterTooCostlyError",  # the note's recorded problem
     "vaultctx.scrub.patterns._Unknown",  # control flow inside the scrubber
     "vaultctx.agent.mcp_config._DuplicateKey",  # control flow: becomes the ConfigError naming it
+    "vaultctx.index.run_lock.LockHeldError",  # the indexer raises IndexerBusyError instead
 }
 # Modules that need the MCP SDK or an optional engine; imported all the same when present.
 SKIP_MODULES = {"vaultctx.__main__", "vaultctx.hooks.__main__"}

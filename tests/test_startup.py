@@ -9,6 +9,7 @@ where the work needs them.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -258,7 +259,11 @@ def test_serve_loads_models_only_after_the_handshake_and_kiwi_never_for_english(
                     return answer
 
         client = {"name": "startup-test", "version": "0"}
-        hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+        hello: dict[str, object] = {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": client,
+        }
         assert "result" in ask(1, "initialize", hello)
         at_handshake = mapped_libraries(process.pid)
         process.stdin.write(b'{"jsonrpc": "2.0", "method": "notifications/initialized"}\n')
@@ -304,6 +309,11 @@ def test_a_no_op_index_loads_no_engine(fixture: str, request: pytest.FixtureRequ
     # Nothing changed, so nothing is prepared: no parser, chunker, YAML or worker pool.
     preparing = {"vaultctx.index.prepare", "vaultctx.index.parallel", "yaml", "multiprocessing"}
     assert modules.isdisjoint(preparing), modules & preparing
+    # The run lock is flock itself on POSIX (index/run_lock.py): filelock cost ~10 ms to import.
+    if os.name == "posix":
+        assert "filelock" not in modules
+    # No .indexignore: the default rules are answered without pathspec (vault/scanner.py).
+    assert "pathspec" not in modules
 
 
 def test_status_loads_no_engine(both_passes: tuple[Path, Path]) -> None:
@@ -318,7 +328,8 @@ def test_status_loads_no_engine(both_passes: tuple[Path, Path]) -> None:
 def test_an_english_search_loads_neither_the_agent_nor_kiwi(both_passes: tuple[Path, Path]) -> None:
     _, modules = imported("-c", RUN_CLI, *search_args(both_passes))
     assert modules.isdisjoint(NEVER_ON_A_FAST_PATH), modules & NEVER_ON_A_FAST_PATH
-    assert modules.isdisjoint({"rich", "yaml", "pydantic"}), modules & {"rich", "yaml", "pydantic"}
+    unneeded = {"rich", "yaml", "pydantic", "pathspec", "filelock"}
+    assert modules.isdisjoint(unneeded), modules & unneeded
 
 
 def test_options_converted_without_pydantic_fail_as_typer_words_it(
@@ -390,3 +401,86 @@ def test_the_engines_model_hashes_need_no_model_load() -> None:
     fresh_static = StaticEmbedder()
     fresh_static._loaded()
     assert light == (onnx.model_hash, fresh_static.model_hash)
+
+
+# A one-shot command ends with os._exit once its output is flushed (cli/entry.py): the
+# interpreter's teardown (every module, the ONNX session, BLAS threads) cost 30-100 ms.
+EXIT_PROBE = """
+import atexit, sys
+atexit.register(lambda: print("TEARDOWN", flush=True))
+from vaultctx.cli.entry import run
+sys.argv = ["vaultctx", *sys.argv[1:]]
+run()
+"""
+
+
+def entry_process(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
+    return subprocess.run(
+        [sys.executable, "-c", EXIT_PROBE, *args],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+
+
+def test_a_one_shot_command_exits_after_its_whole_output_without_the_teardown(
+    both_passes: tuple[Path, Path],
+) -> None:
+    done = entry_process(*search_args(both_passes, "--limit", "200"))
+    assert done.returncode == 0, done.stderr
+    assert "TEARDOWN" not in done.stdout
+    assert json.loads(done.stdout)["results"][0]["file_path"] == "keys.md"  # flushed whole
+    vault, db = both_passes
+    done = entry_process("index", "--vault", str(vault), "--db", str(db), "--json")
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["files"]["unchanged"] == len(NOTES)
+
+
+def test_a_one_shot_command_keeps_its_error_and_exit_code(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    missing = tmp_path / "none.db"
+    done = entry_process("search", "keys", "--vault", str(vault), "--db", str(missing))
+    assert done.returncode == 2
+    assert "no index at" in done.stderr and "TEARDOWN" not in done.stdout
+
+
+def test_other_commands_exit_normally(both_passes: tuple[Path, Path]) -> None:
+    vault, db = both_passes
+    done = entry_process("links", "keys.md", "--vault", str(vault), "--db", str(db))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.rstrip().endswith("TEARDOWN")
+
+
+@pytest.mark.parametrize(
+    ("command", "preset", "expected"),
+    [("search", None, "1"), ("context", None, "1"), ("search", "4", "4"), ("index", None, None)],
+)
+def test_search_starts_openblas_single_threaded_unless_the_user_chose(
+    command: str,
+    preset: str | None,
+    expected: str | None,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """numpy's OpenBLAS starts one thread per core at import (60-100 ms of a cold search); a
+    query multiplies no large matrix, so search and context start it with one."""
+    import vaultctx.cli.main
+    from vaultctx.cli import entry
+
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "recorded, so the test's change is undone")
+    if preset is None:
+        monkeypatch.delenv("OPENBLAS_NUM_THREADS")
+    else:
+        monkeypatch.setenv("OPENBLAS_NUM_THREADS", preset)
+    seen: list[str | None] = []
+
+    def in_process(forwarding: bool = True) -> None:
+        seen.append(os.environ.get("OPENBLAS_NUM_THREADS"))
+
+    monkeypatch.setattr(vaultctx.cli.main, "run", in_process)
+    monkeypatch.setattr(entry, "forward", lambda arguments: None)
+    monkeypatch.setattr(sys, "argv", ["vaultctx", command, "topic"])
+    entry.run()
+    assert seen == [expected]

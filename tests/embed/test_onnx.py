@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import shutil
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.conftest import shared_data
-from vaultctx.embed.base import Embedder
+from vaultctx.embed.base import Embedder, model_hash
 from vaultctx.embed.onnx import BUNDLED_ONNX_DIR, OnnxEmbedder, window_starts
 from vaultctx.embed.registry import ModelNotFoundError
 from vaultctx.embed.static import StaticEmbedder
@@ -241,3 +243,58 @@ def test_windows_cover_the_text_with_bounded_steps(
         assert np.all(steps <= max_stride)
         # and no more windows than needed: one fewer could not reach the end
         assert len(starts) == 1 or (len(starts) - 2) * max_stride < n_tokens - span
+
+
+def test_a_cold_engine_runs_the_model_once_for_a_one_window_query(onnx: OnnxEmbedder) -> None:
+    """A cold query loads the tokenizer beside the session and runs the model once: no extra
+    run on an empty window to learn the dimension. Its vector equals a warm engine's."""
+    cold = OnnxEmbedder()
+    calls: list[int] = []
+    run = cold._run
+
+    def counted(token_lists: list[list[int]]) -> Any:
+        calls.append(len(token_lists))
+        return run(token_lists)
+
+    cold._run = counted  # type: ignore[method-assign]
+    vector = cold.embed([BREAD])
+    assert calls == [1]
+    np.testing.assert_array_equal(vector, onnx.embed([BREAD]))
+    assert cold.dimension == 384 and calls == [1]
+
+
+def test_a_cold_engine_embeds_a_text_without_tokens_to_zeros() -> None:
+    vectors = OnnxEmbedder().embed([" "])
+    assert vectors.shape == (1, 384)
+    np.testing.assert_array_equal(vectors, 0.0)
+
+
+def test_a_broken_tokenizer_fails_the_embedding_in_the_callers_thread(tmp_path: Path) -> None:
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "model.onnx").symlink_to(BUNDLED_ONNX_DIR / "model.onnx")
+    (folder / "tokenizer.json").write_text("{ not json", encoding="utf-8")
+    engine = OnnxEmbedder(folder)
+    with pytest.raises(Exception, match=r"(?i)expected|json|line"):
+        engine.embed([BREAD])
+    assert not any(t.name.startswith("vaultctx-") and t.is_alive() for t in threading.enumerate())
+
+
+def test_the_known_vocabulary_size_is_the_bundled_tokenizers_own(tmp_path: Path) -> None:
+    """The model hash reads the bundled tokenizer's size from a table keyed by the file's
+    digest; a rebuilt tokenizer (another digest) is counted from its JSON, as any other."""
+    from vaultctx.embed.onnx import KNOWN_VOCAB_SIZES, parsed_vocab_size
+
+    data = (BUNDLED_ONNX_DIR / "tokenizer.json").read_bytes()
+    digest = hashlib.blake2b(data, digest_size=16).hexdigest()
+    assert {digest: parsed_vocab_size(BUNDLED_ONNX_DIR, data)} == KNOWN_VOCAB_SIZES
+    folder = tmp_path / "model"
+    folder.mkdir()
+    (folder / "model.onnx").symlink_to(BUNDLED_ONNX_DIR / "model.onnx")
+    spec = json.loads(data)
+    spec["added_tokens"].append({**spec["added_tokens"][0], "id": 30522, "content": "[NEW]"})
+    (folder / "tokenizer.json").write_text(json.dumps(spec), encoding="utf-8")
+    grown = OnnxEmbedder(folder, name=OnnxEmbedder().name)
+    assert grown.model_hash != OnnxEmbedder().model_hash
+    grown._loaded_tokenizer()
+    assert grown.model_hash == model_hash(grown.name, 30523)

@@ -2,15 +2,19 @@ from __future__ import annotations
 
 import codecs
 import contextlib
+import json
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.conftest import EXAMPLE_VAULT, shared_data
 from vaultctx.vault import scanner
@@ -494,3 +498,91 @@ def test_scans_the_powershell_corpus_fast(tmp_path: Path) -> None:
     # 0.1 s on a quiet machine: bench/wallclock.py): CPU time, which other processes on a shared
     # machine do not inflate as they do wall time, with a bound 30 times the target.
     assert used < 3.0, f"scan used {used:.3f} s of CPU"
+
+
+def test_the_default_rules_are_pathspecs_own_without_importing_it() -> None:
+    """The defaults' regexes are written out (scanner.py) so a vault without .indexignore never
+    imports pathspec for the patterns; they must be exactly what pathspec makes of the lines."""
+    from pathspec import GitIgnoreSpec
+
+    from vaultctx.vault import scanner
+
+    folders = [scanner._without_dir_slash(line) for line in scanner.DEFAULT_IGNORES]
+    assert (
+        scanner._active(GitIgnoreSpec.from_lines(scanner.DEFAULT_IGNORES))
+        == scanner._DEFAULT_FILE_PATTERNS
+    )
+    assert scanner._active(GitIgnoreSpec.from_lines(folders)) == scanner._DEFAULT_FOLDER_PATTERNS
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [
+                ".obsidian",
+                ".trash",
+                "node_modules",
+                "a",
+                "b.md",
+                "x.excalidraw.md",
+                "excalidraw.md",
+                ".obsidianx",
+                "y.EXCALIDRAW.md",
+                "node_modules.md",
+                ".trash.md",
+                "c d",
+            ]
+        ),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_the_default_rules_answer_as_pathspec_does(parts: list[str]) -> None:
+    """Without pathspec, the defaults exclude exactly the files and folders pathspec excludes."""
+    from pathspec import GitIgnoreSpec
+
+    rules = scanner.IgnoreRules(DEFAULT_IGNORES)
+    files = GitIgnoreSpec.from_lines(DEFAULT_IGNORES)
+    folders = GitIgnoreSpec.from_lines([scanner._without_dir_slash(x) for x in DEFAULT_IGNORES])
+    rel_path = "/".join(parts)
+    parents = ["/".join(parts[:depth]) for depth in range(1, len(parts))]
+    touched = bool(parents) and rules.folder_is_touched(parents[-1])
+    assert rules.excludes_file(rel_path, parts[-1], touched) == files.match_file(rel_path)
+    assert rules.excludes_folder(rel_path) == folders.match_file(rel_path)
+
+
+def test_a_vault_without_ignore_files_is_scanned_without_pathspec(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    (vault / "notes").mkdir(parents=True)
+    (vault / "notes" / "a.md").write_text("# A\n", encoding="utf-8")
+    (vault / "drawing.excalidraw.md").write_text("{}", encoding="utf-8")
+    (vault / ".obsidian").mkdir()
+    (vault / ".obsidian" / "b.md").write_text("# B\n", encoding="utf-8")
+    probe = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from vaultctx.vault.scanner import scan_vault\n"
+        "found = [f.path for f in scan_vault(Path(sys.argv[1])).files]\n"
+        "print(json.dumps([found, 'pathspec' in sys.modules]))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(vault)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    assert json.loads(done.stdout) == [["notes/a.md"], False]
+    (vault / ".indexignore").write_text("notes/\n", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-c", probe, str(vault)],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=True,
+    )
+    assert json.loads(done.stdout) == [[], True]

@@ -4,19 +4,73 @@ else the CLI in-process.
 Kept apart from ``cli.main`` so that a forwarded command never imports typer (``cli.forward``
 imports the standard library only), and apart from ``cli.forward`` so that neither imports the
 other's side.
+
+A one-shot command run in-process (``ONE_SHOT``) ends without the interpreter's teardown: once
+its answer is printed and flushed, freeing every module, the ONNX session and the BLAS threads
+only delays the exit (30-100 ms of a cold search, docs/benchmarks.md "Cold search and no-op,
+session 8"). Those commands close what they open before they return (the index, its lock), so
+nothing is left for the teardown to do.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 
 from vaultctx.cli.forward import forward
 
+# Commands that finish their work before returning and leave no thread or child process behind.
+ONE_SHOT = frozenset({"search", "context", "index", "status"})
+# A query embeds one short text: OpenBLAS starting a thread per core at numpy's import costs
+# more than any product it could speed up (numpy is imported 60-100 ms faster with one).
+# Searching multiplies no large matrices (vector_memory.py keeps its blocks small for the same
+# reason), so no result changes; a value the user set is kept.
+SINGLE_THREADED_BLAS = frozenset({"search", "context"})
+
 
 def run() -> None:
-    code = forward(sys.argv[1:])
+    arguments = sys.argv[1:]
+    code = forward(arguments)
     if code is not None:
         sys.exit(code)
+    command = arguments[0] if arguments else ""
+    if command in SINGLE_THREADED_BLAS:
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from vaultctx.cli.main import run as run_in_process
 
-    run_in_process(forwarding=False)
+    try:
+        run_in_process(forwarding=False)
+    except SystemExit as done:
+        if command in ONE_SHOT:
+            exit_now(done)
+        raise
+
+
+def exit_now(done: SystemExit) -> None:
+    """Flush the output and end the process with ``done``'s code, skipping the teardown; returns
+    (the caller then exits normally) when that would not be the same exit."""
+    code = done.code
+    if code is not None and not isinstance(code, int):
+        return  # a message to print: the normal exit prints it
+    if _other_threads_or_children():
+        return
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except (OSError, ValueError):
+        return  # a closed pipe: the normal exit reports it as Python does
+    os._exit(code or 0)
+
+
+def _other_threads_or_children() -> bool:
+    """A thread or worker process still running would be waited for by the normal exit."""
+    import threading
+
+    if any(
+        t.is_alive() and not t.daemon
+        for t in threading.enumerate()
+        if t is not threading.main_thread()
+    ):
+        return True
+    multiprocessing = sys.modules.get("multiprocessing")
+    return multiprocessing is not None and bool(multiprocessing.active_children())

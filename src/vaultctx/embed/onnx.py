@@ -8,6 +8,7 @@ chunk counts as much as its start. The graph already mean-pools and normalises e
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import math
@@ -17,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from vaultctx.embed.base import Vectors, model_hash
 from vaultctx.embed.model_files import MODELS_DIR, require_model_files
+from vaultctx.embed.side_load import SideLoad
 
 if TYPE_CHECKING:
     import numpy as np
@@ -32,6 +34,10 @@ OUTPUT_NAME = "sentence_embedding"
 SPECIAL_TOKENS_PER_WINDOW = 2
 # MiniLM's position table has 512 entries.
 MAX_WINDOW_TOKENS = 512
+# The bundled tokenizer.json's vocabulary size, by the file's blake2b-128 digest: the model hash
+# of every cold query and no-op index run needs it, and parsing the file takes ~15 ms. A test
+# keeps each entry equal to the parsed count (tests/embed/test_onnx.py).
+KNOWN_VOCAB_SIZES = {"865394eda149516b04a30602d6b19444": 30522}
 # Generous upper bound on characters per token (the average is about 4.5), used to cut
 # pathological inputs before tokenising them costs seconds.
 MAX_CHARS_PER_TOKEN = 10
@@ -137,16 +143,30 @@ class OnnxEmbedder:
 
     def embed(self, texts: list[str]) -> Vectors:
         """Average of each text's window vectors, L2-normalised; shape (len(texts), dimension)."""
+        self._load_both()  # first: the tokenizer loads while numpy and onnxruntime import
         import numpy as np  # not at module level: creating the engine must stay cheap
 
         windows = self._windows(texts)
-        sums = np.zeros((len(texts), self.dimension), dtype=np.float32)
         if windows:
             window_vectors = self._embed_windows(windows)
+            sums = np.zeros((len(texts), window_vectors.shape[1]), dtype=np.float32)
             np.add.at(sums, [window.text_index for window in windows], window_vectors)
+        else:
+            sums = np.zeros((len(texts), self.dimension), dtype=np.float32)
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         np.divide(sums, norms, out=sums, where=norms > 0)
         return sums
+
+    def _load_both(self) -> None:
+        """The tokenizer and the session, loaded side by side the first time (embed/side_load.py):
+        a cold query waits for the session only."""
+        if self._session is not None or self._tokenizer is not None:
+            return
+        tokenizer = SideLoad(self._loaded_tokenizer, "vaultctx-onnx-tokenizer")
+        try:
+            self._loaded_session()
+        finally:
+            tokenizer.result()
 
     def _windows(self, texts: list[str]) -> list[_Window]:
         """A chunk is at most 2,000 characters; anything far longer is cut to what
@@ -170,10 +190,17 @@ class OnnxEmbedder:
         import numpy as np
 
         order = sorted(range(len(windows)), key=lambda i: len(windows[i].token_ids))
-        vectors = np.empty((len(windows), self.dimension), dtype=np.float32)
+        vectors: npt.NDArray[np.float32] | None = None
         for begin in range(0, len(order), self._batch_size):
             batch = order[begin : begin + self._batch_size]
-            vectors[batch] = self._run([windows[i].token_ids for i in batch])
+            batch_vectors = self._run([windows[i].token_ids for i in batch])
+            if vectors is None:
+                # Sized from the first answer: asking ``dimension`` first would run the model
+                # once more (on an empty window) before a cold query's only window.
+                self._dimension = int(batch_vectors.shape[1])
+                vectors = np.empty((len(windows), self._dimension), dtype=np.float32)
+            vectors[batch] = batch_vectors
+        assert vectors is not None  # callers pass at least one window
         return vectors
 
     def _run(self, token_lists: list[list[int]]) -> npt.NDArray[np.float32]:
@@ -242,15 +269,22 @@ class OnnxEmbedder:
 
 def _vocab_size_without_loading(folder: Path) -> int:
     """The tokenizer's vocabulary size (added tokens included, as ``get_vocab_size`` counts it)
-    read from its JSON: ~10 ms instead of importing tokenizers and building the tokenizer, for a
-    no-op index run that only checks the model hash. A model type whose vocabulary is not a
+    without importing tokenizers and building the tokenizer, for a no-op index run and a cold
+    query that only check the model hash: the bundled tokenizer is known by its digest (~1 ms),
+    any other is counted from its JSON (~15 ms)."""
+    data = (folder / "tokenizer.json").read_bytes()
+    known = KNOWN_VOCAB_SIZES.get(hashlib.blake2b(data, digest_size=16).hexdigest())
+    return known if known is not None else parsed_vocab_size(folder, data)
+
+
+def parsed_vocab_size(folder: Path, data: bytes) -> int:
+    """The count from tokenizer.json itself. A model type whose vocabulary is not a
     token-to-id table is counted by the tokenizer itself."""
-    path = folder / "tokenizer.json"
-    spec = json.loads(path.read_text(encoding="utf-8"))
+    spec = json.loads(data.decode("utf-8"))
     vocab = spec.get("model", {}).get("vocab") if isinstance(spec, dict) else None
     if isinstance(vocab, dict):
         added = {token.get("content") for token in spec.get("added_tokens") or []}
         return len(vocab.keys() | added)
     from tokenizers import Tokenizer
 
-    return int(Tokenizer.from_file(str(path)).get_vocab_size())
+    return int(Tokenizer.from_file(str(folder / "tokenizer.json")).get_vocab_size())

@@ -18,8 +18,11 @@ from typing import TYPE_CHECKING, Any
 
 from vaultctx.embed.base import Vectors, model_hash
 from vaultctx.embed.model_files import MODELS_DIR, require_model_files
+from vaultctx.embed.side_load import SideLoad
 
 if TYPE_CHECKING:
+    from tokenizers import Tokenizer
+
     from vaultctx.embed.static_model import LoadedModel
 
 BUNDLED_STATIC_DIR = MODELS_DIR / "minilm-static"
@@ -102,7 +105,18 @@ class StaticEmbedder:
 
     def _loaded(self) -> LoadedModel:
         if self._model is None:
-            from vaultctx.embed.static_model import LoadedModel
+            # The tokenizer is read in a thread while numpy imports and the weights load
+            # (embed/side_load.py).
+            tokenizer = SideLoad(self._read_tokenizer, "vaultctx-static-tokenizer")
+            try:
+                from vaultctx.embed.static_model import LoadedModel
 
-            self._model = LoadedModel(self._folder, self._config)
+                self._model = LoadedModel(self._folder, self._config, tokenizer.result)
+            finally:
+                tokenizer.result()  # waited for in any case: no thread outlives a failure
         return self._model
+
+    def _read_tokenizer(self) -> Tokenizer:
+        from tokenizers import Tokenizer
+
+        return Tokenizer.from_file(str(self._folder / "tokenizer.json"))

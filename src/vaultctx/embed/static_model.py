@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from itertools import chain, pairwise
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -31,7 +32,14 @@ WORD_CACHE_BYTES = 48 * 1024 * 1024
 class LoadedModel:
     """Token vectors (one row per token id) plus what pooling needs."""
 
-    def __init__(self, folder: Path, config: dict[str, Any]) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        config: dict[str, Any],
+        read_tokenizer: Callable[[], Tokenizer] | None = None,
+    ) -> None:
+        """``read_tokenizer`` hands over the folder's tokenizer when the caller reads it in a
+        thread meanwhile (embed/side_load.py); by default it is read here."""
         from tokenizers import Tokenizer
 
         from vaultctx.embed.safetensors_file import load_safetensors
@@ -47,7 +55,11 @@ class LoadedModel:
         # An int8 table stays int8 and is summed exactly in float32 (512 × 127 < 2**24):
         # gathering a quarter of the bytes is what makes pooling fast (~200 tokens per chunk).
         self.table = table if table.dtype == np.int8 else table.astype(np.float32)
-        self.tokenizer: Tokenizer = Tokenizer.from_file(str(folder / "tokenizer.json"))
+        self.tokenizer: Tokenizer = (
+            read_tokenizer()
+            if read_tokenizer is not None
+            else Tokenizer.from_file(str(folder / "tokenizer.json"))
+        )
         self.tokenizer.no_padding()
         max_tokens = config.get("max_length", DEFAULT_MAX_TOKENS)
         self.max_tokens = int(max_tokens) if max_tokens else None

@@ -24,8 +24,6 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-from filelock import FileLock, Timeout
-
 from vaultctx.config import Config, Settings, check_db_location
 from vaultctx.embed.base import Embedder
 from vaultctx.errors import VaultctxError
@@ -46,6 +44,7 @@ from vaultctx.index.db import (
 )
 from vaultctx.index.phase_time import timed
 from vaultctx.index.quality_pass import quality_coverage, run_quality_pass
+from vaultctx.index.run_lock import LockHeldError, RunLock
 from vaultctx.index.schema import (
     META_INDEX_SIGNATURE,
     META_LAST_RUN,
@@ -207,10 +206,10 @@ class Indexer:
         check_db_location(self.config.vault, self.config.db)
         check_index_file(self.config.db)  # before the lock file appears beside someone's file
         ensure_index_folder(self.config.db)
-        lock = FileLock(_create_lock_file(self.config.db))
+        lock = RunLock(_create_lock_file(self.config.db))
         try:
-            lock.acquire(timeout=0)
-        except Timeout as exc:  # before OSError: filelock's Timeout is a TimeoutError
+            lock.acquire()
+        except LockHeldError as exc:  # before OSError: it is one
             raise IndexerBusyError(
                 f"another `vaultctx index` is already updating {self.config.db}",
                 "wait for it to finish (or stop it) and run again",
@@ -534,8 +533,8 @@ class Indexer:
 
 
 def _create_lock_file(db: Path) -> Path:
-    """The lock file beside the index, created here first: filelock takes a lock file it cannot
-    create for one that another process holds, and the user would be told another indexer runs."""
+    """The lock file beside the index, created here first: a lock file that cannot be created
+    must not read as one that another process holds (the user would be told an indexer runs)."""
     path = Path(f"{db}.lock")
     try:
         os.close(os.open(path, os.O_WRONLY | os.O_CREAT, 0o644))

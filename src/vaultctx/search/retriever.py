@@ -320,11 +320,13 @@ class Retriever:
         return RankedList("bm25", [(chunk_id, -score) for chunk_id, score in hits], weight)
 
     def _vector_list(self, search: _Search, source: VectorSource) -> RankedList:
+        request = search.request
+        # Embedded before numpy is imported here: a cold engine loads its parts side by side
+        # while numpy imports (embed/onnx.py).
+        vector = source.embed_query(request.query)
         from vaultctx.search.vector import VECTOR_TOP_K, vector_search
 
-        request = search.request
         k = _pool(request, VECTOR_TOP_K)
-        vector = source.embed_query(request.query)
         hits = None
         if self.memory is not None:
             hits = self.memory.search(source.table, vector, k, file_ids=search.file_ids)

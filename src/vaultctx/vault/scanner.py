@@ -21,12 +21,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from operator import itemgetter
 from pathlib import Path
-from typing import NamedTuple
-
-from pathspec import GitIgnoreSpec
-from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+from typing import TYPE_CHECKING, NamedTuple
 
 from vaultctx.vault.errors import UnreadableFileError, VaultNotFoundError
+
+if TYPE_CHECKING:
+    from pathspec import GitIgnoreSpec
 
 INDEXED_SUFFIXES = frozenset({".md", ".txt", ".csv", ".json", ".html", ".htm"})
 IGNORE_FILE_NAME = ".indexignore"
@@ -34,6 +34,22 @@ _INDEXED_ENDINGS = tuple(INDEXED_SUFFIXES)
 
 # Applied before the user's .indexignore, so a `!pattern` line there can bring them back.
 DEFAULT_IGNORES = (".obsidian/", ".trash/", "node_modules/", "*.excalidraw.md")
+
+# What pathspec makes of DEFAULT_IGNORES, as ``_active`` lists it for files and for folders: a vault
+# with no .indexignore and no ``ignore`` setting then imports pathspec (~11 ms of a no-op index
+# run) only if a path matches one of them. A test keeps these equal to pathspec's own.
+_DEFAULT_FILE_PATTERNS: tuple[tuple[str, str], ...] = (
+    (".obsidian/", r"^(?:.+/)?\.obsidian(?:/)"),
+    (".trash/", r"^(?:.+/)?\.trash(?:/)"),
+    ("node_modules/", r"^(?:.+/)?node_modules(?:/)"),
+    ("*.excalidraw.md", r"^(?:.+/)?[^/]*\.excalidraw\.md(?:(?:/)|$)"),
+)
+_DEFAULT_FOLDER_PATTERNS: tuple[tuple[str, str], ...] = (
+    (".obsidian", r"^(?:.+/)?\.obsidian(?:(?:/)|$)"),
+    (".trash", r"^(?:.+/)?\.trash(?:(?:/)|$)"),
+    ("node_modules", r"^(?:.+/)?node_modules(?:(?:/)|$)"),
+    ("*.excalidraw.md", r"^(?:.+/)?[^/]*\.excalidraw\.md(?:(?:/)|$)"),
+)
 
 # Never indexed, whatever .indexignore says: git's object store and vaultctx's own files.
 _GIT_DIR_NAME = ".git"
@@ -93,11 +109,18 @@ class IgnoreRules:
     """
 
     def __init__(self, lines: Sequence[str]) -> None:
-        self._files = GitIgnoreSpec.from_lines(lines)
-        self._folders = GitIgnoreSpec.from_lines([_without_dir_slash(line) for line in lines])
-        file_patterns = _active(self._files)
+        self._lines = list(lines)
+        self._file_spec: GitIgnoreSpec | None = None
+        self._folder_spec: GitIgnoreSpec | None = None
+        # The defaults hold no negation (``!``): a path one of them matches is excluded, so they
+        # are answered from their regexes alone, and pathspec is not imported (~11 ms).
+        self._only_defaults = tuple(self._lines) == DEFAULT_IGNORES
+        if self._only_defaults:
+            file_patterns, folder_patterns = _DEFAULT_FILE_PATTERNS, _DEFAULT_FOLDER_PATTERNS
+        else:
+            file_patterns, folder_patterns = _active(self._files), _active(self._folders)
         self._any_file_pattern = _any_of([regex for _, regex in file_patterns])
-        self._any_folder_pattern = _any_of([regex for _, regex in _active(self._folders)])
+        self._any_folder_pattern = _any_of([regex for _, regex in folder_patterns])
         # Tested against a bare name, the "any parent folders" prefix can only match "";
         # dropping it saves the regex engine a backtracking scan of every name.
         self._name_prefilter = _any_of(
@@ -111,11 +134,28 @@ class IgnoreRules:
             [regex for line, regex in file_patterns if not _matches_names_only(line)]
         )
 
+    @property
+    def _files(self) -> GitIgnoreSpec:
+        if self._file_spec is None:
+            from pathspec import GitIgnoreSpec
+
+            self._file_spec = GitIgnoreSpec.from_lines(self._lines)
+        return self._file_spec
+
+    @property
+    def _folders(self) -> GitIgnoreSpec:
+        if self._folder_spec is None:
+            from pathspec import GitIgnoreSpec
+
+            lines = [_without_dir_slash(line) for line in self._lines]
+            self._folder_spec = GitIgnoreSpec.from_lines(lines)
+        return self._folder_spec
+
     def excludes_folder(self, rel_path: str) -> bool:
         return (
             self._any_folder_pattern is not None
             and self._any_folder_pattern.search(rel_path) is not None
-            and bool(self._folders.match_file(rel_path))
+            and (self._only_defaults or bool(self._folders.match_file(rel_path)))
         )
 
     def folder_is_touched(self, rel_path: str) -> bool:
@@ -133,16 +173,20 @@ class IgnoreRules:
             or (self._path_prefilter is not None and self._path_prefilter.search(rel_path))
         ):
             return False
+        if self._only_defaults:
+            return self._any_file_pattern is not None and bool(
+                self._any_file_pattern.search(rel_path)
+            )
         return bool(self._files.match_file(rel_path))
 
 
-def _active(spec: GitIgnoreSpec) -> list[tuple[str, str]]:
+def _active(spec: GitIgnoreSpec) -> tuple[tuple[str, str], ...]:
     """(line, regex) of each pattern that matches something (not a comment or a blank line)."""
-    return [
+    return tuple(
         (str(pattern.pattern), _NAMED_GROUP.sub("(?:", pattern.regex.pattern))
         for pattern in spec.patterns
         if pattern.include is not None and pattern.regex is not None
-    ]
+    )
 
 
 def _without_dir_slash(line: str) -> str:
@@ -186,6 +230,11 @@ def load_ignore_rules(
 
 
 def _valid_lines(lines: Iterable[str], source: str, problems: list[Skipped]) -> list[str]:
+    lines = list(lines)
+    if not lines:
+        return []
+    from pathspec.patterns.gitignore.spec import GitIgnoreSpecPattern
+
     valid = []
     for number, line in enumerate(lines, start=1):
         try:
