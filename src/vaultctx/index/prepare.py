@@ -15,7 +15,7 @@ from dataclasses import dataclass, field, replace
 from typing import NamedTuple
 
 from vaultctx.config import Settings
-from vaultctx.embed.base import Embedder, embedding_input, quantize_int8
+from vaultctx.embed.base import Embedder, embedding_input, quantize_int8_rows
 from vaultctx.index.phase_time import timed
 from vaultctx.index.text_codec import pack_text
 from vaultctx.scrub import scrub_secrets
@@ -191,8 +191,8 @@ def embed_rows(rows: list[ChunkRow], embedder: Embedder, batch_size: int) -> Non
     for start in range(0, len(missing), batch_size):
         batch = missing[start : start + batch_size]
         vectors = embedder.embed([embedding_input(row.context, row.text) for row in batch])
-        for row, vector in zip(batch, vectors, strict=True):
-            row.vector = quantize_int8(vector)
+        for row, vector in zip(batch, quantize_int8_rows(vectors), strict=True):
+            row.vector = vector
 
 
 def _excluded(note: Note, settings: Settings) -> str | None:
