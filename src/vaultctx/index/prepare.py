@@ -12,7 +12,7 @@ import json
 import logging
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from vaultctx.config import Settings
 from vaultctx.embed.base import Embedder, embedding_input, quantize_int8_rows
@@ -69,6 +69,32 @@ class PreparedFile:
     chunks: list[ChunkRow] = field(default_factory=list)
     secrets: Counter[str] = field(default_factory=Counter)
     phase_seconds: dict[str, float] = field(default_factory=dict)
+
+    # Workers send prepared files to the indexer's process by pickling (parallel.py), and that
+    # process is the one that writes: its chunks travel as plain tuples, which unpickle without
+    # running any Python code (a dataclass instance each cost several µs of the writer's CPU).
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["chunks"] = [
+            (
+                row.ordinal,
+                row.section,
+                row.heading_path,
+                row.text,
+                row.context,
+                row.text_hash,
+                row.body,
+                row.fts_columns,
+                row.vector,
+                row.quality_vector,
+            )
+            for row in self.chunks
+        ]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state["chunks"] = [ChunkRow(*values) for values in state["chunks"]]
+        self.__dict__.update(state)
 
 
 def digest(text: str) -> bytes:
