@@ -52,6 +52,12 @@ class AsciiWordPiece:
         self._reserved = re.compile("|".join(tokens)) if tokens else None
         self._word = re.compile(f"[{re.escape(_PRINTABLE)}]{{1,{MAX_WORD_CHARS}}}")
         self._pieces: dict[str, list[int]] = {}
+        # No token is longer than these, so a match is never tried from further away: the
+        # greedy search costs at most this many lookups per token found, not the piece's length.
+        self._longest = max((len(token) for token in vocab), default=0)
+        self._longest_suffix = max(
+            (len(token) - len(prefix) for token in vocab if token.startswith(prefix)), default=0
+        )
 
     @classmethod
     def for_tokenizer(cls, tokenizer: Tokenizer, vocab: dict[str, int]) -> AsciiWordPiece | None:
@@ -108,7 +114,7 @@ class AsciiWordPiece:
         ids: list[int] = []
         start = 0
         while start < len(piece):
-            end = len(piece)
+            end = min(len(piece), start + (self._longest_suffix if start else self._longest))
             while end > start:
                 found = vocab.get(piece[start:end] if start == 0 else prefix + piece[start:end])
                 if found is not None:
