@@ -4,12 +4,13 @@ Run: .venv/bin/python bench/index_cpu.py --old <src of the old tree> [--new <src
      [--vault <folder>] [--workers N] [--files N]
 
 Each run is a real `vaultctx index --fast --full` process on a fresh database, started with
-PYTHONPATH set to the old or the new tree's src, in the order old, new, old, new, ... so that a
-busy machine weighs on both alike. CPU time is the process's and its waited-for children's (the
-worker processes) user + system time from getrusage: less noisy than wall time on a shared
-machine. Prints one line per run (with the load average before it), then one line per figure:
-medians of wall and CPU seconds for each tree and their ratio new / old, and the median phase
-seconds (wall inside each process, so workers' phases add up to more than the run).
+PYTHONPATH set to the old or the new tree's src, in the order old, new, new, old, old, new, ...
+so that a busy machine weighs on both alike (on a shared machine the second run of a pair was
+seen to be slower, whichever tree it was). CPU time is the process's and its waited-for
+children's (the worker processes) user + system time from getrusage: less noisy than wall time
+on a shared machine. Prints one line per run (with the load average before it), then one line
+per figure: medians of wall and CPU seconds for each tree and their ratio new / old, and the
+median phase seconds (wall inside each process, so workers' phases add up to more than the run).
 Without --vault, the PowerShell corpus (14,142 files; bench/corpora.py) is indexed. --files N
 indexes only the vault's first N markdown files in path order (the scanner's order).
 """
@@ -88,7 +89,8 @@ def main() -> None:
             (vault / "vaultctx.toml").write_text(f"index_workers = {args.workers}\n")
         db = Path(tmp) / "index.db"
         for run in range(args.runs):
-            for name, src in (("old", args.old), ("new", args.new)):
+            order = (("old", args.old), ("new", args.new))
+            for name, src in order if run % 2 == 0 else order[::-1]:
                 load = os.getloadavg()[0]
                 wall, cpu, phases = run_once(src.resolve(), vault, db)
                 results[name].append((wall, cpu, phases))
