@@ -1,8 +1,10 @@
 from __future__ import annotations
 
 import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from vaultctx.embed.base import embedding_input, model_hash, quantize_int8
+from vaultctx.embed.base import embedding_input, model_hash, quantize_int8, quantize_int8_rows
 
 
 def test_model_hash_follows_the_spec() -> None:
@@ -37,3 +39,30 @@ def test_int8_uses_full_range_and_handles_zero() -> None:
 def test_embedding_input_prefixes_context() -> None:
     assert embedding_input("Title > Setup", "body") == "Title > Setup\nbody"
     assert embedding_input("", "body") == "body"
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(
+        st.lists(
+            st.floats(-1e3, 1e3, allow_nan=False, allow_subnormal=False, width=32)
+            | st.sampled_from([0.0, 1e-30, -1e-30, 127.0]),
+            min_size=4,
+            max_size=4,
+        ),
+        min_size=0,
+        max_size=20,
+    )
+)
+def test_batch_int8_gives_each_vectors_own_bytes(rows: list[list[float]]) -> None:
+    vectors = np.array(rows, dtype=np.float32).reshape(len(rows), 4)
+    assert quantize_int8_rows(vectors) == [quantize_int8(vector) for vector in vectors]
+
+
+def test_batch_int8_of_real_static_vectors() -> None:
+    from vaultctx.embed.static import StaticEmbedder
+
+    texts = ["bread", "", "Get-ChildItem -Path C:\\", "한국어", "x" * 300, "[UNK] the"]
+    vectors = StaticEmbedder().embed(texts)
+    assert quantize_int8_rows(vectors) == [quantize_int8(vector) for vector in vectors]
+    assert quantize_int8_rows(vectors[:0]) == []

@@ -129,3 +129,25 @@ def test_dead_workers_fall_back_to_one_process(
     assert not report.interrupted and report.added > 30
     _run(vault, tmp_path / "serial.db", embedder, workers=1)
     assert _snapshot(tmp_path / "fallback.db")[:2] == _snapshot(tmp_path / "serial.db")[:2]
+
+
+def test_a_prepared_file_survives_the_trip_from_a_worker_whole(
+    vault: Path, embedder: StaticEmbedder
+) -> None:
+    """Chunks travel as tuples (``PreparedFile.__getstate__``): every field must come back."""
+    import pickle
+
+    from vaultctx.index.prepare import ChunkRow, PreparedFile, embed_rows, parse_and_chunk
+    from vaultctx.vault.scanner import scan_vault
+
+    note = next(f for f in scan_vault(vault).files if f.path == "bulk/note-03.md")
+    prepared = PreparedFile(note, content_hash="abc")
+    parse_and_chunk(prepared, (vault / note.path).read_text("utf-8"), Settings())
+    embed_rows(prepared.chunks, embedder, 64)
+    prepared.chunks.append(
+        ChunkRow(7, "s", "a > b", "t", "c", b"h", b"z", ("x", "y", "w"), b"v", b"q")
+    )
+    assert len(prepared.chunks) >= 2 and prepared.secrets
+    copy = pickle.loads(pickle.dumps(prepared))
+    assert copy == prepared
+    assert all(type(row) is ChunkRow for row in copy.chunks)

@@ -5,12 +5,17 @@ from collections.abc import Callable
 
 import pytest
 import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from vaultctx.vault.bounded_yaml import (
     MAX_CHARS,
     MAX_DEPTH,
     MAX_FLOW_OPENERS,
+    MAX_VALUES,
     FrontMatterTooCostlyError,
+    _check_expansion,
+    _tree_within_caps,
     load_bounded_yaml,
 )
 
@@ -95,3 +100,35 @@ def test_a_value_that_cannot_be_built_is_a_yaml_error(source: str, reason: str) 
     with pytest.raises(yaml.YAMLError, match=re.escape(reason)) as raised:
         load_bounded_yaml(source)
     assert "set_int_max_str_digits" not in str(raised.value)  # advice for programmers only
+
+
+def test_alias_free_front_matter_over_the_value_cap_is_refused() -> None:
+    """Without a "*" the quick tree walk decides; at the cap it passes, one over it refuses."""
+    # The mapping, "a", the list and its items: 3 + items values.
+    assert load_bounded_yaml("a: [" + ", ".join(["x"] * (MAX_VALUES - 3)) + "]") is not None
+    with pytest.raises(FrontMatterTooCostlyError, match="over 10,000 keys and values"):
+        load_bounded_yaml("a: [" + ", ".join(["x"] * (MAX_VALUES - 2)) + "]")
+
+
+_PLAIN = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=30),
+    lambda inner: (
+        st.lists(inner, max_size=6) | st.dictionaries(st.text(max_size=8), inner, max_size=6)
+    ),
+    max_leaves=60,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(_PLAIN, st.integers(min_value=1, max_value=70))
+def test_the_quick_walk_agrees_with_the_full_check(value: object, wrap: int) -> None:
+    for _ in range(wrap):  # deep enough, at times, to pass the depth cap
+        value = [value]
+    node = yaml.compose(yaml.safe_dump({"k": value}))
+    assert node is not None
+    try:
+        _check_expansion(node)
+        refused = False
+    except FrontMatterTooCostlyError:
+        refused = True
+    assert _tree_within_caps(node) is not refused

@@ -62,3 +62,20 @@ def quantize_int8(vector: Vectors) -> bytes:
     if peak == 0.0:
         return np.zeros(vector.shape, dtype=np.int8).tobytes()
     return bytes(np.rint(vector * (127.0 / peak)).astype(np.int8).tobytes())
+
+
+def quantize_int8_rows(vectors: Vectors) -> list[bytes]:
+    """``quantize_int8`` of each row, byte for byte, in a few array operations for the whole
+    batch: per-vector numpy calls were ~8 µs a chunk, ~1 s of a 130k-chunk index."""
+    import numpy as np
+
+    if len(vectors) == 0:
+        return []
+    peaks = np.max(np.abs(vectors), axis=1)
+    scales = np.zeros(peaks.shape, dtype=np.float32)
+    nonzero = peaks > 0
+    # As in quantize_int8: 127 / peak in double precision, then rounded to float32 for the
+    # float32 product (numpy does the same with a Python float times a float32 array).
+    scales[nonzero] = 127.0 / peaks[nonzero].astype(np.float64)
+    quantized = np.rint(vectors * scales[:, None]).astype(np.int8)
+    return [row.tobytes() for row in quantized]

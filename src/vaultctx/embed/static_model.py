@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from vaultctx.embed.ascii_wordpiece import AsciiWordPiece
 from vaultctx.embed.base import Vectors
 
 if TYPE_CHECKING:
@@ -72,8 +73,12 @@ class LoadedModel:
             # sum, and the count it would add to the mean vanishes when the vector is normalised.
             self.table = self.table.copy()
             self.table[self.unk_id] = 0
+        by_word = _splits_on_whitespace(self.tokenizer)
         self.words = _WordTokens(
-            self.tokenizer, self.max_tokens, _splits_on_whitespace(self.tokenizer)
+            self.tokenizer,
+            self.max_tokens,
+            by_word,
+            AsciiWordPiece.for_tokenizer(self.tokenizer, vocab) if by_word else None,
         )
         # Model2Vec cuts texts to max_tokens × the median token length before tokenising.
         self.max_chars = (
@@ -110,10 +115,17 @@ class _WordTokens:
     ``_ids``), so a batch is assembled by array indexing rather than a Python loop per word.
     """
 
-    def __init__(self, tokenizer: Tokenizer, max_tokens: int | None, by_word: bool) -> None:
+    def __init__(
+        self,
+        tokenizer: Tokenizer,
+        max_tokens: int | None,
+        by_word: bool,
+        ascii_words: AsciiWordPiece | None = None,
+    ) -> None:
         self._tokenizer = tokenizer
         self._max_tokens = max_tokens
         self._by_word = by_word
+        self._ascii_words = ascii_words
         self._number: dict[str, int] = {}  # word -> its entry in the arrays below
         self._starts = np.zeros(1024, dtype=np.int64)
         self._lengths = np.zeros(1024, dtype=np.int64)
@@ -134,7 +146,7 @@ class _WordTokens:
         words = list(chain.from_iterable(w for w in words_of if w is not None))
         missing = list(set(words).difference(self._number))
         if missing:
-            first = self._store(self._encode(missing))
+            first = self._store(self._encode_words(missing))
             self._number.update(zip(missing, range(first, first + len(missing)), strict=True))
         numbers = np.fromiter(map(self._number.__getitem__, words), np.int64, count=len(words))
         whole = [i for i, w in enumerate(words_of) if w is None]
@@ -183,6 +195,17 @@ class _WordTokens:
     def _encode(self, texts: list[str]) -> list[list[int]]:
         encodings = self._tokenizer.encode_batch_fast(texts, add_special_tokens=False)
         return [encoding.ids for encoding in encodings]
+
+    def _encode_words(self, words: list[str]) -> list[list[int]]:
+        """Plain ASCII words through the Python WordPiece (``ascii_wordpiece``), the rest
+        through the library in one batch."""
+        if self._ascii_words is None:
+            return self._encode(words)
+        fast = self._ascii_words.ids
+        encoded = [fast(word) for word in words]
+        rest = [word for word, ids in zip(words, encoded, strict=True) if ids is None]
+        library = iter(self._encode(rest) if rest else [])
+        return [next(library) if ids is None else ids for ids in encoded]
 
 
 def _room(array: np.ndarray, size: int) -> np.ndarray:

@@ -12,10 +12,10 @@ import json
 import logging
 from collections import Counter
 from dataclasses import dataclass, field, replace
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from vaultctx.config import Settings
-from vaultctx.embed.base import Embedder, embedding_input, quantize_int8
+from vaultctx.embed.base import Embedder, embedding_input, quantize_int8_rows
 from vaultctx.index.phase_time import timed
 from vaultctx.index.text_codec import pack_text
 from vaultctx.scrub import scrub_secrets
@@ -69,6 +69,32 @@ class PreparedFile:
     chunks: list[ChunkRow] = field(default_factory=list)
     secrets: Counter[str] = field(default_factory=Counter)
     phase_seconds: dict[str, float] = field(default_factory=dict)
+
+    # Workers send prepared files to the indexer's process by pickling (parallel.py), and that
+    # process is the one that writes: its chunks travel as plain tuples, which unpickle without
+    # running any Python code (a dataclass instance each cost several µs of the writer's CPU).
+    def __getstate__(self) -> dict[str, object]:
+        state = dict(self.__dict__)
+        state["chunks"] = [
+            (
+                row.ordinal,
+                row.section,
+                row.heading_path,
+                row.text,
+                row.context,
+                row.text_hash,
+                row.body,
+                row.fts_columns,
+                row.vector,
+                row.quality_vector,
+            )
+            for row in self.chunks
+        ]
+        return state
+
+    def __setstate__(self, state: dict[str, Any]) -> None:
+        state["chunks"] = [ChunkRow(*values) for values in state["chunks"]]
+        self.__dict__.update(state)
 
 
 def digest(text: str) -> bytes:
@@ -191,8 +217,8 @@ def embed_rows(rows: list[ChunkRow], embedder: Embedder, batch_size: int) -> Non
     for start in range(0, len(missing), batch_size):
         batch = missing[start : start + batch_size]
         vectors = embedder.embed([embedding_input(row.context, row.text) for row in batch])
-        for row, vector in zip(batch, vectors, strict=True):
-            row.vector = quantize_int8(vector)
+        for row, vector in zip(batch, quantize_int8_rows(vectors), strict=True):
+            row.vector = vector
 
 
 def _excluded(note: Note, settings: Settings) -> str | None:
