@@ -567,22 +567,18 @@ def test_a_vault_without_ignore_files_is_scanned_without_pathspec(tmp_path: Path
         "print(json.dumps([found, 'pathspec' in sys.modules]))\n"
     )
     env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)}
-    done = subprocess.run(
-        [sys.executable, "-c", probe, str(vault)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=True,
-    )
-    assert json.loads(done.stdout) == [["notes/a.md"], False]
+
+    def scanned() -> object:
+        done = subprocess.run(
+            [sys.executable, "-c", probe, str(vault)],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=True,
+        )
+        return json.loads(done.stdout)
+
+    assert scanned() == [["notes/a.md"], False]
     (vault / ".indexignore").write_text("notes/\n", encoding="utf-8")
-    done = subprocess.run(
-        [sys.executable, "-c", probe, str(vault)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=True,
-    )
-    assert json.loads(done.stdout) == [[], True]
+    assert scanned() == [[], True]
