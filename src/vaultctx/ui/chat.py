@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 import secrets
 from collections import OrderedDict
@@ -43,6 +44,10 @@ CONFIRM_TIMEOUT_SECONDS = 600  # unanswered for this long: the change is denied
 DECISIONS = ("yes", "no", "always")
 MAX_QUESTION_CHARS = 20_000
 _KEY = re.compile(r"[A-Za-z0-9_-]{16,64}")
+UNEXPECTED = "an unexpected error in vaultctx (a bug)"
+SEE_LOG = "the terminal running `vaultctx ui` shows the details; please report them, then ask again"
+
+log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
@@ -188,6 +193,9 @@ class ChatRooms:
             emit("done", turn_summary(turn))
         except VaultctxError as exc:
             emit("failure", {"message": exc.message, "suggestion": exc.suggestion})
+        except Exception:  # a bug: the page says so (else it would wait forever) and the log has it
+            log.exception("the chat turn failed")
+            emit("failure", {"message": "the answer failed: " + UNEXPECTED, "suggestion": SEE_LOG})
         finally:
             emit("end", None)
 
