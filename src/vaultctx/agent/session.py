@@ -10,6 +10,7 @@ stopped by its limits is complete: every tool call in it has its result).
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -211,7 +212,11 @@ class ChatSession:
             translated = await translate_query(self.backend.model, question, target)
             if translated:
                 queries.append(translated)
-        return retrieve(self.vault, queries, max_tokens=self.settings.context_tokens, graph=False)
+        # In a worker thread: the first search of a session loads the query models (seconds on a
+        # loaded machine), and the web UI serves every page from this loop meanwhile.
+        return await asyncio.to_thread(
+            retrieve, self.vault, queries, max_tokens=self.settings.context_tokens, graph=False
+        )
 
     def _user_content(
         self, question: str, retrieved: Retrieved, attachments: Sequence[Attachment]
