@@ -141,10 +141,8 @@ def _tree_within_caps(root: yaml.Node) -> bool:
         values += 1
         if isinstance(node, yaml.ScalarNode):
             chars += len(node.value)
-        elif isinstance(node, yaml.SequenceNode):
-            stack.extend([(child, depth + 1) for child in node.value])
-        elif isinstance(node, yaml.MappingNode):
-            stack.extend([(item, depth + 1) for pair in node.value for item in pair])
+        else:
+            stack.extend([(child, depth + 1) for child in _children(node)])
     return values <= MAX_VALUES and chars <= MAX_EXPANDED_CHARS
 
 
