@@ -355,8 +355,11 @@ async def test_agent_tool_round_trip(bedrock_fake: BedrockFake) -> None:
 async def test_agent_sends_thinking_as_additional_fields(bedrock_fake: BedrockFake) -> None:
     await agent_for(bedrock_fake).run("hi", model_settings=ModelSettings(thinking="high"))
 
-    fields = bedrock_fake.last().json["additionalModelRequestFields"]
-    assert fields["thinking"] == {"type": "enabled", "budget_tokens": 16384}
+    # What our code decides: thinking is on, with the budget "high" maps to. Other keys the
+    # library adds (pydantic-ai 2.78 added "display") are its business, not ours.
+    thinking = bedrock_fake.last().json["additionalModelRequestFields"]["thinking"]
+    assert thinking["type"] == "enabled"
+    assert thinking["budget_tokens"] == 16384
 
 
 @pytest.mark.anyio

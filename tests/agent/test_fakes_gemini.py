@@ -252,7 +252,9 @@ async def test_agent_sends_thinking_config(gemini_fake: GeminiFake) -> None:
 
     config = gemini_fake.last().json["generationConfig"]
     # Gemini 2.5 takes a budget; the SDK leaves this dict's keys in snake_case on the wire.
-    assert config["thinkingConfig"] == {"include_thoughts": True, "thinking_budget": 24576}
+    # The budget is ours to decide; any other key the library adds is not asserted.
+    assert config["thinkingConfig"]["thinking_budget"] == 24576
+    assert config["thinkingConfig"]["include_thoughts"] is True
 
 
 @pytest.mark.anyio
