@@ -55,7 +55,7 @@ def test_flags_beat_environment_beat_vault_file_beat_user_file(
 
 
 def test_top_level_settings_are_not_agent_settings(vault: Path, user_config: Path) -> None:
-    _write(vault / "vaultctx.toml", 'chunk_max_chars = 1000\n[agent]\nmax_tokens = 99\n')
+    _write(vault / "vaultctx.toml", "chunk_max_chars = 1000\n[agent]\nmax_tokens = 99\n")
     assert load_agent_settings(vault, env={}, user_config=user_config).max_tokens == 99
 
 

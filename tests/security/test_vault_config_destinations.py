@@ -97,9 +97,7 @@ def test_ask_goes_to_the_users_server_not_the_one_the_vault_names(
     assert "--base-url" in result.stderr
 
 
-def test_para_sends_its_note_previews_to_the_users_server(
-    indexed: Indexed, tmp_path: Path
-) -> None:
+def test_para_sends_its_note_previews_to_the_users_server(indexed: Indexed, tmp_path: Path) -> None:
     with OpenAIFake() as mine, OpenAIFake() as theirs:
         env = agent_env(tmp_path, "[agent]\n" + openai_toml(mine), OPENAI_TEST=KEY)
         (indexed.vault / "vaultctx.toml").write_text(
