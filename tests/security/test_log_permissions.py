@@ -143,3 +143,15 @@ def test_a_folder_of_another_user_is_refused(tmp_path: Path) -> None:
     with pytest.raises(PrivateLogError, match=r"belongs to another user \(uid 4242\)"):
         open_private_log(folder / "a.log")
     assert list(folder.iterdir()) == []
+
+
+def test_the_chats_line_history_is_private_too(
+    tmp_path: Path, open_umask: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``vaultctx chat`` keeps every question typed at its prompt: a log of the user's own."""
+    from vaultctx.cli.chat_repl import _history_file
+
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    history = _history_file()
+    assert history == tmp_path / "state" / "vaultctx" / "chat_history"
+    assert (mode(history), mode(history.parent), mode(tmp_path / "state")) == (0o600, 0o700, 0o700)
