@@ -30,7 +30,8 @@ DESTINATION_KEYS: dict[str, dict[str, str]] = {
     "agent": {
         "backend": "the provider that receives your questions and notes",
         "base_url": "the server that receives your questions and notes",
-        "model": "the model, which on a routing server or Bedrock also picks who receives them",
+        "model": "the model, which on a routing server or Bedrock also picks who receives your "
+        "questions and notes",
         "region": "the Bedrock region your questions and notes are sent to",
         "profile": "the AWS account your questions and notes are sent to",
         "api_key_secret": "the account (and key) your questions and notes are sent with",
@@ -86,18 +87,22 @@ def notify_ignored(table: str, key: str, value: object, vault_file: Path, user_f
 
 def ignored_message(table: str, key: str, value: object, vault_file: Path, user_file: Path) -> str:
     """The notice's text: the key, the file, why it is not used, and where to put it."""
-    setting = f"[{table}] {key}" if table else f"{key} = {value!r}"
-    why = DESTINATION_KEYS.get(table, {}).get(key) or (
-        "a remote embedding engine, which sends every note to that provider"
-        if table == ""
-        else "the server a remote embedding engine sends every note to"
-    )
-    instead = f"put it in your own settings file {user_file}"
+    if table == "":
+        setting = f"{key} = {value!r}"
+        why = "it names a remote embedding engine (not a bundled one), which sends every note away"
+    elif table == "embedding":
+        setting = f"[embedding] {key}"
+        why = "[embedding] sets where a remote embedding engine sends every note, with which key"
+    else:
+        setting = f"[{table}] {key}"
+        why = f"it chooses {DESTINATION_KEYS[table][key]}"
+    places = [f"put it in your own settings file {user_file}"]
     if table == "agent":
-        instead += f", set VAULTCTX_AGENT_{key.upper()}"
-    also = _ALSO.get((table, key))
-    instead += f" or {also}" if also else ""
+        places.append(f"set VAULTCTX_AGENT_{key.upper()}")
+    if (table, key) in _ALSO:
+        places.append(_ALSO[(table, key)])
+    instead = places[0] if len(places) == 1 else f"{', '.join(places[:-1])} or {places[-1]}"
     return (
-        f"{vault_file}: {setting} is not used: it chooses {why}, and a vault's own "
-        f"vaultctx.toml may not decide where your notes go; {instead}"
+        f"{vault_file}: {setting} is not used: {why}, and a vault's own vaultctx.toml may not "
+        f"choose where your notes or requests go; {instead}"
     )
