@@ -5,7 +5,8 @@ model made with passages of the user's notes. So a log is created with those mod
 and then ``chmod``-ed, which leaves a moment when others can open it), every missing folder on
 the way is created ``0700``, and an existing folder or file left wider (by an earlier version, or
 by hand) is tightened. A link, something other than a folder or a regular file, or anything owned
-by someone else at the log's place is refused, never followed or written through.
+by someone else at the log's place is refused, never followed or written through. On Windows,
+which has no such modes, the file lives in the user's own profile and is opened plainly.
 """
 
 from __future__ import annotations
@@ -39,6 +40,10 @@ class PrivateLogError(VaultctxError):
 def open_private_log(path: Path, *, limit: int | None = None) -> BinaryIO:
     """``path`` opened for appending, created ``0600`` in a ``0700`` folder; emptied first when
     it already holds more than ``limit`` bytes."""
+    if os.name != "posix":
+        path.parent.mkdir(parents=True, exist_ok=True)
+        too_big = limit is not None and path.is_file() and path.stat().st_size > limit
+        return path.open("wb" if too_big else "ab")
     folder = private_folder(path.parent)
     flags = os.O_WRONLY | os.O_CREAT | os.O_APPEND | _NOFOLLOW | _NONBLOCK | _CLOEXEC
     try:
