@@ -157,18 +157,24 @@ def table_values(
     user_file, vault_file = folder / CONFIG_FILE_NAME, vault / CONFIG_FILE_NAME
     values: dict[str, tuple[Path, Any]] = {}
     for path in (user_file, vault_file):
-        if not path.is_file():
+        if not path.is_file() or (path is vault_file and is_user_file(vault_file, user_file)):
             continue
         raw = read_toml(path).get(table, {})
         if not isinstance(raw, dict):
             raise ConfigError(
                 f"{path}: '{table}' must be a table", f"write it as [{table}] on its own line"
             )
-        if path == vault_file:
+        if path is vault_file:
             raw = without_destinations(table, raw, vault_file, user_file)
         for key, value in raw.items():
             values[key] = (path, value)
     return values
+
+
+def is_user_file(vault_file: Path, user_file: Path) -> bool:
+    """Whether the vault's file is the user's own (a vault kept in the user config dir): read
+    once, as the user's."""
+    return os.path.realpath(vault_file) == os.path.realpath(user_file)
 
 
 def _toml_value(value: Any) -> str:
@@ -209,7 +215,7 @@ def load_config(
     if user_file.is_file():
         settings = _settings_from(read_toml(user_file), user_file, settings)
     vault_file = vault_path / CONFIG_FILE_NAME
-    if vault_file.is_file():
+    if vault_file.is_file() and not is_user_file(vault_file, user_file):
         data = read_toml(vault_file)
         embedding = data.get("embedding")
         if isinstance(embedding, dict):  # read from the user's file only (agent/remote_embed.py)

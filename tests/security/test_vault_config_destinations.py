@@ -341,3 +341,22 @@ def test_a_notice_is_given_once_per_file_and_key(
     for _ in range(3):
         load_agent_settings(vault, env={}, user_config=tmp_path / "none.toml")
     assert capsys.readouterr().err.count("[agent] backend is not used") == 1
+
+
+def test_a_vault_kept_in_the_user_config_folder_is_the_users_own_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The same file is not both trusted and refused: it is read once, as the user's."""
+    folder = tmp_path / "config"
+    folder.mkdir()
+    (folder / "vaultctx.toml").write_text(
+        'engine = "openai:text-embedding-3-small"\n[agent]\nbackend = "openai"\n'
+        '[signals]\nfeeds = ["https://mine.example/feed"]\n',
+        encoding="utf-8",
+    )
+    agent = load_agent_settings(folder, env={}, user_config=folder / "vaultctx.toml")
+    config = load_config(folder, env={}, user_config_dir=folder)
+    signals = load_signal_settings(folder, folder)
+    assert agent.backend == "openai" and config.settings.engine.startswith("openai:")
+    assert signals.feeds == ("https://mine.example/feed",)
+    assert "notice" not in capsys.readouterr().err

@@ -24,7 +24,7 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
-from vaultctx.config import APP_NAME, CONFIG_FILE_NAME, ConfigError, read_toml
+from vaultctx.config import APP_NAME, CONFIG_FILE_NAME, ConfigError, is_user_file, read_toml
 from vaultctx.destination_keys import without_destinations
 
 BACKENDS = ("openai", "ollama", "gemini", "bedrock")
@@ -99,7 +99,7 @@ def load_agent_settings(
         settings = _apply(settings, _agent_table(trusted), str(trusted))
     asked_to_confirm = settings.confirm_changes
     vault_file = vault / CONFIG_FILE_NAME if vault is not None else None
-    if vault_file is not None and vault_file.is_file():
+    if vault_file is not None and vault_file.is_file() and not is_user_file(vault_file, trusted):
         vault_table = without_destinations("agent", _agent_table(vault_file), vault_file, trusted)
         settings = _apply(settings, vault_table, str(vault_file))
         # A vault's file may ask for confirmation, never switch off the user's own.
