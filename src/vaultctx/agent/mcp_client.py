@@ -41,6 +41,8 @@ from vaultctx.agent.mcp_config import McpServerConfig, load_mcp_config
 from vaultctx.agent.mcp_stdio import ServerPipes, child_environment, spawn_server
 from vaultctx.agent.mcp_tools import ExposedTool, exposed_names, failure, result_text
 from vaultctx.config import APP_NAME
+from vaultctx.errors import VaultctxError
+from vaultctx.private_log import open_private_log
 
 if TYPE_CHECKING:
     from pydantic_ai.toolsets import AbstractToolset
@@ -225,10 +227,9 @@ class McpServer:
 
     @contextlib.contextmanager
     def _open_log(self) -> Iterator[IO[bytes]]:
-        """The server's stderr file: appended to, started afresh beyond ``LOG_LIMIT_BYTES``."""
-        self.log.parent.mkdir(parents=True, exist_ok=True)
-        too_big = self.log.is_file() and self.log.stat().st_size > LOG_LIMIT_BYTES
-        with self.log.open("wb" if too_big else "ab") as handle:
+        """The server's stderr file: appended to, started afresh beyond ``LOG_LIMIT_BYTES``;
+        ``0600`` in a ``0700`` folder, as it echoes tool calls holding note text."""
+        with open_private_log(self.log, limit=LOG_LIMIT_BYTES) as handle:
             stamp = time.strftime("%Y-%m-%d %H:%M:%S")
             handle.write(f"--- {stamp} vaultctx starts {self.config.command}\n".encode())
             handle.flush()
@@ -342,4 +343,6 @@ def _describe(exc: BaseException) -> str:
         exc = inner[0]
     if isinstance(exc, MCPError):
         return f"MCP error: {exc.message}"
+    if isinstance(exc, VaultctxError):
+        return exc.one_line()
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

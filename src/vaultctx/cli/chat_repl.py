@@ -242,10 +242,13 @@ def _needs(argument: str, example: str) -> str:
 
 
 def _history_file() -> Path:
+    """The chat's line history, which holds every question typed: created ``0600`` in a
+    ``0700`` folder, as logs are (private_log.py)."""
     import platformdirs
 
     from vaultctx.config import APP_NAME
+    from vaultctx.private_log import open_private_log
 
-    folder = Path(platformdirs.user_state_dir(APP_NAME))
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return folder / "chat_history"
+    path = Path(platformdirs.user_state_dir(APP_NAME)) / "chat_history"
+    open_private_log(path).close()
+    return path
