@@ -2,9 +2,10 @@
 
 Who may ask: the per-run token (query once, then a session in an HttpOnly SameSite=Strict cookie),
 local Host headers, the UI's own Origin and the session's CSRF token on every change
-(``test_ui_csrf.py`` tries every change against a page of another port). What a note can do: nothing. Its HTML is escaped,
-markdown raw HTML is off and javascript:/data:/vbscript: links are dropped, so a hostile note
-runs no script in the browser. Which files: only the vault's (``read_note``'s confinement).
+(``test_ui_csrf.py`` tries every change against a page of another port). What a note can do:
+nothing. Its HTML is escaped, markdown raw HTML is off and javascript:/data:/vbscript: links are
+dropped, so a hostile note runs no script in the browser. Which files: only the vault's
+(``read_note``'s confinement).
 """
 
 from __future__ import annotations

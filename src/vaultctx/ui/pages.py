@@ -38,8 +38,8 @@ from vaultctx.search.request import MODES, SearchRequest
 from vaultctx.ui import i18n
 from vaultctx.ui.chat import ChatRooms
 from vaultctx.ui.reindex import IndexJob
-from vaultctx.ui.sessions import CSRF_FIELD, CSRF_SCOPE_KEY
 from vaultctx.ui.render import highlight_snippet, note_url, render_markdown
+from vaultctx.ui.sessions import CSRF_FIELD, CSRF_SCOPE_KEY
 from vaultctx.ui.uploads import MAX_FILES, MAX_REQUEST_BYTES, read_uploads
 from vaultctx.vault.note import parse_note
 
