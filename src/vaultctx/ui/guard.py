@@ -14,7 +14,6 @@ SDK check (``mcp.http_policy``): a foreign Host is DNS rebinding (421).
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Sequence
 from urllib.parse import parse_qs, urlencode
 
@@ -26,7 +25,14 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vaultctx.hooks.server_link import CLI_PATH, HOOK_CONTEXT_PATH
 from vaultctx.mcp import http_policy
-from vaultctx.ui.sessions import CSRF_FIELD, CSRF_HEADER, CSRF_SCOPE_KEY, Sessions
+from vaultctx.ui.sessions import (
+    CSRF_FIELD,
+    CSRF_HEADER,
+    CSRF_SCOPE_KEY,
+    SESSION_SCOPE_KEY,
+    Sessions,
+    secret_matches,
+)
 
 TOKEN_PARAMETER = "token"
 FORM_TYPE = "application/x-www-form-urlencoded"
@@ -95,10 +101,8 @@ def own_origin(request: Request) -> str:
 
 
 def token_matches(given: str | None, token: str) -> bool:
-    """Constant-time comparison: the time a guess takes says nothing about the token."""
-    if not given:
-        return False
-    return hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8"))
+    """The run's token, compared in constant time (``sessions.secret_matches``)."""
+    return secret_matches(given, token)
 
 
 class UiGuard:
@@ -154,6 +158,7 @@ class UiGuard:
         session = self.sessions.session_of(request.cookies.get(self.cookie))
         if session is None:
             return PlainTextResponse(REFUSED_TOKEN, 403)
+        request.scope[SESSION_SCOPE_KEY] = session
         request.scope[CSRF_SCOPE_KEY] = self.sessions.csrf_token(session)
         return None
 
@@ -162,7 +167,6 @@ class UiGuard:
     ) -> tuple[Response | None, Receive]:
         """A change must carry its session's CSRF token, in the header or the form's field;
         a form's body is read here and handed on to the route unchanged."""
-        expected = request.scope[CSRF_SCOPE_KEY]
         given = request.headers.get(CSRF_HEADER)
         content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
         if given is None and content_type == FORM_TYPE:
@@ -171,7 +175,7 @@ class UiGuard:
                 return PlainTextResponse(REFUSED_FORM_SIZE, 413), receive
             fields = parse_qs(body.decode("latin-1"), keep_blank_values=True).get(CSRF_FIELD, [])
             given = fields[0] if len(fields) == 1 else None
-        if not token_matches(given, expected):
+        if not self.sessions.csrf_matches(request.scope[SESSION_SCOPE_KEY], given):
             return PlainTextResponse(REFUSED_CSRF, 403), receive
         return None, receive
 

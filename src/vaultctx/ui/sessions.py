@@ -18,6 +18,7 @@ import secrets
 CSRF_FIELD = "csrf_token"  # the hidden field of every form that changes something
 CSRF_HEADER = "x-csrf-token"  # what the page's script sends with fetch()
 CSRF_SCOPE_KEY = "vaultctx.csrf_token"  # where the guard leaves the session's token for pages
+SESSION_SCOPE_KEY = "vaultctx.session"  # and the session's id, for its own CSRF check
 SESSION_ID_BYTES = 18  # 24 URL-safe characters: never guessed, never repeated
 _SEPARATOR = "."
 
@@ -40,7 +41,7 @@ class Sessions:
         if not cookie or _SEPARATOR not in cookie:
             return None
         session, _, seal = cookie.partition(_SEPARATOR)
-        if not session or not _same(seal, self._seal("session", session)):
+        if not session or not secret_matches(seal, self._seal("session", session)):
             return None
         return session
 
@@ -49,7 +50,7 @@ class Sessions:
         return self._seal("csrf", session)
 
     def csrf_matches(self, session: str, given: str | None) -> bool:
-        return _same(given, self.csrf_token(session))
+        return secret_matches(given, self.csrf_token(session))
 
     def _seal(self, purpose: str, session: str) -> str:
         # The purpose keeps a CSRF token from ever being a valid cookie seal, and back.
@@ -58,8 +59,8 @@ class Sessions:
         return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 
-def _same(given: str | None, expected: str) -> bool:
+def secret_matches(given: str | None, expected: str) -> bool:
     """Constant-time equality: the time a guess takes says nothing about the secret."""
     if not given:
         return False
-    return hmac.compare_digest(given.encode("utf-8", "replace"), expected.encode("ascii"))
+    return hmac.compare_digest(given.encode("utf-8", "replace"), expected.encode("utf-8"))
