@@ -171,6 +171,10 @@ def test_the_language_switch_redirects_only_within_the_ui(ui: UiServer) -> None:
         assert headers["location"] == expected
     # A change like any other: a link (GET) cannot flip it.
     assert ui.request("/lang?set=ja&next=/changes")[0] == 405
+    # On a form's answer the switch returns to the form's page, not to a POST-only address.
+    status, _, page = ui.request("/changes/undo", method="POST", body="record=x", headers=form)
+    assert status == 409
+    assert '<input type="hidden" name="next" value="/changes">' in page
 
 
 def test_hostile_markup_comes_back_escaped_in_html(ui: UiServer) -> None:
