@@ -148,7 +148,7 @@ class Pages:
             return i18n.translate(language, key, **fill)
 
         here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
-        if request.method != "GET":  # a form's answer (/changes/undo): back to its page
+        if request.scope.get("method", "GET") != "GET":  # a form's answer: back to its page
             here = request.url.path.rsplit("/", 1)[0] or "/"
         html = self.templates.get_template(template).render(
             t=t,
