@@ -56,6 +56,11 @@ class Settings:
     # Where `capture` writes, relative to the vault. Unset: the vault's own `00-inbox/` or
     # `Inbox/` if it has one, else `00-inbox/` (see capture.py).
     inbox_folder: str | None = None
+    # The change ledger (docs/changes.md): a record younger than this many days is never
+    # dropped; older ones go once the ledger holds more than ledger_max_mb of contents.
+    # The user's own file only: a vault's file could otherwise shorten its own undo history.
+    ledger_keep_days: int = 7
+    ledger_max_mb: int = 500
 
 
 @dataclass(frozen=True)
@@ -96,6 +101,8 @@ def read_toml(path: Path) -> dict[str, Any]:
 
 # Settings that may name a remote embedding engine ("provider:model").
 REMOTE_ENGINE_KEYS = ("engine", "quality_engine")
+# Settings a vault's own file may not set: they decide how long its changes stay undoable.
+USER_ONLY_KEYS = ("ledger_keep_days", "ledger_max_mb")
 
 
 def _settings_from(
@@ -115,6 +122,17 @@ def _settings_from(
                 f"use one of the known settings: {', '.join(sorted(known))}",
             )
         default = getattr(base, key)
+        if key in USER_ONLY_KEYS and user_file is not None:
+            raise ConfigError(
+                f"{source}: '{key}' decides how long changes stay undoable, so only your own "
+                "settings file may set it, not a vault's",
+                f"set {key} in your own settings file {user_file}",
+            )
+        if key in USER_ONLY_KEYS and (type(value) is not int or value < 0):
+            raise ConfigError(
+                f"{source}: '{key}' must be a whole number of 0 or more, got {value!r}",
+                f"write it as {key} = {_toml_value(default)}, the default",
+            )
         if key == "inbox_folder":
             updates[key] = vault_relative_folder(key, value, source)
         elif key in REMOTE_ENGINE_KEYS and user_file is not None and ":" in str(value):
