@@ -16,7 +16,10 @@ save lands in the middle of the undo.
 
 from __future__ import annotations
 
+import contextlib
 import os
+import posixpath
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -42,6 +45,7 @@ from vaultctx.vault.writes import (
 )
 
 MAX_NAMED_FILES = 10
+_STAGED = re.compile(r"^\.(.+)\.[a-z0-9_]{8}\.vaultctx-tmp$")
 
 
 class NothingToUndoError(LedgerError):
@@ -112,7 +116,8 @@ def undo_record(
             later = [r for r in records if r.seq > record.seq and _overlap(r, record)]
             if later:
                 raise UndoDependencyError(record, later)
-        plan, already, conflicts = _plan(root, record)
+        debris = _debris(root, record)
+        plan, already, conflicts = _plan(root, record, debris)
         if conflicts:
             raise UndoConflictError(record, conflicts)
         diffs = record_diffs(store, record, reverse=True)
@@ -124,6 +129,9 @@ def undo_record(
         ordered = sorted(plan, key=lambda item: item[0].before != MISSING)
         for entry, _ in ordered:  # a folder on the way swapped for a link stops it before any write
             check_no_links(root, (root / entry.path).parent, entry.path)
+        for staged in debris:  # before folders the change created are removed
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(root / staged)
         restorer = _Restorer(store, root)
         for entry, current in ordered:
             restorer.restore(entry, current)
@@ -157,8 +165,33 @@ def discard(
     )
 
 
+def _debris(root: Path, record: LedgerRecord) -> set[str]:
+    """The staged copies an interrupted change left beside the files it was writing
+    (``.Plan.md.k3j9x0qa.vaultctx-tmp``: the name ``vault.writes`` stages under, which is ours
+    alone), vault-relative: undo removes them with the rest."""
+    if not record.interrupted:
+        return set()
+    names: set[str] = set()
+    for entry in record.entries:
+        states = [entry.before, entry.after, *(s for p, s in record.last_before if p == entry.path)]
+        for state in states:
+            names |= {path for path, _ in snapshot.files_in(state, entry.path)}
+        names.add(entry.path)
+    found: set[str] = set()
+    for folder in {posixpath.dirname(name) for name in names}:
+        try:
+            listed = os.listdir(root / folder) if folder else os.listdir(root)
+        except OSError:
+            continue
+        for listed_name in listed:
+            match = _STAGED.match(listed_name)
+            if match and posixpath.join(folder, match.group(1)) in names:
+                found.add(posixpath.join(folder, listed_name))
+    return found
+
+
 def _plan(
-    root: Path, record: LedgerRecord
+    root: Path, record: LedgerRecord, debris: set[str]
 ) -> tuple[list[tuple[LedgerEntry, State]], list[str], list[str]]:
     """Each entry with the state it is in now, the paths already as before the change, and the
     paths in neither state (conflicts). An interrupted record's last step may or may not have
@@ -168,7 +201,7 @@ def _plan(
     already: list[str] = []
     conflicts: list[str] = []
     for entry in record.entries:
-        current = snapshot.take(root / entry.path)
+        current = _without(snapshot.take(root / entry.path), entry.path, debris)
         candidates = [entry.after, *([tail[entry.path]] if entry.path in tail else [])]
         first_bad: list[str] | None = None
         for candidate in candidates:
@@ -187,6 +220,18 @@ def _plan(
         else:
             conflicts += first_bad or []
     return plan, already, conflicts
+
+
+def _without(state: State, prefix: str, debris: set[str]) -> State:
+    """``state`` (at ``prefix``) as if the staged copies in ``debris`` were gone."""
+    if not isinstance(state, FolderState) or not debris:
+        return state
+    children = tuple(
+        (name, _without(child, f"{prefix}/{name}", debris))
+        for name, child in state.children
+        if f"{prefix}/{name}" not in debris
+    )
+    return FolderState(children)
 
 
 def _at(state: State, prefix: str, path: str) -> State:
