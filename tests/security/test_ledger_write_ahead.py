@@ -122,10 +122,6 @@ def run_kills(
         if via_cli:
             listed = cli(vault, data_dir, "ledger")
             assert listed.returncode == 0 and "INTERRUPTED" in listed.stdout, listed
-            assert [
-                r["interrupted"]
-                for r in json.loads(cli(vault, data_dir, "ledger", "--json").stdout)
-            ] == [True]
             undone = cli(vault, data_dir, "undo")
             assert undone.returncode == 0, undone.stderr
         else:
