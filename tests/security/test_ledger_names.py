@@ -176,6 +176,7 @@ def test_a_format_1_ledger_stays_readable_and_undoable(vault: Vault) -> None:
 def test_a_change_whose_record_cannot_be_written_is_not_made(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    vault.append_to_note("10-projects/Budget.md", "recorded", change=AGENT)  # a ledger exists
     original = tree(vault.path)
 
     def disk_full(path: Path, data: bytes, **kwargs: object) -> None:
