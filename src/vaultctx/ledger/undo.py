@@ -105,6 +105,12 @@ def undo_record(
     with store.locked():
         records, unreadable = store.scan()
         if record_id is None:
+            if not records and unreadable:
+                raise NothingToUndoError(
+                    f"No AI change that can be read is recorded for {store.vault}; "
+                    f"{len(unreadable)} record(s) cannot be read",
+                    "`vaultctx ledger` says why; `vaultctx ledger drop ID` discards one",
+                )
             if not records:
                 raise NothingToUndoError(
                     f"No AI changes have been recorded for {store.vault}",
