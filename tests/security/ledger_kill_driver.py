@@ -6,10 +6,15 @@ kill the process at a chosen point."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from vaultctx.api import Vault
 from vaultctx.ledger.context import ChangeContext
+
+
+def appending(line: str) -> Callable[[str], str]:
+    return lambda text: text + line
 
 
 def main() -> None:
@@ -22,7 +27,7 @@ def main() -> None:
             if kind == 0:
                 batch.move(f"notes/n{step:03d}.md", f"archive/a{step % 4}/n{step:03d}.md")
             elif kind == 1:
-                batch.rewrite("Hub.md", lambda text, s=step: text + f"- step {s}\n")
+                batch.rewrite("Hub.md", appending(f"- step {step}\n"))
             else:
                 batch.create(f"new/f{step % 5}/c{step:03d}.md", f"# created at step {step}\n")
     print("done", flush=True)

@@ -57,7 +57,7 @@ def test_a_backslash_or_tab_name_is_recorded_and_every_later_change_too(
     assert {BACKSLASH, TAB} <= set(listed[1].paths)
     assert vault.ledger_unreadable() == []
     shown = run_cli(vault, data_dir, "ledger")
-    assert shown.returncode == 0 and moved.record_id in shown.stdout, shown.stderr
+    assert shown.returncode == 0 and str(moved.record_id) in shown.stdout, shown.stderr
     vault.undo()
     vault.undo()
     assert tree(vault.path) == original

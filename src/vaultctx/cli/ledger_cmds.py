@@ -73,9 +73,12 @@ def list_records(
     if not records and not unreadable:
         _line("no AI changes recorded")
         return
+    running = records[0].id if records and handle.ledger_store().busy() else None
     for record in records:
         paths = ", ".join(record.paths)
         state = "  INTERRUPTED" if record.interrupted else ""
+        if record.interrupted and record.id == running:
+            state = "  IN PROGRESS (another vaultctx process is making it)"
         _line(f"{record.id}  {record.time}  {record.source:<5}  {record.label}{state}  [{paths}]")
     for bad in unreadable:
         _line(f"{bad.id}  UNREADABLE  {bad.file}: {bad.why}")

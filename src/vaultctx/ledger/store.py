@@ -293,6 +293,19 @@ class LedgerStore:
         finally:
             lock.release()
 
+    def busy(self) -> bool:
+        """Whether another process holds the ledger now: its newest journal is then a change
+        in progress, not an interrupted one."""
+        if self._is_ours() is None:
+            return False
+        lock = FileLock(str(self.folder / "lock"), mode=0o600)
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:
+            return True
+        lock.release()
+        return False
+
     def _prepare(self) -> None:
         """Create the folder (0700) with its marker, or check that an existing one is ours (a
         format 1 marker is rewritten as ``VERSION``: its records stay readable)."""

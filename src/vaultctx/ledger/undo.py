@@ -136,7 +136,7 @@ def undo_record(
         for entry, _ in ordered:  # a folder on the way swapped for a link stops it before any write
             check_no_links(root, (root / entry.path).parent, entry.path)
         for staged in debris:  # before folders the change created are removed
-            with contextlib.suppress(FileNotFoundError):
+            with contextlib.suppress(OSError):
                 os.unlink(root / staged)
         restorer = _Restorer(store, root)
         for entry, current in ordered:
@@ -185,8 +185,11 @@ def _debris(root: Path, record: LedgerRecord) -> set[str]:
         names.add(entry.path)
     found: set[str] = set()
     for folder in {posixpath.dirname(name) for name in names}:
+        where = root.joinpath(*folder.split("/")) if folder else root
+        if os.path.realpath(where) != str(where):
+            continue  # never through a link, nor out of the vault
         try:
-            listed = os.listdir(root / folder) if folder else os.listdir(root)
+            listed = os.listdir(where)
         except OSError:
             continue
         for listed_name in listed:
