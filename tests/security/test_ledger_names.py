@@ -190,3 +190,38 @@ def test_a_change_whose_record_cannot_be_written_is_not_made(
     with pytest.raises(VaultctxError), vault.change_batch(AGENT, "para") as batch:
         batch.create("new/Idea.md", "# Idea\n")
     assert tree(vault.path) == original
+
+
+@pytest.mark.parametrize("confirm_changes", [False, True])
+def test_an_agent_turn_moving_a_note_an_odd_name_links_is_recorded_with_confirm_on_and_off(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch, confirm_changes: bool
+) -> None:
+    """The issue's case through the agent itself: the move, then every later change of the turn,
+    each recorded, each undone."""
+    import asyncio
+
+    from tests.agent.scripted_model import Call, ScriptedModel
+    from tests.agent.session_support import no_retrieval, scripted_session
+    from vaultctx.agent.confirm import ConfirmRequest, Decision
+
+    async def always(request: ConfirmRequest) -> Decision:
+        return "always"
+
+    no_retrieval(monkeypatch)
+    original = tree(vault.path)
+    move = Call(
+        "move_file", {"source_path": "notes/Plan.md", "destination_path": "archive/Plan.md"}
+    )
+    append = Call("append_to_note", {"path": "Inbox.md", "content": "after the move"})
+    script = ScriptedModel([[move], [append]])
+    session = scripted_session(
+        vault, script, confirm_changes=confirm_changes, confirm=always if confirm_changes else None
+    )
+    asyncio.run(session.ask("tidy up", lambda _: None))
+    assert "[[archive/Plan]]" in (vault.path / BACKSLASH).read_text()
+    records = vault.ledger()
+    assert len(records) == 2 and BACKSLASH in records[1].paths
+    assert vault.ledger_unreadable() == []
+    vault.undo()
+    vault.undo()
+    assert tree(vault.path) == original
