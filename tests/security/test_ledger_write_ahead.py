@@ -266,3 +266,17 @@ def test_undo_removes_what_the_change_created_before_restoring_the_rest(
     vault.undo()
     assert order == ["remove inbox.md", "create Inbox.md"]
     assert writes.exists(vault.path / "Inbox.md") and not (vault.path / "inbox.md").exists()
+
+
+def test_a_batch_still_running_is_listed_as_in_progress_not_interrupted(vault: Vault) -> None:
+    from typer.testing import CliRunner
+
+    from vaultctx.cli.main import app
+
+    where = ["--vault", str(vault.path), "--db", str(vault.db_path)]
+    with vault.change_batch(AGENT, "para") as batch:
+        batch.create("new/Idea.md", "# Idea\n")
+        listed = CliRunner().invoke(app, ["ledger", *where]).stdout
+        assert "IN PROGRESS" in listed and "INTERRUPTED" not in listed
+    listed = CliRunner().invoke(app, ["ledger", *where]).stdout
+    assert "IN PROGRESS" not in listed and "INTERRUPTED" not in listed

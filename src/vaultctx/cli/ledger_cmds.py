@@ -82,7 +82,7 @@ def list_records(
         _line(f"{record.id}  {record.time}  {record.source:<5}  {record.label}{state}  [{paths}]")
     for bad in unreadable:
         _line(f"{bad.id}  UNREADABLE  {bad.file}: {bad.why}")
-    if any(record.interrupted for record in records):
+    if any(record.interrupted and record.id != running for record in records):
         _line(
             "INTERRUPTED: the process stopped before the change finished; `vaultctx undo ID` "
             "takes back the steps it made"
