@@ -280,3 +280,23 @@ def test_a_batch_still_running_is_listed_as_in_progress_not_interrupted(vault: V
         assert "IN PROGRESS" in listed and "INTERRUPTED" not in listed
     listed = CliRunner().invoke(app, ["ledger", *where]).stdout
     assert "IN PROGRESS" not in listed and "INTERRUPTED" not in listed
+
+
+def test_a_step_that_fails_midway_records_what_it_left(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The folders made before a file system error are recorded, so undo removes them too."""
+    original = tree(vault.path)
+
+    def failing(*args: object) -> None:
+        raise OSError(5, "Input/output error")
+
+    monkeypatch.setattr("vaultctx.ledger.batch.create_file", failing)
+    with pytest.raises(OSError), vault.change_batch(AGENT, "para") as batch:
+        batch.rewrite("Inbox.md", lambda text: text + "more\n")
+        batch.create("new/deep/Idea.md", "# Idea\n")
+    assert (vault.path / "new/deep").is_dir()
+    [record] = vault.ledger()
+    assert sorted(record.paths) == ["Inbox.md", "new"] and not record.interrupted
+    vault.undo()
+    assert tree(vault.path) == original

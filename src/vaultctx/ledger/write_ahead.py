@@ -8,8 +8,9 @@ as the previous step left it) and after it (computed, never read after the fact)
 content stored first; only then is the step made. So a process killed at any moment leaves a
 journal naming each change on disk, and a file the user saves later is never taken for ours.
 
-A step refused before it touched anything (a file changed meanwhile, a name taken) is cancelled
-in the journal.
+A step refused before it touched anything (a file changed meanwhile, a name taken: a
+``NoteChangeError``) is cancelled in the journal; one that failed midway (a file system error)
+is replaced by the state its paths are left in.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from vaultctx.ledger import snapshot
 from vaultctx.ledger.context import ChangeContext
 from vaultctx.ledger.snapshot import MISSING, FolderState, State
 from vaultctx.ledger.store import LedgerStore
-from vaultctx.vault.writes import digest, exists
+from vaultctx.vault.writes import NoteChangeError, digest, exists
 
 FOLDER = None  # an edit's state: a folder, made if missing (what was in it stays)
 Edit = tuple[Path, State | None]
@@ -46,9 +47,9 @@ class WriteAhead:
     @contextlib.contextmanager
     def step(self, edits: Sequence[Edit], *, read: Edit | None = None) -> Iterator[None]:
         """Journal the step that makes ``edits`` (fsynced), then let the block make it. A block
-        that raises an ``Exception`` was refused before it touched anything (the file
-        operations check first and change in one atomic call): the step is cancelled. Anything
-        else (an interrupt) leaves the step journalled, made or not; undo accepts either.
+        that raises ``NoteChangeError`` was refused before it changed anything: the step is
+        cancelled. Another error is recorded as what it left; an interrupt leaves the step
+        journalled, made or not, and undo accepts either.
 
         ``read``: a file's state as just read (the bytes a replacement is computed from and
         compared against), taken as its root's state when no step tracks it yet."""
@@ -70,10 +71,26 @@ class WriteAhead:
             raise
         try:
             yield
-        except Exception:
+        except NoteChangeError:
             self.journal.cancel(number)
             self._current = previous
             raise
+        except Exception:
+            self._correct(number, touched)
+            raise
+
+    def _correct(self, number: int, touched: dict[str, State]) -> None:
+        """A step that failed in the middle (a file system error): its roots as they are now,
+        wherever they differ from before the step, so nothing on disk goes unrecorded."""
+        self.journal.cancel(number)
+        changed = []
+        for root, before in touched.items():
+            now = snapshot.take(self.root.joinpath(*root.split("/")), self.blobs)
+            self._current[root] = now
+            if now != before:
+                changed.append((root, before, now))
+        if changed:
+            self.journal.step(changed, self.blobs)
 
     def add_blob(self, data: bytes) -> str:
         sha = digest(data)
