@@ -88,7 +88,6 @@ def kill_midway(vault: Vault, data_dir: Path, at_step: int, sig: int, rng: rando
             process.kill()
             process.wait(timeout=60)
         process.stdout.close()
-    assert process.returncode != 0, "the batch finished before it was killed"
     return announced
 
 
@@ -99,7 +98,7 @@ def run_kills(
     original = tree(vault.path)
     by_signal: Counter[str] = Counter()
     steps_done: list[int] = []
-    interrupted = 0
+    interrupted = unchanged = 0
     for number in range(kills):
         sig = SIGNALS[number % len(SIGNALS)]
         at_step = rng.randint(0, STEPS - 2)
@@ -109,10 +108,12 @@ def run_kills(
         after_kill = tree(vault.path)
         records = vault.ledger(limit=None)
         if after_kill == original and not records:
+            unchanged += 1
             continue  # killed before its first step was journalled: nothing changed
         [record] = records
+        # The kill may land after the last steps finished the record (a fast machine): then
+        # it is a finished record, undone the same way.
         interrupted += record.interrupted
-        assert record.interrupted
         # Every path changed on disk is covered by the record (or is the staged copy of a
         # covered file that the kill left behind, which undo removes).
         changed = {
@@ -126,18 +127,22 @@ def run_kills(
             assert any(path == c or path.startswith(c + "/") for c in covered), (path, covered)
         if via_cli:
             listed = cli(vault, data_dir, "ledger")
-            assert listed.returncode == 0 and "INTERRUPTED" in listed.stdout, listed
+            assert listed.returncode == 0, listed.stderr
+            assert ("INTERRUPTED" in listed.stdout) == record.interrupted, listed.stdout
             undone = cli(vault, data_dir, "undo")
             assert undone.returncode == 0, undone.stderr
         else:
             vault.undo()
         assert tree(vault.path) == original, f"kill {number} ({sig!r} at step {announced})"
         assert vault.ledger(limit=None) == []
+    assert interrupted >= kills // 2, "most kills must land inside the batch"
     return {
         "kills": kills,
         "by_signal": dict(by_signal),
         "steps_at_kill": sorted(steps_done),
         "interrupted_records": interrupted,
+        "finished_before_the_signal": kills - interrupted - unchanged,
+        "killed_before_any_change": unchanged,
         "all_restored": True,
     }
 
