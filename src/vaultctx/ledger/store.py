@@ -263,6 +263,9 @@ class LedgerStore:
         self.vault = str(Path(os.path.realpath(vault)))
         self.keep_days = keep_days
         self.max_bytes = max_bytes
+        # Finished records never change once written: parsed ones are kept by (name, mtime,
+        # size), so the scan after every change reads only what is new.
+        self._parsed: dict[str, tuple[int, int, LedgerRecord]] = {}
 
     @property
     def _records(self) -> Path:
@@ -391,7 +394,7 @@ class LedgerStore:
             path = self.record_file(seq, record_id, suffix)
             try:
                 record = (
-                    self._read_record(path, seq, record_id)
+                    self._read_record_cached(path, seq, record_id)
                     if suffix == "json"
                     else self._read_journal(path, seq, record_id)
                 )
@@ -448,6 +451,15 @@ class LedgerStore:
                 f"this change cannot be undone or shown; its files are in {self._blobs}",
             )
         return data
+
+    def _read_record_cached(self, path: Path, seq: int, record_id: str) -> LedgerRecord:
+        info = os.lstat(path)
+        known = self._parsed.get(path.name)
+        if known and known[:2] == (info.st_mtime_ns, info.st_size):
+            return known[2]
+        record = self._read_record(path, seq, record_id)
+        self._parsed[path.name] = (info.st_mtime_ns, info.st_size, record)
+        return record
 
     def _read_record(self, path: Path, seq: int, record_id: str) -> LedgerRecord:
         raw = json.loads(snapshot.read_no_follow(path))
