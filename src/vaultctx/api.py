@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from vaultctx.ledger.batch import ChangeBatch
     from vaultctx.ledger.changes import NoteChanger
     from vaultctx.ledger.diff import FileDiff
-    from vaultctx.ledger.store import LedgerRecord, LedgerStore
+    from vaultctx.ledger.store import LedgerRecord, LedgerStore, UnreadableRecord
     from vaultctx.ledger.undo import UndoReport
     from vaultctx.notes import NoteList, NoteText
     from vaultctx.search.filters import Filters
@@ -548,7 +548,13 @@ class Vault:
         """The vault's AI change ledger (in the per-user data dir, apart from the index)."""
         from vaultctx.ledger.store import LedgerStore, ledger_folder
 
-        return LedgerStore(ledger_folder(self.config.vault), self.config.vault)
+        settings = self.config.settings
+        return LedgerStore(
+            ledger_folder(self.config.vault),
+            self.config.vault,
+            keep_days=settings.ledger_keep_days,
+            max_bytes=settings.ledger_max_mb * 1_000_000,
+        )
 
     def _note_changer(self) -> NoteChanger:
         if self._changer is None:
@@ -602,24 +608,36 @@ class Vault:
             if batch.change is not None:
                 batch.change = self._reindexed(batch.change)
 
-    def undo(self, *, dry_run: bool = False) -> UndoReport:
-        """Revert the newest recorded change, if every file it touched is still as it left them;
+    def undo(self, record_id: str | None = None, *, dry_run: bool = False) -> UndoReport:
+        """Revert the newest recorded change (or the one ``record_id`` names, when no later one
+        touched its files), if every file it touched is as it left them or already as before;
         else ``UndoConflictError`` names the files and nothing is written."""
-        from vaultctx.ledger.undo import undo_newest
+        from vaultctx.ledger.undo import undo_record
         from vaultctx.vault.writes import vault_root
 
-        report = undo_newest(self.ledger_store(), vault_root(self.config.vault), dry_run=dry_run)
+        root = vault_root(self.config.vault)
+        report = undo_record(self.ledger_store(), root, record_id, dry_run=dry_run)
         if dry_run:
             return report
         notices = self._reindex()
         return replace(report, notices=[*report.notices, *notices])
 
-    def ledger(self, limit: int = 20) -> list[LedgerRecord]:
-        """The recorded changes, newest first."""
+    def ledger(self, limit: int | None = 20) -> list[LedgerRecord]:
+        """The recorded changes that read back, newest first (``limit`` None: all kept)."""
         return self.ledger_store().records()[::-1][:limit]
 
     def ledger_record(self, record_id: str) -> LedgerRecord:
         return self.ledger_store().get(record_id)
+
+    def ledger_unreadable(self) -> list[UnreadableRecord]:
+        """The record files that cannot be read back, with why (they block no other record)."""
+        return self.ledger_store().unreadable()
+
+    def ledger_drop(self, record_id: str) -> tuple[LedgerRecord | UnreadableRecord, list[FileDiff]]:
+        """Discard one record without undoing it, with the diff it held."""
+        from vaultctx.ledger.undo import discard
+
+        return discard(self.ledger_store(), record_id)
 
     def ledger_diffs(self, record: LedgerRecord) -> list[FileDiff]:
         """What a recorded change did, one unified diff per file."""

@@ -60,6 +60,11 @@ class Settings:
     # Where `capture` writes, relative to the vault. Unset: the vault's own `00-inbox/` or
     # `Inbox/` if it has one, else `00-inbox/` (see capture.py).
     inbox_folder: str | None = None
+    # The change ledger (docs/changes.md): a record younger than this many days is never
+    # dropped; older ones go once the ledger holds more than ledger_max_mb of contents.
+    # The user's own file only: a vault's file could otherwise shorten its own undo history.
+    ledger_keep_days: int = 7
+    ledger_max_mb: int = 500
 
 
 @dataclass(frozen=True)
@@ -98,7 +103,16 @@ def read_toml(path: Path) -> dict[str, Any]:
         ) from exc
 
 
-def _settings_from(data: Mapping[str, Any], source: Path, base: Settings) -> Settings:
+# Settings a vault's own file may not set: they decide how long its changes stay undoable.
+USER_ONLY_KEYS = ("ledger_keep_days", "ledger_max_mb")
+
+
+def _settings_from(
+    data: Mapping[str, Any], source: Path, base: Settings, *, user_file: Path | None = None
+) -> Settings:
+    """``user_file`` is given when ``source`` is a vault's own file: that travels with the vault
+    (sync, a cloned repo), so it may not shorten how long its changes stay undoable; only the
+    user's own file (``user_file``) may."""
     known = {f.name: f for f in fields(Settings)}
     updates: dict[str, Any] = {}
     for key, value in data.items():
@@ -110,6 +124,17 @@ def _settings_from(data: Mapping[str, Any], source: Path, base: Settings) -> Set
                 f"use one of the known settings: {', '.join(sorted(known))}",
             )
         default = getattr(base, key)
+        if key in USER_ONLY_KEYS and user_file is not None:
+            raise ConfigError(
+                f"{source}: '{key}' decides how long changes stay undoable, so only your own "
+                "settings file may set it, not a vault's",
+                f"set {key} in your own settings file {user_file}",
+            )
+        if key in USER_ONLY_KEYS and (type(value) is not int or value < 0):
+            raise ConfigError(
+                f"{source}: '{key}' must be a whole number of 0 or more, got {value!r}",
+                f"write it as {key} = {_toml_value(default)}, the default",
+            )
         if key == "inbox_folder":
             updates[key] = vault_relative_folder(key, value, source)
         elif isinstance(default, tuple):
@@ -221,7 +246,7 @@ def load_config(
         if isinstance(embedding, dict):  # read from the user's file only (agent/remote_embed.py)
             without_destinations("embedding", embedding, vault_file, user_file)
         own = without_destinations("", data, vault_file, user_file)
-        settings = _settings_from(own, vault_file, settings)
+        settings = _settings_from(own, vault_file, settings, user_file=user_file)
 
     db_value = db if db is not None else environ.get("DB_PATH")
     db_path = Path(db_value).expanduser().resolve() if db_value else default_db_path(vault_path)

@@ -26,7 +26,7 @@ from tests.signals.feed_fixtures import RSS
 from vaultctx.agent.remote_embed import embedding_settings
 from vaultctx.agent.settings import AgentSettings, load_agent_settings
 from vaultctx.api import Vault
-from vaultctx.config import Settings, load_config
+from vaultctx.config import USER_ONLY_KEYS, Settings, load_config
 from vaultctx.destination_keys import DESTINATION_KEYS, LOCAL_ENGINES
 from vaultctx.signals.settings import SignalSettings, load_signal_settings
 
@@ -185,7 +185,10 @@ def test_every_agent_setting_is_classified() -> None:
     before this passes."""
     assert set(DESTINATION_KEYS["agent"]) == set(AGENT_VALUES)
     assert {f.name for f in fields(AgentSettings)} == set(AGENT_VALUES) | LOCAL_AGENT_KEYS
-    assert {f.name for f in fields(Settings)} == ENGINE_KEYS | LOCAL_TOP_LEVEL_KEYS
+    # The ledger's retention is not a destination, but only the user may set it
+    # (tests/security/test_ledger_retention.py).
+    user_only = set(USER_ONLY_KEYS)
+    assert {f.name for f in fields(Settings)} == ENGINE_KEYS | LOCAL_TOP_LEVEL_KEYS | user_only
     assert set(DESTINATION_KEYS["signals"]) == {"feeds", "allow_hosts"}
     assert {f.name for f in fields(SignalSettings)} == LOCAL_SIGNAL_KEYS | {"feeds", "allow_hosts"}
 
