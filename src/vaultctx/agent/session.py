@@ -262,6 +262,7 @@ class ChatSession:
                 toolsets=self.toolsets(guard),
                 tracker=guard.tracker,
                 on_text=receive,
+                refuse_unoffered=guard.refuse_unoffered,
             )
             turn.usage = _usage(outcome.usage)
             turn.stopped = outcome.stopped
