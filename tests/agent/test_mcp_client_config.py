@@ -180,20 +180,16 @@ def test_tool_names_are_prefixed_model_safe_capped_and_distinct() -> None:
         [
             ("vaultctx", "obsidian_search"),
             ("a_b", "c"),
-            ("a", "b_c"),  # the same name as the one before: disambiguated
+            ("a", "b_c"),  # the same name as the one before: both get a suffix of their own
             ("web", "fetch.url/v2"),
             ("x", long_tool),
             ("x", long_tool + "2"),  # the same first 64 characters
         ]
     )
-    assert names[:4] == [
-        "mcp_vaultctx_obsidian_search",
-        "mcp_a_b_c",
-        "mcp_a_b_c_2",
-        "mcp_web_fetch_url_v2",
-    ]
-    assert names[4] == ("mcp_x_" + long_tool)[:MAX_TOOL_NAME]
-    assert names[5] == ("mcp_x_" + long_tool)[: MAX_TOOL_NAME - 2] + "_2"
+    assert names[0] == "mcp_vaultctx_obsidian_search"
+    assert names[1].startswith("mcp_a_b_c_") and names[2].startswith("mcp_a_b_c_")
+    assert names[3] == "mcp_web_fetch_url_v2"
+    assert names[4].startswith(("mcp_x_" + long_tool)[: MAX_TOOL_NAME - 9])
     assert len(set(names)) == len(names)
     assert all(len(name) <= MAX_TOOL_NAME for name in names)
 
