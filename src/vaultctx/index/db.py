@@ -62,6 +62,29 @@ class IndexNeedsRebuildError(IndexDatabaseError):
     """Our own index file is corrupt; the vault can rebuild it."""
 
 
+# SQLite's verdicts on a damaged file: a page that fails its checks (CORRUPT), or a header that
+# no longer reads as a database (NOTADB). They can surface at any read, long after the open.
+DAMAGE_ERRORS: tuple[type[apsw.Error], ...] = (apsw.CorruptError, apsw.NotADBError)
+REBUILD_ADVICE = (
+    "rebuild it with `vaultctx index --full --vault <your vault>` (the vault is the source of "
+    "truth; the damaged file is kept aside, not deleted)"
+)
+
+
+def damaged_index_error(path: Path, exc: BaseException) -> IndexNeedsRebuildError:
+    return IndexNeedsRebuildError(f"the index {path} is damaged ({exc})", REBUILD_ADVICE)
+
+
+@contextlib.contextmanager
+def reporting_damage(path: Path) -> Iterator[None]:
+    """SQLite's corruption errors inside the block become ``IndexNeedsRebuildError``: a damaged
+    file is a state the user can fix, not a bug to report."""
+    try:
+        yield
+    except DAMAGE_ERRORS as exc:
+        raise damaged_index_error(path, exc) from exc
+
+
 class NotAnIndexError(IndexDatabaseError):
     """The path holds a file vaultctx did not create; it is never written, migrated or deleted."""
 
@@ -105,7 +128,10 @@ class IndexDatabase:
         try:
             yield
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            # SQLite may have rolled back already (a corrupt page aborts the statement and the
+            # transaction): a second ROLLBACK would hide the real error behind "no transaction".
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
 
@@ -143,9 +169,13 @@ class IndexDatabase:
         return int(self.scalar("PRAGMA data_version"))
 
     def integrity_problems(self, *, quick: bool = False) -> list[str]:
-        """Empty when SQLite's own check passes."""
+        """Empty when SQLite's own check passes; a check that cannot even read the file (a
+        corrupt ``sqlite_master`` page) is a problem too, not an exception."""
         pragma = "quick_check" if quick else "integrity_check"
-        rows = [str(r[0]) for r in self.conn.execute(f"PRAGMA {pragma}")]
+        try:
+            rows = [str(r[0]) for r in self.conn.execute(f"PRAGMA {pragma}")]
+        except DAMAGE_ERRORS as exc:
+            return [str(exc)]
         return [] if rows == ["ok"] else rows
 
     def close(self) -> None:
@@ -309,12 +339,8 @@ def open_index(path: Path, *, readonly: bool = False, memory_map: bool = True) -
                 f"the index at {path} was built by an older vaultctx",
                 f"{INDEX_ADVICE} to upgrade it",
             )
-    except (apsw.CorruptError, apsw.NotADBError) as exc:
-        raise IndexNeedsRebuildError(
-            f"index file {path} is damaged ({exc})",
-            "rebuild it with `vaultctx index --full --vault <your vault>` (the vault is the "
-            "source of truth)",
-        ) from exc
+    except DAMAGE_ERRORS as exc:
+        raise damaged_index_error(path, exc) from exc
     except (apsw.ReadOnlyError, apsw.CantOpenError, apsw.IOError) as exc:
         if readonly:
             raise IndexMissingError(

@@ -29,6 +29,7 @@ from vaultctx.embed.base import Embedder
 from vaultctx.errors import VaultctxError
 from vaultctx.index import hangul
 from vaultctx.index.db import (
+    DAMAGE_ERRORS,
     SETTLED_SKIPS_META,
     STAT_DIGEST_META,
     VECTOR_STORAGE,
@@ -40,7 +41,7 @@ from vaultctx.index.db import (
     ensure_index_folder,
     ensure_vector_table,
     open_index,
-    remove_database_files,
+    reporting_damage,
 )
 from vaultctx.index.phase_time import timed
 from vaultctx.index.quality_pass import quality_coverage, run_quality_pass
@@ -54,6 +55,7 @@ from vaultctx.index.schema import (
     QUALITY_TABLE,
     VECTOR_TABLE,
 )
+from vaultctx.index.set_aside import set_aside_damaged
 from vaultctx.index.text_codec import unpack_text
 from vaultctx.scrub import scrub_secrets
 from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
@@ -220,17 +222,37 @@ class Indexer:
                 WRITABLE_ADVICE,
             ) from exc
         try:
-            db = self._open_or_rebuild(report)
-            try:
-                self._run(db, report)
-                if not (fast or report.interrupted or self.quality_embedder is None):
-                    self._quality_pass(db, report)
-            finally:
-                db.close()
+            with reporting_damage(self.config.db):  # damaged again while rebuilding: say so
+                report = self._run_or_rebuild(report, fast=fast)
         finally:
             lock.release()
         report.seconds = time.perf_counter() - started
         return report
+
+    def _run_or_rebuild(self, report: IndexReport, *, fast: bool) -> IndexReport:
+        """The run; a damaged page met on the way (the open, the integrity check and the start
+        marker only see part of the file) makes it start over, once, from a rebuilt index."""
+        db = self._open_or_rebuild(report)
+        try:
+            self._passes(db, report, fast=fast)
+            return report
+        except DAMAGE_ERRORS as exc:
+            reason = f"the index {self.config.db} is damaged ({exc})"
+        finally:
+            db.close()
+        # Outside the except block, so the failed pass (its worker processes too) is gone first.
+        rebuilt = IndexReport(warnings=report.warnings)
+        db = self._rebuild(rebuilt, reason)
+        try:
+            self._passes(db, rebuilt, fast=fast)
+        finally:
+            db.close()
+        return rebuilt
+
+    def _passes(self, db: IndexDatabase, report: IndexReport, *, fast: bool) -> None:
+        self._run(db, report)
+        if not (fast or report.interrupted or self.quality_embedder is None):
+            self._quality_pass(db, report)
 
     def _quality_pass(self, db: IndexDatabase, report: IndexReport) -> None:
         assert self.quality_embedder is not None
@@ -256,20 +278,31 @@ class Indexer:
     def _open_or_rebuild(self, report: IndexReport) -> IndexDatabase:
         try:
             db = open_index(self.config.db)
+        except IndexNeedsRebuildError as exc:
+            return self._rebuild(report, exc.message)
+        try:
             # quick_check reads the whole file (seconds at 50k notes), so it runs only when the
-            # previous run did not finish: the only time damage is plausible.
-            problems = db.integrity_problems(quick=True) if db.meta(META_RUN_STARTED) else []
+            # previous run did not finish (the only time our own writes can have left damage) or
+            # before a full run, which reads and writes every note anyway (minutes at 50k).
+            check = report.full or db.meta(META_RUN_STARTED) is not None
+            problems = db.integrity_problems(quick=True) if check else []
             if not problems:
                 with db.transaction():
                     db.set_meta(META_RUN_STARTED, str(time.time()))
                 return db
-            db.close()
-            reason = f"integrity check failed ({problems[0]})"
-        except IndexNeedsRebuildError as exc:
-            reason = str(exc)
-        report.warnings.append(f"{reason}: rebuilding the index from the vault")
-        log.warning("%s: rebuilding the index from the vault", reason)
-        remove_database_files(self.config.db)
+            reason = f"the index {self.config.db} failed its integrity check ({problems[0]})"
+        except DAMAGE_ERRORS as exc:
+            reason = f"the index {self.config.db} is damaged ({exc})"
+        db.close()
+        return self._rebuild(report, reason)
+
+    def _rebuild(self, report: IndexReport, reason: str) -> IndexDatabase:
+        """Keep our damaged file aside (never delete it: a foreign file was refused long before
+        here) and start a new index that the run fills from the vault."""
+        aside = set_aside_damaged(self.config.db)
+        message = f"{reason}: rebuilding it from the vault; the damaged file is kept as {aside}"
+        report.warnings.append(message)
+        log.warning("%s", message)
         report.full, report.full_reason = True, reason
         db = open_index(self.config.db)
         with db.transaction():
