@@ -93,6 +93,19 @@ class IndexFromNewerVersionError(IndexDatabaseError):
     """A newer vaultctx wrote this index; rebuilding it would throw away what that one knows."""
 
 
+@contextlib.contextmanager
+def reporting_vector_damage(db: IndexDatabase) -> Iterator[None]:
+    """sqlite-vec reports a damaged page it meets as an error of its own ("vectors blob read
+    error for 1", an ``SQLError``): when SQLite's quick_check then finds the file damaged, that
+    error is the damage. The check reads the whole file, but only on this error path."""
+    try:
+        yield
+    except apsw.SQLError as exc:
+        if db.integrity_problems(quick=True):
+            raise damaged_index_error(db.path, exc) from exc
+        raise
+
+
 @dataclass(frozen=True)
 class Capabilities:
     """What this SQLite can do; searches degrade instead of failing when something is absent."""
@@ -176,7 +189,9 @@ class IndexDatabase:
             rows = [str(r[0]) for r in self.conn.execute(f"PRAGMA {pragma}")]
         except DAMAGE_ERRORS as exc:
             return [str(exc)]
-        return [] if rows == ["ok"] else rows
+        # One row may hold many problems, a line each ("Page 55: never used" ×100).
+        lines = [line for row in rows for line in row.splitlines() if line.strip()]
+        return [] if lines == ["ok"] else [line for line in lines if not line.startswith("***")]
 
     def close(self) -> None:
         self.conn.close()

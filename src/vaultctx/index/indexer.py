@@ -24,6 +24,8 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+import apsw
+
 from vaultctx.config import Config, Settings, check_db_location
 from vaultctx.embed.base import Embedder
 from vaultctx.errors import VaultctxError
@@ -238,6 +240,14 @@ class Indexer:
             return report
         except DAMAGE_ERRORS as exc:
             reason = f"the index {self.config.db} is damaged ({exc})"
+        except IndexNeedsRebuildError as exc:  # a read below found it so
+            reason = exc.message
+        except apsw.SQLError as exc:
+            # sqlite-vec reports a damaged page it meets as an error of its own.
+            problems = db.integrity_problems(quick=True)
+            if not problems:
+                raise
+            reason = f"the index {self.config.db} is damaged ({exc}; {problems[0]})"
         finally:
             db.close()
         # Outside the except block, so the failed pass (its worker processes too) is gone first.
