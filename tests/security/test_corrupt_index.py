@@ -15,6 +15,7 @@ import shutil
 import stat
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 import apsw
@@ -73,7 +74,7 @@ def _pages_of(db: Path, table: str) -> list[int]:
         rows = conn.execute("SELECT pageno FROM dbstat WHERE name = ?", (table,)).fetchall()
     finally:
         conn.close()
-    return sorted(int(r[0]) for r in rows)
+    return sorted(int(str(r[0])) for r in rows)
 
 
 def _cli(vault: Path, db: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -103,7 +104,7 @@ def _set_aside(folder: Path) -> list[Path]:
 # Where the noise goes: the middle of the file (the issue's case), just after the 100-byte
 # header (the schema page: nothing is readable, but the application id still says "ours"), and
 # the file's last 8 KB.
-PLACES = {
+PLACES: dict[str, Callable[[int], int]] = {
     "middle": lambda size: (size // 2) // PAGE * PAGE,
     "schema page": lambda size: 100,
     "last pages": lambda size: size - DAMAGE_BYTES,
@@ -225,3 +226,32 @@ def test_set_aside_keeps_the_wal_and_refuses_a_foreign_file(tmp_path: Path) -> N
     with pytest.raises(NotAnIndexError):
         set_aside_damaged(foreign)
     assert foreign.exists() and not list(tmp_path.glob("app.db.corrupt-*"))
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_mcp_server_answers_with_the_fix(
+    built: tuple[Path, bytes], tmp_path: Path
+) -> None:
+    """A client's search over a damaged index gets ``{error, suggestion}``, not a crash of the
+    tool (or of the warm-up thread that opens the index first)."""
+    from mcp import Client
+    from tests.mcp.conftest import tool_error
+    from vaultctx.api import Vault
+    from vaultctx.mcp.server import build_server
+
+    vault, db = _fresh(built, tmp_path)
+    for page in _pages_of(db, "chunks_fts_data"):
+        _damage(db, (page - 1) * PAGE, PAGE)
+    async with Client(build_server(Vault(vault, db=db)), mode="legacy") as client:
+        for mode in ("bm25", "hybrid"):
+            result = await client.call_tool(
+                "obsidian_search", {"query": "lighthouse7 beacon", "mode": mode}
+            )
+            error = tool_error(result)
+            assert f"the index {db} is damaged" in error["error"]
+            assert "vaultctx index --full" in error["suggestion"]
