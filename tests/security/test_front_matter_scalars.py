@@ -100,3 +100,10 @@ def test_every_scalar_survives_byte_for_byte_but_the_added_tags(text: str, new: 
     assert {k: v for k, v in after.items() if k != "tags"} == {
         k: v for k, v in before.items() if k != "tags"
     }
+
+
+def test_the_reported_case() -> None:
+    text = "---\ntags: [yes, 0x10, null]\nflag: on  # kept\n---\nBody\n"
+    assert add_tags(text, ["new"]) == (
+        "---\ntags: [yes, 0x10, null, new]\nflag: on  # kept\n---\nBody\n"
+    )
