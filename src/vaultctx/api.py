@@ -659,7 +659,7 @@ class Vault:
         if not self.config.db.exists():
             return []
         try:
-            Indexer(self.config, self.embedder()).run(fast=True)
+            report = Indexer(self.config, self.embedder()).run(fast=True)
         except IndexerBusyError:
             return [
                 "another vaultctx process is updating the index and will pick the change up "
@@ -667,6 +667,11 @@ class Vault:
             ]
         except VaultctxError as exc:
             return [f"the index was not updated: {exc.one_line()}"]
+        if report.damaged_kept_as is not None:
+            return [
+                "the index was damaged and has been rebuilt from the vault; the damaged file is "
+                f"kept as {report.damaged_kept_as}"
+            ]
         return []
 
     def status(self) -> IndexStatus:

@@ -8,6 +8,7 @@ as a subprocess."""
 
 from __future__ import annotations
 
+import json
 import os
 import random
 import re
@@ -157,10 +158,12 @@ def test_a_damaged_page_met_by_an_incremental_run_rebuilds(
         _damage(db, (page - 1) * PAGE, PAGE)
     (vault / "Log 3.md").write_text("# Log 3\n\nThe keeper saw a comet.\n", encoding="utf-8")
 
-    done = _cli(vault, db, "index", "--fast")
+    done = _cli(vault, db, "index", "--fast", "--json")
     assert done.returncode == 0, done.stderr
-    assert "rebuilding it from the vault" in _flat(done.stderr)
-    assert len(_set_aside(db.parent)) == 1
+    summary = json.loads(done.stdout)
+    [aside] = _set_aside(db.parent)
+    assert summary["damaged_kept_as"] == str(aside) and summary["full"]
+    assert any("rebuilding it from the vault" in warning for warning in summary["warnings"])
     found = _cli(vault, db, "search", "comet", "--json")
     assert found.returncode == 0 and "Log 3.md" in found.stdout
 

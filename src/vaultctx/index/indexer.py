@@ -124,6 +124,8 @@ class IndexReport:
     quality_embedded: int = 0
     quality_remaining: int | None = None
     interrupted: bool = False
+    # Where a damaged index was moved before this run rebuilt it (index/set_aside.py).
+    damaged_kept_as: str | None = None
     # Files skipped because they could not be read (maybe only for now): not in ``as_dict``.
     unreadable: int = 0
     seconds: float = 0.0
@@ -158,6 +160,7 @@ class IndexReport:
             "secrets_redacted": dict(sorted(self.secrets_redacted.items())),
             "warnings": self.warnings,
             "interrupted": self.interrupted,
+            "damaged_kept_as": self.damaged_kept_as,
             "seconds": round(self.seconds, 3),
             "phase_seconds": {k: round(v, 3) for k, v in sorted(self.phase_seconds.items())},
         }
@@ -314,6 +317,7 @@ class Indexer:
         report.warnings.append(message)
         log.warning("%s", message)
         report.full, report.full_reason = True, reason
+        report.damaged_kept_as = str(aside)
         db = open_index(self.config.db)
         with db.transaction():
             db.set_meta(META_RUN_STARTED, str(time.time()))
