@@ -23,10 +23,10 @@ from typing import Any
 import yaml
 
 from vaultctx.errors import VaultctxError
+from vaultctx.vault.front_matter_edit import list_insertion, value_end
 from vaultctx.vault.note import split_front_matter
 
 _KEY_LINE = re.compile(r"^(tags?)[ \t]*:[ \t]*(.*?)[ \t]*$")
-_ITEM_LINE = re.compile(r"^([ \t]*-[ \t]+)")
 _SPLIT_INLINE = re.compile(r"[,\s]+")
 _FLOW_SPECIAL = re.compile(r"[,\[\]{}]")
 # A tag appended as it is to a comma- or space-separated value: nothing that would end or quote it.
@@ -76,10 +76,8 @@ def _edit_key(lines: list[str], key_line: int, existing: list[str], added: list[
     match = _KEY_LINE.match(lines[key_line].rstrip("\r\n"))
     assert match is not None
     key, value = match.group(1), match.group(2)
-    block = not value or value.startswith("#")  # nothing but a comment after the key
-    end = key_line + 1
-    while end < len(lines) - 1 and _continues(lines[end], block=block):
-        end += 1
+    inline = bool(value) and not value.startswith("#")  # a comment alone is no value
+    end = value_end(lines, key_line, len(lines) - 1, inline=inline)
     chunk = "".join(lines[key_line:end])
     insertion = _insertion(chunk, added)
     if insertion is not None:
@@ -94,6 +92,9 @@ def _edit_key(lines: list[str], key_line: int, existing: list[str], added: list[
 def _insertion(chunk: str, added: list[str]) -> tuple[int, str] | None:
     """Where in ``chunk`` (the key's lines) the new tags go and as what text; None when the
     value holds no tags to keep (empty, ``~``, ``null``) or has a form we do not extend."""
+    listed = list_insertion(chunk, [_plain(t) for t in added], [_flow_item(t) for t in added])
+    if listed is not None:
+        return listed
     try:
         node = yaml.compose(chunk, Loader=yaml.SafeLoader)
     except yaml.YAMLError:
@@ -101,38 +102,16 @@ def _insertion(chunk: str, added: list[str]) -> tuple[int, str] | None:
     if not isinstance(node, yaml.MappingNode) or len(node.value) != 1:
         return None
     value = node.value[0][1]
-    if isinstance(value, yaml.SequenceNode) and value.value:
-        return _into_sequence(chunk, value, added)
-    if isinstance(value, yaml.SequenceNode):  # []
-        return value.end_mark.index - 1, ", ".join(_flow_item(t) for t in added)
-    if isinstance(value, yaml.ScalarNode) and value.style in _INLINE_STYLES:
-        if value.tag == "tag:yaml.org,2002:null" or not value.value.strip():
-            return None
-        if not all(map(_BARE.fullmatch, added)):
-            return None
-        separator = ", " if "," in value.value else " "
-        closing_quote = 1 if value.style else 0
-        return value.end_mark.index - closing_quote, "".join(separator + t for t in added)
-    return None
-
-
-def _into_sequence(
-    chunk: str, value: yaml.SequenceNode, added: list[str]
-) -> tuple[int, str] | None:
-    if value.flow_style:
-        return value.end_mark.index - 1, "".join(", " + _flow_item(t) for t in added)
-    first = _ITEM_LINE.match(chunk[chunk.rfind("\n", 0, value.start_mark.index) + 1 :])
-    if first is None:
+    if not isinstance(value, yaml.ScalarNode) or value.style not in _INLINE_STYLES:
         return None
-    # After the block's last line (its last item, or a comment below it).
-    newline = "" if chunk.endswith("\n") else "\n"
-    return len(chunk), newline + "".join(f"{first.group(1)}{_plain(t)}\n" for t in added)
-
-
-def _continues(line: str, *, block: bool) -> bool:
-    if line.startswith((" ", "\t")) and line.strip():
-        return True
-    return block and line.startswith("-")
+    if value.tag == "tag:yaml.org,2002:null" or not value.value.strip():
+        return None
+    if not all(map(_BARE.fullmatch, added)):
+        return None
+    # Obsidian reads a text value as tags separated by commas or spaces: extend it in kind.
+    separator = ", " if "," in value.value else " "
+    closing_quote = 1 if value.style else 0
+    return value.end_mark.index - closing_quote, "".join(separator + t for t in added)
 
 
 def _flow_item(tag: str) -> str:
