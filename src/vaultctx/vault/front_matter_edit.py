@@ -57,9 +57,10 @@ def list_insertion(
     value = node.value[0][1]
     if not isinstance(value, yaml.SequenceNode):
         return None
-    if value.flow_style or not value.value:  # [a, b] or []
-        separator = ", " if value.value else ""
-        return value.end_mark.index - 1, separator + ", ".join(flow_items)
+    if not value.value:  # []
+        return value.end_mark.index - 1, ", ".join(flow_items)
+    if value.flow_style:  # [a, b]: right after the last item, wherever the ] stands
+        return value.value[-1].end_mark.index, "".join(f", {item}" for item in flow_items)
     first = _ITEM_LINE.match(chunk[chunk.rfind("\n", 0, value.start_mark.index) + 1 :])
     if first is None:
         return None
