@@ -283,17 +283,6 @@ def _migrate(conn: apsw.Connection, path: Path) -> None:
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
-def remove_database_files(path: Path) -> None:
-    """Delete the index and its WAL/SHM side files; the vault can always rebuild them.
-
-    Checked once more here, at the only place vaultctx deletes a database: a file that is not
-    provably ours raises ``NotAnIndexError`` and stays."""
-    check_index_file(path)
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            Path(f"{path}{suffix}").unlink()
-
-
 def ensure_index_folder(path: Path) -> None:
     """Create the database's folder, or say plainly why it cannot be."""
     try:
