@@ -358,6 +358,7 @@ class Vault:
             if isinstance(exc, IndexMissingError):
                 raise type(exc)(exc.message, f"run `{self.index_command()}`") from exc
             if isinstance(exc, IndexNeedsRebuildError):
+                self.close()  # the rebuilt index is a new file: the next call opens it
                 raise type(exc)(exc.message, self._rebuild_advice()) from exc
             raise
         except Exception as exc:
@@ -366,6 +367,7 @@ class Vault:
             if not isinstance(exc, DAMAGE_ERRORS):
                 raise
             # A damaged page is met by whichever read reaches it first, long after the open.
+            self.close()
             damaged = damaged_index_error(self.db_path, exc)
             raise type(damaged)(damaged.message, self._rebuild_advice()) from exc
 

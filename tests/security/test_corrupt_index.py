@@ -258,3 +258,23 @@ async def test_the_mcp_server_answers_with_the_fix(
             error = tool_error(result)
             assert f"the index {db} is damaged" in error["error"]
             assert "vaultctx index --full" in error["suggestion"]
+
+
+def test_a_long_running_handle_reads_the_rebuilt_index(
+    built: tuple[Path, bytes], tmp_path: Path
+) -> None:
+    """A server's ``Vault`` keeps its index open between calls: after reporting the damage it
+    lets go of the damaged file, so once `index --full` has rebuilt it the same handle answers
+    (else it would read the file set aside until restarted)."""
+    from vaultctx.api import Vault
+    from vaultctx.index.db import IndexNeedsRebuildError
+
+    vault, db = _fresh(built, tmp_path)
+    for page in _pages_of(db, "chunks_fts_data"):
+        _damage(db, (page - 1) * PAGE, PAGE)
+    with Vault(vault, db=db) as handle:
+        with pytest.raises(IndexNeedsRebuildError, match="is damaged"):
+            handle.search("lighthouse7 beacon", mode="bm25")
+        assert _cli(vault, db, "index", "--full", "--fast").returncode == 0
+        found = handle.search("lighthouse7 beacon", mode="bm25")
+        assert found.results and found.results[0].file_path == "Log 7.md"
