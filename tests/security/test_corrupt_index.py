@@ -18,6 +18,7 @@ import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import apsw
 import pytest
@@ -278,3 +279,45 @@ def test_a_long_running_handle_reads_the_rebuilt_index(
         assert _cli(vault, db, "index", "--full", "--fast").returncode == 0
         found = handle.search("lighthouse7 beacon", mode="bm25")
         assert found.results and found.results[0].file_path == "Log 7.md"
+
+
+def test_serve_http_answers_with_the_fix_and_keeps_serving(
+    built: tuple[Path, bytes], tmp_path: Path
+) -> None:
+    """`serve --http` as a real process over a damaged index: the tool call gets the advice,
+    the server neither crashes nor logs a traceback, and answers again once rebuilt."""
+    import anyio
+    import httpx2
+    from mcp.client.streamable_http import streamable_http_client
+
+    from mcp import Client
+    from tests.mcp.conftest import start_http_server, stop, tool_error, wait_until_listening
+
+    vault, db = _fresh(built, tmp_path)
+    for page in _pages_of(db, "chunks_fts_data"):
+        _damage(db, (page - 1) * PAGE, PAGE)
+
+    async def search() -> Any:
+        timeout = httpx2.Timeout(30.0, read=120.0)
+        async with (
+            httpx2.AsyncClient(timeout=timeout) as http,
+            Client(streamable_http_client(server.url, http_client=http)) as client,
+        ):
+            query = {"query": "lighthouse7 beacon", "mode": "bm25"}
+            return await client.call_tool("obsidian_search", query)
+
+    server = start_http_server(["serve", "--vault", str(vault), "--db", str(db), "--no-token"])
+    try:
+        wait_until_listening(server)
+        error = tool_error(anyio.run(search))
+        assert f"the index {db} is damaged" in error["error"]
+        assert "vaultctx index --full" in error["suggestion"]
+        assert _cli(vault, db, "index", "--full", "--fast").returncode == 0
+        found = anyio.run(search)
+        assert not found.is_error
+        assert found.structured_content["results"][0]["path"] == "Log 7.md"
+        assert server.process.poll() is None
+    finally:
+        stop(server)
+    logged = server.process.stderr.read().decode(errors="replace") if server.process.stderr else ""
+    assert "Traceback" not in logged, logged
