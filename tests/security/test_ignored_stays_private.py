@@ -1,0 +1,194 @@
+"""A model cannot un-ignore private notes, nor read them (issue 22, part 2).
+
+The attack: a prompt-injected note made the model trash ``.indexignore``, then read the diary it
+hid, in the same turn; or move ``journal/`` so ``journal/private/`` lands where no rule matches.
+Every writing tool (agent and MCP) refuses control files (dotfiles, dot-folders,
+``vaultctx.toml``), ignored paths, and a folder move or delete that would carry an ignored path
+along or land something where the rules ignore it, saying why; every read drops what the rules
+of the moment ignore, even when the index still holds it.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from mcp_types import TextContent
+
+from mcp import Client
+from tests.agent.tool_support import call
+from tests.ledger.conftest import isolate_data_dir, tree
+from tests.mcp.conftest import tool_error
+from tests.security.ignored_vault import CANARIES, DIARY, LATER, ignored_vault, leaked
+from vaultctx.api import Vault
+from vaultctx.mcp.server import build_server
+from vaultctx.search.graph import UnknownNoteError
+from vaultctx.vault.paths import UnsafePathError
+
+CONTROL = "is a control file"
+IGNORED = "is excluded by the vault's ignore rules"
+HOLDS_IGNORED = "holds files or folders the vault's ignore rules exclude"
+BECOMES_IGNORED = "would put files where the vault's ignore rules exclude them"
+HOLDS_CONTROL = "holds a control file"
+
+
+@pytest.fixture
+def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Vault:
+    isolate_data_dir(tmp_path / "data", monkeypatch)
+    handle = ignored_vault(tmp_path / "vault", tmp_path / "index.db")
+    (handle.path / "public").mkdir()
+    (handle.path / "public" / "Open.md").write_text("# Open\n", encoding="utf-8")
+    (handle.path / "settings").mkdir()
+    (handle.path / "settings" / ".hidden.md").write_text("# Hidden\n", encoding="utf-8")
+    with (handle.path / ".indexignore").open("a", encoding="utf-8") as rules:
+        rules.write("archive/**/*.md\n")
+    return handle
+
+
+# (tool, arguments, why it is refused): each refused by the agent's tool and by MCP's.
+REFUSALS: list[tuple[str, dict[str, str], str]] = [
+    ("delete_file", {"path": ".indexignore"}, CONTROL),
+    ("delete_file", {"path": "vaultctx.toml"}, CONTROL),
+    ("delete_file", {"path": "VaultCtx.TOML"}, CONTROL),
+    ("move_file", {"source_path": ".indexignore", "destination_path": "notes/rules.md"}, CONTROL),
+    ("move_file", {"source_path": "vaultctx.toml", "destination_path": "v.md"}, CONTROL),
+    ("move_file", {"source_path": "notes/Plan.md", "destination_path": ".indexignore"}, CONTROL),
+    ("move_file", {"source_path": "notes/Plan.md", "destination_path": ".notes/P.md"}, CONTROL),
+    ("create_note", {"path": ".hidden/x.md", "content": "x"}, CONTROL),
+    ("create_note", {"path": "notes/.draft.md", "content": "x"}, CONTROL),
+    ("delete_file", {"path": "journal"}, HOLDS_IGNORED),
+    ("move_file", {"source_path": "journal", "destination_path": "old-journal"}, HOLDS_IGNORED),
+    ("move_file", {"source_path": "notes", "destination_path": "misc"}, HOLDS_IGNORED),
+    ("delete_file", {"path": "notes"}, HOLDS_IGNORED),
+    ("delete_file", {"path": "settings"}, HOLDS_CONTROL),
+    ("move_file", {"source_path": "settings", "destination_path": "prefs"}, HOLDS_CONTROL),
+    ("move_file", {"source_path": "public", "destination_path": "archive/public"}, BECOMES_IGNORED),
+    ("delete_file", {"path": "diary"}, IGNORED),
+    ("delete_file", {"path": "diary/Entry.md"}, IGNORED),
+    ("delete_file", {"path": "journal/private"}, IGNORED),
+    ("move_file", {"source_path": "diary", "destination_path": "open-diary"}, IGNORED),
+    ("move_file", {"source_path": "diary/Entry.md", "destination_path": "Entry.md"}, IGNORED),
+    ("move_file", {"source_path": "notes/Plan.md", "destination_path": "diary/P.md"}, IGNORED),
+    ("move_file", {"source_path": "notes/Plan.md", "destination_path": "P.secret.md"}, IGNORED),
+    ("move_file", {"source_path": "notes/Later.md", "destination_path": "Now.md"}, IGNORED),
+    ("edit_note", {"path": "diary/Entry.md", "content": "gone"}, IGNORED),
+    ("append_to_note", {"path": "notes/Later.md", "content": "more"}, IGNORED),
+    ("create_note", {"path": "journal/private/New.md", "content": "x"}, IGNORED),
+]
+MCP_TOOLS = {
+    "delete_file": "obsidian_delete",
+    "move_file": "obsidian_move",
+    "create_note": "obsidian_create_note",
+    "edit_note": "obsidian_edit_note",
+    "append_to_note": "obsidian_append_to_note",
+}
+
+
+def _label(refusal: tuple[str, dict[str, str], str]) -> str:
+    tool, args, _ = refusal
+    return f"{tool}-{'-'.join(args.values())[:40]}"
+
+
+@pytest.mark.parametrize("refusal", REFUSALS, ids=[_label(r) for r in REFUSALS])
+def test_the_agents_tools_refuse_and_say_why(
+    vault: Vault, refusal: tuple[str, dict[str, str], str]
+) -> None:
+    tool, args, why = refusal
+    before = tree(vault.path)
+    result = call(vault, tool, args)
+    assert result.startswith(f"Tool execution error: {tool}: path refused: "), result
+    assert why in result and "nothing was changed" in result
+    assert tree(vault.path) == before and vault.ledger() == []
+
+
+@pytest.fixture
+def anyio_backend() -> str:
+    return "asyncio"
+
+
+@pytest.mark.anyio
+async def test_the_mcp_tools_refuse_and_say_why(vault: Vault) -> None:
+    before = tree(vault.path)
+    async with Client(build_server(vault, allow_writes=True), mode="legacy") as client:
+        for tool, args, why in REFUSALS:
+            mcp_args = dict(args)
+            if tool == "edit_note":
+                mcp_args = {"path": args["path"], "content": args["content"]}
+            result = await client.call_tool(MCP_TOOLS[tool], mcp_args)
+            error = tool_error(result)
+            assert error["error"].startswith("path refused: "), (tool, args, error)
+            assert why in error["error"], (tool, args, error)
+    assert tree(vault.path) == before and vault.ledger() == []
+
+
+@pytest.mark.anyio
+async def test_mcp_reads_never_show_an_ignored_note(vault: Vault) -> None:
+    async with Client(build_server(vault), mode="legacy") as client:
+        for path in ("diary/Entry.md", "notes/Later.md", "journal/private/Dream.md"):
+            result = await client.call_tool("obsidian_read_note", {"file_path": path})
+            assert "excluded from the index" in tool_error(result)["error"]
+        texts = []
+        for tool, args in [
+            ("obsidian_search", {"query": "lighthouse", "limit": 20, "mode": "bm25"}),
+            ("obsidian_search", {"query": "lighthouse ideas for later", "limit": 20}),
+            ("obsidian_list_notes", {"limit": 50}),
+            ("obsidian_get_context", {"topic": "lighthouse"}),
+        ]:
+            result = await client.call_tool(tool, args)
+            assert not result.is_error, result
+            [block] = result.content
+            assert isinstance(block, TextContent)
+            texts.append(block.text)
+    shown = "\n".join(texts)
+    assert leaked(shown) == [] and "notes/Later.md" not in shown
+    assert "notes/Plan.md" in shown  # the search did find the lighthouse notes
+
+
+def test_a_note_indexed_before_it_was_ignored_is_not_returned(vault: Vault) -> None:
+    """``notes/Later.md`` is in the index (indexed before its rule was added): search, context,
+    listing, links and backlinks leave it out, and it cannot be read."""
+    found = vault.search("lighthouse ideas for later", limit=20)
+    assert found.results and all(r.file_path != "notes/Later.md" for r in found.results)
+    assert LATER not in json.dumps(found.as_dict())
+    assert LATER not in vault.context("lighthouse ideas for later").markdown
+    listed = vault.list_notes(limit=50)
+    assert "notes/Later.md" not in [note.path for note in listed.notes]
+    assert listed.total == len(listed.notes)
+    links = vault.links("notes/Plan.md")
+    assert links.backlinks and all(
+        "notes/Later.md" not in (link.source, link.resolved)
+        for link in [*links.outlinks, *links.backlinks]
+    )
+    with pytest.raises(UnknownNoteError) as refused:
+        vault.links("notes/Later.md")
+    assert "ignore rules" in refused.value.suggestion
+    with pytest.raises(UnsafePathError, match="excluded from the index"):
+        vault.read_note("notes/Later.md")
+    assert all(link.source != "notes/Later.md" for link in vault.broken_links())
+
+
+def test_the_reported_attack_leaks_nothing(vault: Vault) -> None:
+    """The issue's sequence, through the agent's tools: trash the rules, read the diary, move its
+    parent and read it at the new place, search for it. Nothing moves, nothing leaks."""
+    results = [
+        call(vault, "delete_file", {"path": ".indexignore"}),
+        call(vault, "read_note", {"path": "diary/Entry.md"}),
+        call(vault, "move_file", {"source_path": "journal", "destination_path": "j"}),
+        call(vault, "read_note", {"path": "j/private/Dream.md"}),
+        call(vault, "read_note", {"path": "journal/private/Dream.md"}),
+        call(vault, "search_vault", {"query": "lighthouse diary dream later", "limit": 20}),
+        call(vault, "list_files", {"folder": "diary"}),
+        call(vault, "get_active_note", {}, active_note="diary/Entry.md"),
+    ]
+    assert leaked("\n".join(results)) == []
+    assert (vault.path / ".indexignore").is_file() and (vault.path / "diary/Entry.md").is_file()
+    assert DIARY in (vault.path / "diary/Entry.md").read_text(encoding="utf-8")
+
+
+def test_canaries_are_really_in_the_vault(vault: Vault) -> None:
+    """The invariant above would hold trivially if the canaries were not there to find."""
+    text = "".join(
+        path.read_text(encoding="utf-8") for path in vault.path.rglob("*.md") if path.is_file()
+    )
+    assert all(canary in text for canary in CANARIES)
