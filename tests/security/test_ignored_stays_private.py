@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcp_types import TextContent
@@ -129,12 +130,13 @@ async def test_mcp_reads_never_show_an_ignored_note(vault: Vault) -> None:
             result = await client.call_tool("obsidian_read_note", {"file_path": path})
             assert "excluded from the index" in tool_error(result)["error"]
         texts = []
-        for tool, args in [
+        reads: list[tuple[str, dict[str, Any]]] = [
             ("obsidian_search", {"query": "lighthouse", "limit": 20, "mode": "bm25"}),
             ("obsidian_search", {"query": "lighthouse ideas for later", "limit": 20}),
             ("obsidian_list_notes", {"limit": 50}),
             ("obsidian_get_context", {"topic": "lighthouse"}),
-        ]:
+        ]
+        for tool, args in reads:
             result = await client.call_tool(tool, args)
             assert not result.is_error, result
             [block] = result.content
