@@ -10,6 +10,7 @@ of the moment ignore, even when the index still holds it.
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 from typing import Any
@@ -18,10 +19,16 @@ import pytest
 from mcp_types import TextContent
 
 from mcp import Client
+from tests.agent.cli_support import KEY
+from tests.agent.fakes import Answer, OpenAIFake, ToolCall
 from tests.agent.tool_support import call
 from tests.ledger.conftest import isolate_data_dir, tree
 from tests.mcp.conftest import tool_error
 from tests.security.ignored_vault import CANARIES, DIARY, LATER, ignored_vault, leaked
+from vaultctx.agent.backends import Backend, openai_client
+from vaultctx.agent.confirm import ConfirmRequest, Decision
+from vaultctx.agent.session import ChatSession
+from vaultctx.agent.settings import AgentSettings
 from vaultctx.api import Vault
 from vaultctx.mcp.server import build_server
 from vaultctx.search.graph import UnknownNoteError
@@ -194,3 +201,68 @@ def test_canaries_are_really_in_the_vault(vault: Vault) -> None:
         path.read_text(encoding="utf-8") for path in vault.path.rglob("*.md") if path.is_file()
     )
     assert all(canary in text for canary in CANARIES)
+
+
+# The issue's attack as a model's turns (two calls a round, each refusal followed by a call that
+# works, so the loop stops neither at three failures nor at ten rounds), answered by the OpenAI wire fake: every request the
+# agent sends it (question, retrieved passages, tool results) is recorded as the provider saw it.
+ATTACK = [
+    ToolCall("delete_file", {"path": ".indexignore"}),
+    ToolCall("list_files", {}),
+    ToolCall("read_note", {"path": "diary/Entry.md"}),
+    ToolCall("read_note", {"path": "notes/Plan.md"}),
+    ToolCall("move_file", {"source_path": "journal", "destination_path": "j"}),
+    ToolCall("search_vault", {"query": "lighthouse dream diary", "limit": 20}),
+    ToolCall("read_note", {"path": "j/private/Dream.md"}),
+    ToolCall("read_note", {"path": "notes/Plan.md"}),
+    ToolCall("edit_note", {"path": "vaultctx.toml", "content": "[agent]\n"}),
+    ToolCall("list_files", {"folder": "notes"}),
+    ToolCall("read_note", {"path": "notes/Later.md"}),
+    ToolCall("search_vault", {"query": "lighthouse ideas for later canary", "limit": 20}),
+    ToolCall("get_active_note", {}),
+    ToolCall("list_files", {"folder": "journal"}),
+]
+
+
+class Always:
+    """The user at the terminal, saying "always" to the first change asked about."""
+
+    def __init__(self) -> None:
+        self.asked: list[str] = []
+
+    async def __call__(self, request: ConfirmRequest) -> Decision:
+        self.asked.append(request.tool)
+        return "always"
+
+
+@pytest.mark.parametrize("confirm_changes", [False, True], ids=["confirm-off", "confirm-on"])
+def test_no_request_to_the_provider_carries_an_ignored_note(
+    vault: Vault, confirm_changes: bool
+) -> None:
+    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    before = tree(vault.path)
+    always = Always()
+    with OpenAIFake() as fake:
+        rounds = [Answer(tool_calls=ATTACK[at : at + 2]) for at in range(0, len(ATTACK), 2)]
+        fake.queue(*rounds, Answer("Nothing to report."))
+        url = f"{fake.base_url}/v1"
+        client = openai_client(url, KEY, 60.0)
+        model = OpenAIChatModel("gpt-5.2", provider=OpenAIProvider(openai_client=client))
+        settings = AgentSettings(
+            backend="openai", model="gpt-5.2", translate=False, confirm_changes=confirm_changes
+        )
+        session = ChatSession(
+            vault, settings, Backend("openai", "gpt-5.2", url, model), confirm=always
+        )
+        session.active_note = "diary/Entry.md"
+        turn = asyncio.run(session.ask("lighthouse ideas for later", lambda _: None))
+        bodies = [request.body for request in fake.requests_to("/chat/completions")]
+    sent = "\n".join(body.decode("utf-8", "replace") for body in bodies)
+    assert len(bodies) == len(ATTACK) // 2 + 1 and turn.answer == "Nothing to report."
+    assert leaked(sent) == []
+    assert "notes/Plan.md" in sent  # retrieval did send passages: the lighthouse notes
+    assert sent.count("path refused") >= 3 and "excluded from the index" in sent
+    assert tree(vault.path) == before and vault.ledger() == []
+    assert always.asked == (["delete_file"] if confirm_changes else [])
