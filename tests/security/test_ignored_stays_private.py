@@ -203,9 +203,10 @@ def test_canaries_are_really_in_the_vault(vault: Vault) -> None:
     assert all(canary in text for canary in CANARIES)
 
 
-# The attack as a model's turns (two calls a round, each refusal followed by a call that
-# works, so the loop stops neither at three failures nor at ten rounds), answered by the OpenAI wire fake: every request the
-# agent sends it (question, retrieved passages, tool results) is recorded as the provider saw it.
+# The attack as a model's turns, two calls a round, each refusal followed by a call that
+# works (so the loop stops neither at three failures nor at ten rounds), answered by the OpenAI
+# wire fake: every request the agent sends (question, retrieved passages, tool results) is
+# recorded as the provider saw it.
 ATTACK = [
     ToolCall("delete_file", {"path": ".indexignore"}),
     ToolCall("list_files", {}),
