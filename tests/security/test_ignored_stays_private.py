@@ -267,3 +267,38 @@ def test_no_request_to_the_provider_carries_an_ignored_note(
     assert sent.count("path refused") >= 3 and "excluded from the index" in sent
     assert tree(vault.path) == before and vault.ledger() == []
     assert always.asked == (["delete_file"] if confirm_changes else [])
+
+
+def test_architect_and_the_wiki_catalog_leave_ignored_files_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The Second Brain reads files itself: architect's code scan (names and entry-point heads
+    go to the model) and the wiki catalogue (names written into index.md) skip ignored ones."""
+    from tests.brain.think_support import chat_bodies, fake_model, run, turn_on
+    from vaultctx.brain.architect import architect
+    from vaultctx.brain.catalog import update_index
+    from vaultctx.ledger.context import ChangeContext
+
+    isolate_data_dir(tmp_path / "data", monkeypatch)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    root = tmp_path / "v"
+    for path, text in {
+        "src/main.py": "print('hi')\n",
+        "src/private/main.py": f"# {DIARY}\n",
+        "wiki/Topic.md": "# Topic\n",
+        "wiki/private/Hidden-DIARY.md": f"# {DIARY}\n",
+    }.items():
+        (root / path).parent.mkdir(parents=True, exist_ok=True)
+        (root / path).write_text(text, encoding="utf-8")
+    (root / ".indexignore").write_text("src/private/\nwiki/private/\n", encoding="utf-8")
+    turn_on(root, "wiki")
+    vault = Vault(root, db=tmp_path / "v.db")
+    change = ChangeContext("brain", source="cli")
+    with OpenAIFake() as fake:
+        fake.queue(Answer("o"), Answer("m"), Answer("d"))
+        run(architect(vault, fake_model(fake), "src", change=change))
+        sent = json.dumps(chat_bodies(fake))
+    assert "src/main.py" in sent and DIARY not in sent and "private" not in sent
+    update_index(vault, change=change)
+    catalog = (root / "wiki" / "index.md").read_text(encoding="utf-8")
+    assert "Topic" in catalog and "Hidden-DIARY" not in catalog
