@@ -177,6 +177,18 @@ def test_a_note_indexed_before_it_was_ignored_is_not_returned(vault: Vault) -> N
     assert all(link.source != "notes/Later.md" for link in vault.broken_links())
 
 
+def test_the_claude_code_hook_leaves_a_note_indexed_before_it_was_ignored_out(
+    vault: Vault,
+) -> None:
+    """The hook searches the index itself (keywords only, no model to load on its clock)."""
+    from vaultctx.hooks.claude import search_in_process
+
+    prompt = "What are my lighthouse ideas for later? Check the lighthouse guide plan."
+    excerpts = search_in_process(vault.config, prompt)
+    assert excerpts and all(not e.citation.startswith("notes/Later.md") for e in excerpts)
+    assert leaked(json.dumps([[e.citation, e.text] for e in excerpts])) == []
+
+
 def test_the_reported_attack_leaks_nothing(vault: Vault) -> None:
     """The issue's sequence, through the agent's tools: trash the rules, read the diary, move its
     parent and read it at the new place, search for it. Nothing moves, nothing leaks."""
