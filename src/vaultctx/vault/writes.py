@@ -4,11 +4,11 @@ Every path goes through the read confinement first (``vault.paths``: no absolute
 ``..`` spelling in any encoding, no control characters, no over-long names, nothing vaultctx does
 not serve), and then through stricter rules of its own, because a write can do harm a read
 cannot: no component of the path may be a symbolic link (a planted ``notes -> ~/.ssh`` would
-otherwise receive the note), and nothing is written into ``.trash/``, ``.obsidian/`` or ``.git/``
-by name. Files are never opened through a link (``O_NOFOLLOW``), new contents are staged in a
-fresh temporary file beside the target, fsynced and renamed over it, and a replacement happens
-only if the file still holds the bytes the change was computed from (so a save made by the user
-in between is never overwritten).
+otherwise receive the note), and no control file (a dotfile or dot-folder, ``vaultctx.toml``) nor
+anything the ignore rules exclude is touched (``vault.private_paths``). Files are never opened
+through a link (``O_NOFOLLOW``), new contents are staged in a fresh temporary file beside the
+target, fsynced and renamed over it, and a replacement happens only if the file still holds the
+bytes the change was computed from (so a save made by the user in between is never overwritten).
 
 Nothing here records anything: ``vaultctx.note_changes`` snapshots around these operations for the
 AI change ledger.
