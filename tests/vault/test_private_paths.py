@@ -14,6 +14,7 @@ from vaultctx.vault.private_paths import (
     HOLDS_CONTROL_REASON,
     HOLDS_IGNORED_REASON,
     IGNORED_REASON,
+    UNREADABLE_REASON,
     is_control_path,
     private_reason,
     tree_reason,
@@ -76,3 +77,16 @@ def test_a_folder_is_judged_by_everything_under_it_before_and_after(tmp_path: Pa
     assert tree_reason(root, "public", RULES, "archive/public") == BECOMES_IGNORED_REASON
     assert tree_reason(root, "public", RULES, "kept") is None
     assert tree_reason(root, "public", RULES) is None
+
+
+def test_a_folder_that_cannot_be_read_fully_is_refused(tmp_path: Path) -> None:
+    import os
+
+    root = make_vault(tmp_path, {"box/inner/a.md": "a"})
+    os.chmod(root / "box" / "inner", 0)
+    try:
+        if os.access(root / "box" / "inner", os.R_OK):
+            pytest.skip("running as root: every folder is readable")
+        assert tree_reason(root, "box", RULES) == UNREADABLE_REASON
+    finally:
+        os.chmod(root / "box" / "inner", 0o755)

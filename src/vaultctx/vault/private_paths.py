@@ -45,6 +45,10 @@ HOLDS_CONTROL_REASON = (
     "holds a control file (a dotfile, a dot-folder or vaultctx.toml), which tools never move or "
     "delete"
 )
+UNREADABLE_REASON = (
+    "holds a folder that cannot be read, so what a move or delete would carry along cannot be "
+    "checked against the ignore rules"
+)
 FIX = (
     "leave it alone: only the user changes control files and ignored notes, in Obsidian or a "
     "file manager; for a folder, move or delete the notes you mean one at a time"
@@ -87,7 +91,8 @@ def tree_reason(
     where it is and where it would land. Links are not followed (a folder holding one is refused
     elsewhere)."""
     top = root.joinpath(*source.split("/"))
-    for current, folders, files in os.walk(top, followlinks=False):
+    unreadable: list[OSError] = []
+    for current, folders, files in os.walk(top, followlinks=False, onerror=unreadable.append):
         below = Path(current).relative_to(top).as_posix()
         prefix = "" if below == "." else below + "/"
         for names, is_folder in ((folders, True), (files, False)):
@@ -96,7 +101,7 @@ def tree_reason(
                 reason = _moved_reason(source, destination, inner, rules, is_folder)
                 if reason is not None:
                     return reason
-    return None
+    return UNREADABLE_REASON if unreadable else None
 
 
 def _moved_reason(
