@@ -314,3 +314,19 @@ def test_architect_and_the_wiki_catalog_leave_ignored_files_out(
     update_index(vault, change=change)
     catalog = (root / "wiki" / "index.md").read_text(encoding="utf-8")
     assert "Topic" in catalog and "Hidden-DIARY" not in catalog
+
+
+def test_second_brain_reports_leave_a_note_indexed_before_it_was_ignored_out(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    from tests.brain.think_support import turn_on
+    from vaultctx.brain.reports import duplicates, gaps, link_suggestions
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_STATE_HOME", str(tmp_path / "state"))
+    turn_on(vault.path)
+    shown = json.dumps(
+        [gaps(vault), link_suggestions(vault), duplicates(vault)], default=lambda o: vars(o)
+    )
+    assert "notes/Plan.md" in shown  # the reports do look at the notes
+    assert "notes/Later.md" not in shown and leaked(shown) == []

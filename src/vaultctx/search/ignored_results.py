@@ -12,11 +12,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from vaultctx.search.graph import NoteLinks, ResolvedLink
-from vaultctx.search.retriever import SearchResponse, SearchResult
 from vaultctx.vault.private_paths import is_ignored
 from vaultctx.vault.scanner import load_ignore_rules
+
+if TYPE_CHECKING:  # the hook imports this module; it must not load the search stack for it
+    from vaultctx.search.graph import NoteLinks, ResolvedLink
+    from vaultctx.search.retriever import SearchResponse, SearchResult
 
 IsIgnored = Callable[[str], bool]
 
