@@ -31,6 +31,7 @@ from vaultctx.agent.session import ChatSession
 from vaultctx.agent.settings import AgentSettings
 from vaultctx.api import Vault
 from vaultctx.mcp.server import build_server
+from vaultctx.notes import NoteNotFoundError
 from vaultctx.search.graph import UnknownNoteError
 from vaultctx.vault.paths import UnsafePathError
 
@@ -330,3 +331,10 @@ def test_second_brain_reports_leave_a_note_indexed_before_it_was_ignored_out(
     )
     assert "notes/Plan.md" in shown  # the reports do look at the notes
     assert "notes/Later.md" not in shown and leaked(shown) == []
+
+
+def test_a_missing_note_is_never_answered_with_an_ignored_one(vault: Vault) -> None:
+    """``read_note`` suggests indexed notes of the same name; not one ignored since."""
+    with pytest.raises(NoteNotFoundError) as missing:
+        vault.read_note("misc/Later.md")
+    assert "notes/Later.md" not in f"{missing.value.message} {missing.value.suggestion}"
