@@ -14,10 +14,19 @@ from vaultctx.embed.base import Embedder
 from vaultctx.embed.static import StaticEmbedder
 
 
+@pytest.fixture(autouse=True)
+def _user_config(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+
+
 def _vault(tmp_path: Path, toml: str) -> Vault:
+    """Engines are chosen in the user's own settings file: a vault's own file may name only the
+    bundled ones (tests/security/test_vault_config_destinations.py)."""
     root = tmp_path / "vault"
     root.mkdir()
-    (root / "vaultctx.toml").write_text(toml)
+    user_file = tmp_path / "config" / "vaultctx" / "vaultctx.toml"
+    user_file.parent.mkdir(parents=True)
+    user_file.write_text(toml)
     (root / "a.md").write_text("# A\n\nlighthouse keeper\n")
     return Vault(root, db=tmp_path / "index.db")
 
