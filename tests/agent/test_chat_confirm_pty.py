@@ -1,5 +1,5 @@
-"""``vaultctx chat`` on a real terminal (a pty) with ``confirm_changes``: the question shows the
-tool, its arguments and the diff, and the answer typed at it decides."""
+"""``vaultctx chat`` on a real terminal (a pty) with ``confirm_changes`` (on by default): the
+question shows the tool, its arguments and the diff, and the answer typed at it decides."""
 
 from __future__ import annotations
 
@@ -41,8 +41,18 @@ class Terminal:
         os.write(self.fd, text.encode())
 
 
-@pytest.mark.parametrize(("reply", "created"), [("y", True), ("n", False)])
-def test_the_terminal_question_decides(tmp_path: Path, reply: str, created: bool) -> None:
+@pytest.mark.parametrize(
+    ("reply", "created", "setting"),
+    [
+        ("y", True, "confirm_changes = true\n"),
+        ("n", False, "confirm_changes = true\n"),
+        ("n", False, ""),
+    ],
+)
+def test_the_terminal_question_decides(
+    tmp_path: Path, reply: str, created: bool, setting: str
+) -> None:
+    """``setting`` "": confirm_changes is not set, and the chat asks all the same (the default)."""
     root = copy_example_vault(tmp_path / "vault")
     db = tmp_path / "index.db"
     with Vault(root, db=db) as vault:
@@ -50,7 +60,7 @@ def test_the_terminal_question_decides(tmp_path: Path, reply: str, created: bool
     call = ToolCall("create_note", {"path": "a.md", "content": "# A\n"})
     with OpenAIFake() as fake:
         fake.queue(Answer(tool_calls=[call]), Answer("Finished."))
-        toml = "[agent]\n" + openai_toml(fake) + "translate = false\nconfirm_changes = true\n"
+        toml = "[agent]\n" + openai_toml(fake) + "translate = false\n" + setting
         env = agent_env(tmp_path, toml, OPENAI_TEST=KEY, TERM="xterm")
         argv = [sys.executable, "-m", "vaultctx", "chat", "--vault", str(root), "--db", str(db)]
         pid, fd = pty.fork()
