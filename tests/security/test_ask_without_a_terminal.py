@@ -1,6 +1,6 @@
 """`vaultctx ask` run without a terminal (a script, a pipe, a cron job) never changes the vault
 unless it is told to with `--allow-changes`, and names every change it denied (docs/agent.md,
-"Confirming changes"). Real processes, stdin not a terminal, against the OpenAI wire fake whose
+"Confirmation"). Real processes, stdin not a terminal, against the OpenAI wire fake whose
 model asks to create a note."""
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """A model's change is confirmed by default: ``chat`` and the web UI ask before each one unless the
 user's own settings turn ``confirm_changes`` off; a vault's settings cannot (docs/agent.md,
-"Confirming changes"). The questions themselves are tested on a real terminal
+"Confirmation"). The questions themselves are tested on a real terminal
 (tests/agent/test_chat_confirm_pty.py) and in a real browser (tests/ui/test_ui_chat.py)."""
 
 from __future__ import annotations

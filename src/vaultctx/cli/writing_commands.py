@@ -40,9 +40,9 @@ WRITING_COMMANDS: dict[str, str] = {
     "watch": "with the Second Brain on: the outdated callout into synthesis notes",
     "serve": "with --allow-writes: an MCP client's changes; with --http --watch and the "
     "Second Brain on: the outdated callout",
-    "ask": "the changes you confirm (or --allow-changes) of the model's note tools",
-    "chat": "the changes you confirm of the model's note tools",
-    "ui": "the changes you confirm in Chat; accepted review items",
+    "ask": "the model's changes you confirm, or all of them with --allow-changes",
+    "chat": "the model's changes you confirm",
+    "ui": "the model's changes you confirm in Chat; accepted review items",
     "conversations export": "with --out inside the vault: the exported conversation",
 }
 
