@@ -32,7 +32,7 @@ if TYPE_CHECKING:
     from vaultctx.ledger.batch import ChangeBatch
     from vaultctx.ledger.changes import NoteChanger
     from vaultctx.ledger.diff import FileDiff
-    from vaultctx.ledger.store import LedgerRecord, LedgerStore
+    from vaultctx.ledger.store import LedgerRecord, LedgerStore, UnreadableRecord
     from vaultctx.ledger.undo import UndoReport
     from vaultctx.notes import NoteList, NoteText
     from vaultctx.search.filters import Filters
@@ -358,11 +358,30 @@ class Vault:
             if isinstance(exc, IndexMissingError):
                 raise type(exc)(exc.message, f"run `{self.index_command()}`") from exc
             if isinstance(exc, IndexNeedsRebuildError):
-                rebuild = (
-                    f"run `{self.index_command(full=True)}` (the vault is the source of truth)"
-                )
-                raise type(exc)(exc.message, rebuild) from exc
+                self.close()  # the rebuilt index is a new file: the next call opens it
+                raise type(exc)(exc.message, self._rebuild_advice()) from exc
             raise
+        except Exception as exc:
+            from vaultctx.index.db import DAMAGE_ERRORS, damaged_index_error
+
+            if not isinstance(exc, DAMAGE_ERRORS):
+                raise
+            # A damaged page is met by whichever read reaches it first, long after the open.
+            self.close()
+            damaged = damaged_index_error(self.db_path, exc)
+            raise type(damaged)(damaged.message, self._rebuild_advice()) from exc
+
+    def reporting_index_damage(self) -> contextlib.AbstractContextManager[None]:
+        """For integrations that run their own code against this vault (the MCP server's tools):
+        a damaged page met inside becomes ``IndexNeedsRebuildError`` naming this vault's rebuild
+        command, and index errors from below name it too."""
+        return self._naming_this_index()
+
+    def _rebuild_advice(self) -> str:
+        return (
+            f"run `{self.index_command(full=True)}` (the vault is the source of truth; the "
+            "damaged file is kept aside, not deleted)"
+        )
 
     def close(self) -> None:
         if self._reader is not None:
@@ -390,7 +409,7 @@ class Vault:
                 return answered
         with self._naming_this_index():
             retriever = self.retriever(vectors=request.mode != "bm25")
-        return retriever.search(request)
+            return retriever.search(request)
 
     def context(self, request: SearchRequest | str, **options: Any) -> ContextBlock:
         """The best passages about the request's query as one markdown block with sources.
@@ -432,10 +451,10 @@ class Vault:
 
         with self._naming_this_index():
             db = open_index(self.config.db, readonly=True)
-        try:
-            return load_link_graph(db, vault_file_paths(self.config.vault))
-        finally:
-            db.close()
+            try:
+                return load_link_graph(db, vault_file_paths(self.config.vault))
+            finally:
+                db.close()
 
     def context_block(self, name: str, *, refresh: bool = False) -> BlockResult:
         """A named context block from ``vaultctx.toml``, cached until its TTL or sources change."""
@@ -512,10 +531,10 @@ class Vault:
 
         with self._naming_this_index():
             db = open_index(self.config.db, readonly=True)
-        try:
-            return tag_counts(db, limit)
-        finally:
-            db.close()
+            try:
+                return tag_counts(db, limit)
+            finally:
+                db.close()
 
     def verify_citations(self, text: str, *, source: str | None = None) -> CitationReport:
         """The note, heading and block citations in ``text`` (an answer) that do not resolve.
@@ -538,7 +557,8 @@ class Vault:
         except IndexMissingError:
             return 0.0
         try:
-            return _korean_share(db)
+            with self._naming_this_index():
+                return _korean_share(db)
         finally:
             db.close()
 
@@ -548,7 +568,13 @@ class Vault:
         """The vault's AI change ledger (in the per-user data dir, apart from the index)."""
         from vaultctx.ledger.store import LedgerStore, ledger_folder
 
-        return LedgerStore(ledger_folder(self.config.vault), self.config.vault)
+        settings = self.config.settings
+        return LedgerStore(
+            ledger_folder(self.config.vault),
+            self.config.vault,
+            keep_days=settings.ledger_keep_days,
+            max_bytes=settings.ledger_max_mb * 1_000_000,
+        )
 
     def _note_changer(self) -> NoteChanger:
         if self._changer is None:
@@ -602,24 +628,36 @@ class Vault:
             if batch.change is not None:
                 batch.change = self._reindexed(batch.change)
 
-    def undo(self, *, dry_run: bool = False) -> UndoReport:
-        """Revert the newest recorded change, if every file it touched is still as it left them;
+    def undo(self, record_id: str | None = None, *, dry_run: bool = False) -> UndoReport:
+        """Revert the newest recorded change (or the one ``record_id`` names, when no later one
+        touched its files), if every file it touched is as it left them or already as before;
         else ``UndoConflictError`` names the files and nothing is written."""
-        from vaultctx.ledger.undo import undo_newest
+        from vaultctx.ledger.undo import undo_record
         from vaultctx.vault.writes import vault_root
 
-        report = undo_newest(self.ledger_store(), vault_root(self.config.vault), dry_run=dry_run)
+        root = vault_root(self.config.vault)
+        report = undo_record(self.ledger_store(), root, record_id, dry_run=dry_run)
         if dry_run:
             return report
         notices = self._reindex()
         return replace(report, notices=[*report.notices, *notices])
 
-    def ledger(self, limit: int = 20) -> list[LedgerRecord]:
-        """The recorded changes, newest first."""
+    def ledger(self, limit: int | None = 20) -> list[LedgerRecord]:
+        """The recorded changes that read back, newest first (``limit`` None: all kept)."""
         return self.ledger_store().records()[::-1][:limit]
 
     def ledger_record(self, record_id: str) -> LedgerRecord:
         return self.ledger_store().get(record_id)
+
+    def ledger_unreadable(self) -> list[UnreadableRecord]:
+        """The record files that cannot be read back, with why (they block no other record)."""
+        return self.ledger_store().unreadable()
+
+    def ledger_drop(self, record_id: str) -> tuple[LedgerRecord | UnreadableRecord, list[FileDiff]]:
+        """Discard one record without undoing it, with the diff it held."""
+        from vaultctx.ledger.undo import discard
+
+        return discard(self.ledger_store(), record_id)
 
     def ledger_diffs(self, record: LedgerRecord) -> list[FileDiff]:
         """What a recorded change did, one unified diff per file."""
@@ -641,7 +679,7 @@ class Vault:
         if not self.config.db.exists():
             return []
         try:
-            Indexer(self.config, self.embedder()).run(fast=True)
+            report = Indexer(self.config, self.embedder()).run(fast=True)
         except IndexerBusyError:
             return [
                 "another vaultctx process is updating the index and will pick the change up "
@@ -649,6 +687,11 @@ class Vault:
             ]
         except VaultctxError as exc:
             return [f"the index was not updated: {exc.one_line()}"]
+        if report.damaged_kept_as is not None:
+            return [
+                "the index was damaged and has been rebuilt from the vault; the damaged file is "
+                f"kept as {report.damaged_kept_as}"
+            ]
         return []
 
     def status(self) -> IndexStatus:
@@ -664,55 +707,55 @@ class Vault:
 
         base: dict[str, Any] = {"vault": str(self.config.vault), "db": str(self.config.db)}
         try:
-            db = open_index(self.config.db, readonly=True)
+            with self._naming_this_index():
+                db = open_index(self.config.db, readonly=True)
         except IndexMissingError:
             return IndexStatus(**base, exists=False)
         try:
-            numbers = counts(db)
-            korean_share = _korean_share(db)
-            return IndexStatus(
-                **base,
-                exists=True,
-                quality_vectors=numbers.quality_vectors,
-                quality_model_name=db.meta(META_QUALITY_MODEL_NAME),
-                files=numbers.files,
-                chunks=numbers.chunks,
-                vectors=numbers.vectors,
-                model_name=db.meta(META_MODEL_NAME),
-                model_hash=db.meta(META_MODEL_HASH),
-                last_run=db.meta_json(META_LAST_RUN),
-                db_bytes=_database_bytes(self.config.db),
-                sqlite_version=db.capabilities.sqlite_version,
-                vec_version=db.capabilities.vec_version,
-                fts_tokenizer=fts_tokenizer(db),
-                fts_analyzer=db.meta(FTS_ANALYZER_META),
-                korean_share=round(korean_share, 3),
-                language_note=_language_note(korean_share),
-                scrubber_note=_scrubber_note(db),
-                problems=numbers.notes_with_problems,
-                writable=index_is_writable(self.config.db),
-            )
+            with self._naming_this_index():
+                numbers = counts(db)
+                korean_share = _korean_share(db)
+                return IndexStatus(
+                    **base,
+                    exists=True,
+                    quality_vectors=numbers.quality_vectors,
+                    quality_model_name=db.meta(META_QUALITY_MODEL_NAME),
+                    files=numbers.files,
+                    chunks=numbers.chunks,
+                    vectors=numbers.vectors,
+                    model_name=db.meta(META_MODEL_NAME),
+                    model_hash=db.meta(META_MODEL_HASH),
+                    last_run=db.meta_json(META_LAST_RUN),
+                    db_bytes=_database_bytes(self.config.db),
+                    sqlite_version=db.capabilities.sqlite_version,
+                    vec_version=db.capabilities.vec_version,
+                    fts_tokenizer=fts_tokenizer(db),
+                    fts_analyzer=db.meta(FTS_ANALYZER_META),
+                    korean_share=round(korean_share, 3),
+                    language_note=_language_note(korean_share),
+                    scrubber_note=_scrubber_note(db),
+                    problems=numbers.notes_with_problems,
+                    writable=index_is_writable(self.config.db),
+                )
         finally:
             db.close()
 
     def doctor(self) -> DoctorReport:
         """Run SQLite's and FTS5's integrity checks and compare the index with the vault."""
         from vaultctx.index.db import (
+            DAMAGE_ERRORS,
             IndexDatabaseError,
             IndexFromNewerVersionError,
             NotAnIndexError,
             index_is_writable,
             open_index,
         )
-        from vaultctx.index.inspect import counts, has_vector_table, notes_with_problems
-        from vaultctx.index.schema import META_LAST_RUN
 
         checks: list[dict[str, str]] = []
 
         def add(name: str, status: str, detail: str, advice: str = "") -> None:
             checks.append({"check": name, "status": status, "detail": detail, "advice": advice})
 
-        rebuild = f"run `{self.index_command(full=True)}`"
         update = f"run `{self.index_command()}`"
         try:
             db = open_index(self.config.db, readonly=True)
@@ -720,7 +763,7 @@ class Vault:
             add("database", "fail", exc.message, exc.suggestion)  # never "rebuild"
             return DoctorReport(checks)
         except IndexDatabaseError as exc:
-            add("database", "fail", exc.message, rebuild)
+            add("database", "fail", exc.message, self._rebuild_advice())
             return DoctorReport(checks)
         try:
             add("database", "ok", f"{self.config.db} ({_database_bytes(self.config.db)} bytes)")
@@ -739,48 +782,58 @@ class Vault:
                     "sqlite integrity",
                     "fail",
                     "; ".join(problems[:3]),
-                    f"the index is damaged: {rebuild} (the vault is the source of truth)",
+                    f"the index is damaged: {self._rebuild_advice()}",
                 )
             else:
                 # SQLite >= 3.44 runs FTS5's own integrity check inside integrity_check.
                 add("sqlite integrity", "ok", "integrity_check ok (tables, indexes, FTS5)")
-            numbers = counts(db)
-            if has_vector_table(db):
-                status = "ok" if numbers.vectors == numbers.chunks else "warn"
-                add(
-                    "vectors",
-                    status,
-                    f"{numbers.vectors} vectors for {numbers.chunks} chunks",
-                    "" if status == "ok" else f"{update} to embed the missing chunks",
-                )
-            elif not db.capabilities.vectors:
-                add(
-                    "vectors",
-                    "warn",
-                    "sqlite-vec could not be loaded: search uses BM25 only",
-                    "reinstall vaultctx so the sqlite-vec wheel for this platform is present",
-                )
-            last = db.meta_json(META_LAST_RUN)
-            if last is None:
-                add("last run", "warn", "no completed index run recorded", update)
-            elif last.get("interrupted"):
-                add(
-                    "last run",
-                    "warn",
-                    "the last run was interrupted",
-                    f"{update} to finish it",
-                )
-            else:
-                ago = time.time() - float(last["finished_at"])
-                add("last run", "ok", f"finished {ago / 60:.0f} min ago")
-            broken = notes_with_problems(db, 20)
-            for path, note_problems in broken:
-                add(
-                    "note",
-                    "warn",
-                    f"{path}: {note_problems[0]}",
-                    "fix the front matter; the note is indexed as plain text meanwhile",
-                )
+            _doctor_contents(db, add, update)
+        except DAMAGE_ERRORS as exc:  # a check below met a damaged page
+            add("contents", "fail", f"cannot read the index ({exc})", self._rebuild_advice())
         finally:
             db.close()
         return DoctorReport(checks)
+
+
+def _doctor_contents(db: IndexDatabase, add: Callable[..., None], update: str) -> None:
+    """The checks that read the index's rows: vectors, the last run, notes with problems."""
+    from vaultctx.index.inspect import counts, has_vector_table, notes_with_problems
+    from vaultctx.index.schema import META_LAST_RUN
+
+    numbers = counts(db)
+    if has_vector_table(db):
+        status = "ok" if numbers.vectors == numbers.chunks else "warn"
+        add(
+            "vectors",
+            status,
+            f"{numbers.vectors} vectors for {numbers.chunks} chunks",
+            "" if status == "ok" else f"{update} to embed the missing chunks",
+        )
+    elif not db.capabilities.vectors:
+        add(
+            "vectors",
+            "warn",
+            "sqlite-vec could not be loaded: search uses BM25 only",
+            "reinstall vaultctx so the sqlite-vec wheel for this platform is present",
+        )
+    last = db.meta_json(META_LAST_RUN)
+    if last is None:
+        add("last run", "warn", "no completed index run recorded", update)
+    elif last.get("interrupted"):
+        add(
+            "last run",
+            "warn",
+            "the last run was interrupted",
+            f"{update} to finish it",
+        )
+    else:
+        ago = time.time() - float(last["finished_at"])
+        add("last run", "ok", f"finished {ago / 60:.0f} min ago")
+    broken = notes_with_problems(db, 20)
+    for path, note_problems in broken:
+        add(
+            "note",
+            "warn",
+            f"{path}: {note_problems[0]}",
+            "fix the front matter; the note is indexed as plain text meanwhile",
+        )

@@ -1,8 +1,10 @@
 """One configuration object for every entry point.
 
 Precedence: explicit arguments (CLI flags) > environment > ``vaultctx.toml`` in the vault >
-``vaultctx.toml`` in the user config dir > defaults. ``VAULT_PATH`` and ``DB_PATH``, the names the
-tool vaultctx grew from used, keep working so existing MCP client configs need no change.
+``vaultctx.toml`` in the user config dir > defaults, except for the settings that decide where
+notes are sent, which a vault's own file may not set (destination_keys.py). ``VAULT_PATH`` and
+``DB_PATH``, the names the tool vaultctx grew from used, keep working so existing MCP client
+configs need no change.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import platformdirs
 # Re-exported: callers name the index location and the app folder through the settings module.
 from vaultctx.db_location import APP_NAME as APP_NAME
 from vaultctx.db_location import default_db_path as default_db_path
+from vaultctx.destination_keys import without_destinations
 from vaultctx.errors import VaultctxError
 
 if sys.version_info >= (3, 11):
@@ -50,12 +53,18 @@ class Settings:
     # Processes preparing files in large index runs; 0 = one per CPU core (see index/parallel.py).
     index_workers: int = 0
     # Embedding engines by registered name (embed/registry.py): pass 1, and pass 2 ("" = none).
-    # A remote engine, "provider:model", may be chosen only in the user's own file.
+    # A remote engine, "provider:model", may be chosen only in the user's own file
+    # (destination_keys.py).
     engine: str = "static"
     quality_engine: str = "onnx"
     # Where `capture` writes, relative to the vault. Unset: the vault's own `00-inbox/` or
     # `Inbox/` if it has one, else `00-inbox/` (see capture.py).
     inbox_folder: str | None = None
+    # The change ledger (docs/changes.md): a record younger than this many days is never
+    # dropped; older ones go once the ledger holds more than ledger_max_mb of contents.
+    # The user's own file only: a vault's file could otherwise shorten its own undo history.
+    ledger_keep_days: int = 7
+    ledger_max_mb: int = 500
 
 
 @dataclass(frozen=True)
@@ -94,16 +103,16 @@ def read_toml(path: Path) -> dict[str, Any]:
         ) from exc
 
 
-# Settings that may name a remote embedding engine ("provider:model").
-REMOTE_ENGINE_KEYS = ("engine", "quality_engine")
+# Settings a vault's own file may not set: they decide how long its changes stay undoable.
+USER_ONLY_KEYS = ("ledger_keep_days", "ledger_max_mb")
 
 
 def _settings_from(
     data: Mapping[str, Any], source: Path, base: Settings, *, user_file: Path | None = None
 ) -> Settings:
     """``user_file`` is given when ``source`` is a vault's own file: that travels with the vault
-    (sync, a cloned repo), so it may not choose a remote embedding engine, which sends every note
-    elsewhere; only the user's own file (``user_file``) may."""
+    (sync, a cloned repo), so it may not shorten how long its changes stay undoable; only the
+    user's own file (``user_file``) may."""
     known = {f.name: f for f in fields(Settings)}
     updates: dict[str, Any] = {}
     for key, value in data.items():
@@ -115,14 +124,19 @@ def _settings_from(
                 f"use one of the known settings: {', '.join(sorted(known))}",
             )
         default = getattr(base, key)
-        if key == "inbox_folder":
-            updates[key] = vault_relative_folder(key, value, source)
-        elif key in REMOTE_ENGINE_KEYS and user_file is not None and ":" in str(value):
+        if key in USER_ONLY_KEYS and user_file is not None:
             raise ConfigError(
-                f"{source}: {key} = {value!r} is a remote embedding engine, which sends every "
-                "note to that provider; a vault's own vaultctx.toml may not choose one",
+                f"{source}: '{key}' decides how long changes stay undoable, so only your own "
+                "settings file may set it, not a vault's",
                 f"set {key} in your own settings file {user_file}",
             )
+        if key in USER_ONLY_KEYS and (type(value) is not int or value < 0):
+            raise ConfigError(
+                f"{source}: '{key}' must be a whole number of 0 or more, got {value!r}",
+                f"write it as {key} = {_toml_value(default)}, the default",
+            )
+        if key == "inbox_folder":
+            updates[key] = vault_relative_folder(key, value, source)
         elif isinstance(default, tuple):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(
@@ -161,23 +175,31 @@ def vault_relative_folder(key: str, value: object, source: Path) -> str:
 def table_values(
     vault: Path, table: str, user_config_dir: Path | None = None
 ) -> dict[str, tuple[Path, Any]]:
-    """``[table]`` of the user's vaultctx.toml, then the vault's (the vault's wins per key): key
-    → (the file that set it, its value), so a bad value is reported with the file to fix."""
-    import platformdirs
-
+    """``[table]`` of the user's vaultctx.toml, then the vault's (the vault's wins per key, except
+    a key deciding where notes go, which it may not set): key → (the file that set it, its
+    value), so a bad value is reported with the file to fix."""
     folder = user_config_dir or Path(platformdirs.user_config_dir(APP_NAME))
+    user_file, vault_file = folder / CONFIG_FILE_NAME, vault / CONFIG_FILE_NAME
     values: dict[str, tuple[Path, Any]] = {}
-    for path in (folder / CONFIG_FILE_NAME, vault / CONFIG_FILE_NAME):
-        if not path.is_file():
+    for path in (user_file, vault_file):
+        if not path.is_file() or (path is vault_file and is_user_file(vault_file, user_file)):
             continue
         raw = read_toml(path).get(table, {})
         if not isinstance(raw, dict):
             raise ConfigError(
                 f"{path}: '{table}' must be a table", f"write it as [{table}] on its own line"
             )
+        if path is vault_file:
+            raw = without_destinations(table, raw, vault_file, user_file)
         for key, value in raw.items():
             values[key] = (path, value)
     return values
+
+
+def is_user_file(vault_file: Path, user_file: Path) -> bool:
+    """Whether the vault's file is the user's own (a vault kept in the user config dir): read
+    once, as the user's."""
+    return os.path.realpath(vault_file) == os.path.realpath(user_file)
 
 
 def _toml_value(value: Any) -> str:
@@ -218,8 +240,13 @@ def load_config(
     if user_file.is_file():
         settings = _settings_from(read_toml(user_file), user_file, settings)
     vault_file = vault_path / CONFIG_FILE_NAME
-    if vault_file.is_file():
-        settings = _settings_from(read_toml(vault_file), vault_file, settings, user_file=user_file)
+    if vault_file.is_file() and not is_user_file(vault_file, user_file):
+        data = read_toml(vault_file)
+        embedding = data.get("embedding")
+        if isinstance(embedding, dict):  # read from the user's file only (agent/remote_embed.py)
+            without_destinations("embedding", embedding, vault_file, user_file)
+        own = without_destinations("", data, vault_file, user_file)
+        settings = _settings_from(own, vault_file, settings, user_file=user_file)
 
     db_value = db if db is not None else environ.get("DB_PATH")
     db_path = Path(db_value).expanduser().resolve() if db_value else default_db_path(vault_path)

@@ -3,8 +3,10 @@
 Tools: ``echo`` (its text back), ``environment`` (the variables it was started with, as JSON),
 ``hang`` (never answers), ``crash`` (the process exits at once, status 3), ``fail`` (a tool error).
 With ``STARTS_FILE`` set it appends the time and pid of each start to that file; with
-``REFUSE_FILE`` set and that file present it writes a line to stderr and exits with status 4
-before serving; with ``IGNORE_TERM`` set it ignores SIGTERM and stays when its stdin closes.
+``REFUSE_FILE`` set and that file present it writes a line to stderr (``REFUSE_LINE``, default
+"boom: refusing to start") and exits with status 4 before serving; with ``IGNORE_TERM`` set it
+ignores SIGTERM and stays when its stdin closes; with ``CRASH_AFTER=N`` the N-th ``echo`` of a
+process exits it (status 3) instead of answering.
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ if os.environ.get("IGNORE_TERM"):
 
     signal.signal(signal.SIGTERM, signal.SIG_IGN)
 if os.environ.get("REFUSE_FILE") and os.path.exists(os.environ["REFUSE_FILE"]):
-    print("boom: refusing to start", file=sys.stderr)
+    print(os.environ.get("REFUSE_LINE", "boom: refusing to start"), file=sys.stderr)
     sys.exit(4)
 
 import json
@@ -31,11 +33,17 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 
 server = MCPServer("test-server")
+echoes = 0
 
 
 @server.tool()
 def echo(text: str) -> str:
     """Say the text back."""
+    global echoes
+    echoes += 1
+    if echoes == int(os.environ.get("CRASH_AFTER") or 0):
+        print(f"crashing after {echoes} calls", file=sys.stderr, flush=True)
+        os._exit(3)
     return text
 
 

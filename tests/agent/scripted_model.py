@@ -2,7 +2,7 @@
 
 Each round is a list of text chunks and ``Call``s; after the last round the model answers
 ``FINAL``. ``requests`` keeps every message list the model was given, so a test can read the tool
-results that came back.
+results that came back; ``offered`` the names of the tools offered in each request.
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ Round = Sequence[str | Call]
 class ScriptedModel:
     rounds: list[Round]
     requests: list[list[ModelMessage]] = field(default_factory=list)
+    offered: list[list[str]] = field(default_factory=list)
 
     def model(self) -> FunctionModel:
         return FunctionModel(stream_function=self._stream)
@@ -39,6 +40,7 @@ class ScriptedModel:
         self, messages: list[ModelMessage], info: AgentInfo
     ) -> AsyncIterator[str | DeltaToolCalls]:
         self.requests.append(list(messages))
+        self.offered.append([tool.name for tool in info.function_tools])
         index = len(self.requests) - 1
         script: Round = self.rounds[index] if index < len(self.rounds) else [FINAL]
         position = 0

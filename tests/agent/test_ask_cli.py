@@ -18,7 +18,16 @@ from tests.agent.cli_support import (
     ollama_toml,
     openai_toml,
 )
-from tests.agent.fakes import Answer, BedrockFake, Cut, GeminiFake, OllamaFake, OpenAIFake, Usage
+from tests.agent.fakes import (
+    Answer,
+    BedrockFake,
+    Cut,
+    GeminiFake,
+    OllamaFake,
+    OpenAIFake,
+    ToolCall,
+    Usage,
+)
 
 REAL = "[[30-resources/databases/SQLite tuning#WAL mode]]"
 MADE_UP = "[[30-resources/databases/Postgres tuning#Vacuum]]"
@@ -240,3 +249,63 @@ def test_bedrock_api_key_is_the_one_named(indexed: Indexed, tmp_path: Path) -> N
         authorization = fake.last("/converse").header("authorization")
     assert result.returncode == 0, result.stderr
     assert authorization == "Bearer ABSK-the-named-key"
+
+
+def _shown(indexed: Indexed, env: dict[str, str], conversation_id: str) -> dict[str, object]:
+    import subprocess
+    import sys
+
+    argv = [sys.executable, "-m", "vaultctx", "conversations", "show", conversation_id, "--json"]
+    argv += ["--vault", str(indexed.vault)]
+    shown = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+    assert shown.returncode == 0, shown.stderr
+    result: dict[str, object] = json.loads(shown.stdout)
+    return result
+
+
+def test_a_made_up_tool_called_twice_does_not_end_the_answer(
+    indexed: Indexed, tmp_path: Path
+) -> None:
+    unknown = "Tool execution error: Unknown tool: web_search"
+    with OpenAIFake() as fake:
+        fake.queue(
+            Answer(tool_calls=[ToolCall("web_search", {"query": "WAL"})]),
+            Answer(tool_calls=[ToolCall("web_search", {"query": "WAL mode"})]),
+            Answer(["No web search here; ", f"your notes say {REAL}."]),
+        )
+        env = agent_env(
+            tmp_path, "[agent]\n" + openai_toml(fake) + "translate = false\n", OPENAI_TEST=KEY
+        )
+        result = ask(indexed, env, "why does WAL mode help?", "--json")
+        sent = [r.json for r in fake.requests_to("/chat/completions")]
+        assert result.returncode == 0, result.stderr
+        out = json.loads(result.stdout)
+        saved = _shown(indexed, env, out["conversation_id"])
+    assert out["error"] is None
+    assert out["answer"] == f"No web search here; your notes say {REAL}."
+    assert [c["result_summary"] for c in out["tool_calls"]] == [unknown, unknown]
+    tool_messages = [m for m in sent[2]["messages"] if m["role"] == "tool"]
+    assert [m["content"] for m in tool_messages] == [unknown, unknown]
+    assert "base_url" not in result.stderr
+    messages = saved["messages"]
+    assert isinstance(messages, list) and messages[-1]["text"] == out["answer"]
+
+
+def test_a_failed_turn_is_saved_with_its_error(indexed: Indexed, tmp_path: Path) -> None:
+    with OpenAIFake() as fake:
+        fake.queue(OpenAIFake.server_error(503))
+        env = agent_env(
+            tmp_path, "[agent]\n" + openai_toml(fake) + "translate = false\n", OPENAI_TEST=KEY
+        )
+        result = ask(indexed, env, "why does WAL mode help?", "--json")
+    assert result.returncode == 2
+    out = json.loads(result.stdout)
+    assert out["conversation_id"] is not None
+    saved = _shown(indexed, env, out["conversation_id"])
+    messages = saved["messages"]
+    assert isinstance(messages, list)
+    assert [m["role"] for m in messages] == ["user", "assistant", "system"]
+    assert messages[0]["text"] == "why does WAL mode help?"
+    assert messages[1]["partial"] is True and messages[1]["text"] == ""
+    assert messages[2]["text"] == f"The answer failed: {out['error']}"
+    assert "failed to answer (HTTP 503)" in messages[2]["text"]

@@ -131,15 +131,16 @@ def test_mcp_config_comes_from_the_user_file_the_environment_or_a_flag(tmp_path:
     assert flagged.mcp_config == "/flag.json"
 
 
-def test_a_vaults_own_settings_may_not_name_programs_to_start(tmp_path: Path) -> None:
+def test_a_vaults_own_settings_may_not_name_programs_to_start(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     user = tmp_path / "config" / "vaultctx.toml"
     vault = tmp_path / "vault"
     _write(vault / "vaultctx.toml", '[agent]\nmcp_config = "/tmp/evil.json"\n')
-    with pytest.raises(ConfigError) as caught:
-        load_agent_settings(vault, env={}, user_config=user)
-    assert "mcp_config in a vault's own vaultctx.toml is not used" in caught.value.message
-    assert str(vault / "vaultctx.toml") in caught.value.message
-    assert str(user) in caught.value.suggestion
+    assert load_agent_settings(vault, env={}, user_config=user).mcp_config is None
+    notice = capsys.readouterr().err
+    assert f"{vault / 'vaultctx.toml'}: [agent] mcp_config is not used" in notice
+    assert str(user) in notice
     # What the user chose (here: a flag) is used, and the vault's choice never is.
     chosen = load_agent_settings(vault, {"mcp_config": "/mine.json"}, env={}, user_config=user)
     assert chosen.mcp_config == "/mine.json"
@@ -179,20 +180,16 @@ def test_tool_names_are_prefixed_model_safe_capped_and_distinct() -> None:
         [
             ("vaultctx", "obsidian_search"),
             ("a_b", "c"),
-            ("a", "b_c"),  # the same name as the one before: disambiguated
+            ("a", "b_c"),  # the same name as the one before: both get a suffix of their own
             ("web", "fetch.url/v2"),
             ("x", long_tool),
             ("x", long_tool + "2"),  # the same first 64 characters
         ]
     )
-    assert names[:4] == [
-        "mcp_vaultctx_obsidian_search",
-        "mcp_a_b_c",
-        "mcp_a_b_c_2",
-        "mcp_web_fetch_url_v2",
-    ]
-    assert names[4] == ("mcp_x_" + long_tool)[:MAX_TOOL_NAME]
-    assert names[5] == ("mcp_x_" + long_tool)[: MAX_TOOL_NAME - 2] + "_2"
+    assert names[0] == "mcp_vaultctx_obsidian_search"
+    assert names[1].startswith("mcp_a_b_c_") and names[2].startswith("mcp_a_b_c_")
+    assert names[3] == "mcp_web_fetch_url_v2"
+    assert names[4].startswith(("mcp_x_" + long_tool)[: MAX_TOOL_NAME - 9])
     assert len(set(names)) == len(names)
     assert all(len(name) <= MAX_TOOL_NAME for name in names)
 

@@ -198,3 +198,55 @@ def test_cancelling_keeps_the_changes_made_and_the_calls_so_far(vault: Vault) ->
     turn = session.turn_in_progress
     assert turn is not None and [c["name"] for c in turn.tool_calls] == ["create_note"]
     assert [r.label for r in vault.ledger()] == ["create_note first.md"]
+
+
+def test_a_success_resets_the_failures_in_a_row() -> None:
+    tracker = FailureTracker()
+    assert not tracker.update("read_note", "Tool execution error: 1")
+    assert not tracker.update("list_files", "Tool execution error: 2")
+    assert not tracker.update("search_vault", "Found 3 notes")
+    assert tracker.consecutive == 0
+    assert not tracker.update("create_note", "Tool execution error: 3")
+    assert not tracker.update("edit_note", "Tool execution error: 4")
+    assert tracker.update("open_note", "Tool execution error: 5")
+
+
+def test_a_made_up_tool_is_one_failed_call_and_the_answer_goes_on(vault: Vault) -> None:
+    from vaultctx.conversations import ConversationStore
+
+    search = Call("web_search", {"query": "weather"})
+    script = ScriptedModel([[search], [search, LIST_DAILY], ["No web here; three notes."]])
+    session = scripted_session(vault, script)
+    turn = ask(session)
+    assert turn.error is None and turn.stopped is None  # type: ignore[attr-defined]
+    assert turn.answer == "No web here; three notes."  # type: ignore[attr-defined]
+    assert script.tool_results(1) == ["Tool execution error: Unknown tool: web_search"]
+    assert script.tool_results(2)[0] == "Tool execution error: Unknown tool: web_search"
+    calls = turn.tool_calls  # type: ignore[attr-defined]
+    # A round's calls of unknown tools are counted after the ones that ran.
+    assert [c["name"] for c in calls] == ["web_search", "list_files", "web_search"]
+    assert calls[0]["args"] == {"query": "weather"}
+    assert calls[0]["result_summary"] == "Tool execution error: Unknown tool: web_search"
+    with ConversationStore.open(vault.path) as store:
+        saved = store.get(session.conversation_id or "")
+    assert saved.messages[-1].text == "No web here; three notes."
+
+
+def test_three_calls_of_a_made_up_tool_stop_the_loop(vault: Vault) -> None:
+    search = Call("web_search", {"query": "weather"})
+    script = ScriptedModel([[search], [search], [search], ["never asked"]])
+    turn = ask(scripted_session(vault, script))
+    assert turn.stopped == FAILURE_STOP_MESSAGE and turn.error is None  # type: ignore[attr-defined]
+    assert len(script.requests) == 3
+    assert len(turn.tool_calls) == 3  # type: ignore[attr-defined]
+
+
+def test_a_second_brain_tool_called_while_it_is_off_says_so(vault: Vault) -> None:
+    script = ScriptedModel([[Call("update_index", {})]])
+    turn = ask(scripted_session(vault, script))
+    assert turn.error is None and turn.answer == FINAL  # type: ignore[attr-defined]
+    assert script.tool_results(1) == [
+        "Tool execution error: Second Brain is turned off. Enable it (enabled = true under "
+        "[second_brain] in the vault's vaultctx.toml) and try again."
+    ]
+    assert not (vault.path / "Second Brain").exists()

@@ -266,13 +266,15 @@ def test_undo_goes_back_one_change_at_a_time(vault: Vault) -> None:
     assert tree(vault.path) == original
 
 
-def test_the_ledger_keeps_the_last_20_records(vault: Vault, data_dir: Path) -> None:
+def test_the_ledger_keeps_every_recent_record(vault: Vault, data_dir: Path) -> None:
+    """Retention is by age (tests/security/test_ledger_retention.py): 25 changes of today are
+    all kept, however many."""
     for number in range(25):
         vault.append_to_note("Inbox.md", f"line {number}", change=AGENT)
     records = vault.ledger(limit=100)
-    assert len(records) == 20
+    assert len(records) == 25
     blobs = list(vault.ledger_store().folder.joinpath("blobs").iterdir())
-    assert len(blobs) == 21  # 20 records chain 21 distinct contents
+    assert len(blobs) == 26  # 25 records chain 26 distinct contents
     assert vault.ledger_record(records[0].id) == records[0]
 
 

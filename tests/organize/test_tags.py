@@ -78,16 +78,26 @@ def test_a_block_list_at_column_zero_is_kept() -> None:
 @pytest.mark.parametrize(
     "value", ["[alpha, beta]", "alpha, beta", "alpha beta", "[alpha,\n  beta]"]
 )
-def test_an_inline_value_becomes_a_block_list_with_the_old_tags_first(value: str) -> None:
+def test_an_inline_value_is_extended_where_it_stands(value: str) -> None:
+    """Never rewritten as a block list from parsed values: that wrote ``yes`` back as ``True``."""
     text = f"---\nkey: 1\ntags: {value}\nother: 2\n---\nBody\n"
-    assert add_tags(text, ["gamma"]) == (
-        "---\nkey: 1\ntags:\n  - alpha\n  - beta\n  - gamma\nother: 2\n---\nBody\n"
-    )
+    extended = {
+        "[alpha, beta]": "[alpha, beta, gamma]",
+        "alpha, beta": "alpha, beta, gamma",
+        "alpha beta": "alpha beta gamma",
+        "[alpha,\n  beta]": "[alpha,\n  beta, gamma]",
+    }[value]
+    assert add_tags(text, ["gamma"]) == f"---\nkey: 1\ntags: {extended}\nother: 2\n---\nBody\n"
 
 
 def test_the_singular_key_is_used_when_it_is_the_one_there() -> None:
     text = "---\ntag: alpha\n---\n"
-    assert add_tags(text, ["beta"]) == "---\ntag:\n  - alpha\n  - beta\n---\n"
+    assert add_tags(text, ["beta"]) == "---\ntag: alpha beta\n---\n"
+
+
+def test_a_block_scalar_is_refused_not_rewritten() -> None:
+    with pytest.raises(FrontMatterError, match="could not be added"):
+        add_tags("---\ntags: |\n  a b\n---\n", ["c"])
 
 
 def test_a_missing_key_is_added_last() -> None:

@@ -30,11 +30,15 @@ def test_a_block_list_grows_in_its_own_indentation() -> None:
     )
 
 
-@pytest.mark.parametrize(
-    ("line", "kept"),
-    [("aliases: [one, 'two']", ['"one"', '"two"']), ("aliases: one", ['"one"']), ("aliases:", [])],
-)
-def test_a_flow_list_or_single_value_becomes_a_block_list(line: str, kept: list[str]) -> None:
+def test_a_flow_list_is_extended_as_written() -> None:
+    text = "---\ntitle: T\naliases: [one, 'two']  # mine\nother: 1\n---\nBody\n"
+    assert add_aliases(text, ["New"], name="N.md") == (
+        "---\ntitle: T\naliases: [one, 'two', \"New\"]  # mine\nother: 1\n---\nBody\n"
+    )
+
+
+@pytest.mark.parametrize(("line", "kept"), [("aliases: one", ['"one"']), ("aliases:", [])])
+def test_a_single_value_becomes_a_block_list(line: str, kept: list[str]) -> None:
     text = f"---\ntitle: T\n{line}\nother: 1\n---\nBody\n"
     items = "".join(f"  - {k}\n" for k in [*kept, '"New"'])
     assert add_aliases(text, ["New"], name="N.md") == (

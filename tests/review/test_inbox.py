@@ -181,8 +181,7 @@ def test_apply_tags_moves_and_skips_a_taken_name(
     assert result.notices[0] == "moved 1, tagged 2, skipped 1"
     moved = vault.path / "Projects/Launch/Launch meeting 1 draft.md"
     assert moved.read_text(encoding="utf-8") == (
-        "---\ntags:\n  - work\n  - launch-review\n  - q3-plans\nsource: phone\n---\n"
-        "# Meeting\nThe launch.\n"
+        "---\ntags: [work, launch-review, q3-plans]\nsource: phone\n---\n# Meeting\nThe launch.\n"
     )
     assert (vault.path / "Inbox/clash.md").read_text(encoding="utf-8") == (
         "---\ntags:\n  - misc\n---\n# Clash\n"

@@ -71,4 +71,4 @@ def test_the_titles_and_file_names_become_aliases(tmp_path: Path) -> None:
     result = run_cli(tmp_path, vault, "review", "duplicates", "--accept", "1")
     assert result.returncode == 0, result.stderr
     text = (vault.path / "Plan.md").read_text(encoding="utf-8")
-    assert text.startswith('---\naliases:\n  - "Roadmap"\n  - "The plan"\n  - "Plan draft"\n---\n')
+    assert text.startswith('---\naliases: [Roadmap, "The plan", "Plan draft"]\n---\n')

@@ -4,12 +4,21 @@ content (organize/safe_markdown.py)."""
 from __future__ import annotations
 
 import re
+from datetime import date
+from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from vaultctx.api import Vault
+from vaultctx.config import Config
+from vaultctx.embed.static import StaticEmbedder
+from vaultctx.index.indexer import Indexer
+from vaultctx.organize.clip import Article, clean_title, note_content
 from vaultctx.organize.safe_markdown import safe_markdown
+from vaultctx.vault.links import extract_links
+from vaultctx.vault.note import parse_note
 
 BASE = "https://news.example/articles/1"
 PIECES = st.sampled_from(
@@ -117,3 +126,85 @@ def test_a_page_title_never_becomes_html_in_the_heading(title: str) -> None:
     from vaultctx.organize.clip import clean_title
 
     assert "<" not in clean_title(title)
+
+
+# Wiki-link syntax wherever a page can put it: text, link targets, link text, image alt, code
+# spans the clipper and the indexer might read differently (a run of two backticks, one of one).
+LINKY = st.sampled_from(
+    [
+        "[[Roadmap]]",
+        "![[Roadmap]]",
+        "[[Roadmap|x]]",
+        "[t](http://host/![[Roadmap]])",
+        "[t](<http://host/![[Roadmap]]>)",
+        "[q](https://h/?q=[[Roadmap]]#[[Roadmap]])",
+        "[u](http://u[[Roadmap]]@h/)",
+        "[[[Roadmap]]](https://h/)",
+        "[t [[Roadmap]]](https://h/)",
+        "![a [[Roadmap]]](https://h/x.png)",
+        "[m](Roadmap.md)",
+        "[m](<Roadmap>)",
+        "[[",
+        "]]",
+        "[",
+        "]",
+        "(",
+        ")",
+        "!",
+        "\\",
+        "`",
+        "``",
+        "```\n",
+        "~~~\n",
+        "\n",
+        " ",
+        "Roadmap",
+    ]
+)
+
+
+@settings(max_examples=1000, deadline=None)
+@given(st.lists(LINKY, max_size=30).map("".join))
+def test_clipped_text_links_to_no_note_of_the_vault(text: str) -> None:
+    """What the indexer's own link reader finds (external URLs aside) is what the index would
+    record: nothing may be left for it."""
+    assert extract_links(safe_markdown(text, base_url=BASE)) == []
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(LINKY, max_size=12).map("".join),
+    st.lists(LINKY, max_size=30).map("".join),
+    st.sampled_from(["", "[[Roadmap]]", "?q=![[Roadmap]]", "#[[Roadmap]]"]),
+    st.integers(min_value=0, max_value=40),
+)
+def test_a_clipped_note_as_written_has_no_vault_links(
+    title: str, text: str, tail: str, cut: int
+) -> None:
+    """The whole note: front matter (the index reads links there too), title, source line, and a
+    body cut anywhere (a long article is truncated, a code span may lose its closing run)."""
+    body = safe_markdown(text, base_url=BASE)
+    article = Article(clean_title(title) or "t", body[:cut], f"https://news.example/a{tail}", True)
+    note = parse_note("Clips/x.md", note_content(article, body[:cut], date(2026, 12, 5)))
+    assert note.links == []
+
+
+def test_the_indexer_records_no_link_from_a_clipped_note(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    (vault / "Clips").mkdir(parents=True)
+    (vault / "Roadmap.md").write_text("# Roadmap\n\nThe plan.\n", encoding="utf-8")
+    (vault / "Plan.md").write_text("# Plan\n\nSee [[Roadmap]].\n", encoding="utf-8")
+    page = (
+        "Read [the roadmap](http://host/![[Roadmap]]) and [this](<http://host/[[Roadmap]]>), "
+        "![a [[Roadmap]]](https://h/x.png), ``[[Roadmap]]` and [[Roadmap|ours]].\n"
+    )
+    body = safe_markdown(page, base_url="https://news.example/a?q=[[Roadmap]]")
+    article = Article("News [[Roadmap]]", body, "https://news.example/a?q=[[Roadmap]]", False)
+    clipped = note_content(article, body, date(2026, 12, 5))
+    (vault / "Clips" / "news.md").write_text(clipped, encoding="utf-8")
+    db = tmp_path / "index.db"
+    Indexer(Config(vault=vault, db=db), StaticEmbedder()).run(fast=True)
+
+    with Vault(vault, db=db) as handle:
+        assert handle.links("Clips/news.md").outlinks == []
+        assert [link.source for link in handle.links("Roadmap").backlinks] == ["Plan.md"]

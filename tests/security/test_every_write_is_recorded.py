@@ -164,14 +164,12 @@ def _watch(w: World) -> None:
 
 
 def _signals_fetch(w: World) -> None:
-    """The feed's address is known once its server runs: the user's edit of vaultctx.toml that
-    names it is put back after the fetch, so the vault differs only by what fetch wrote."""
-    toml = w.vault / "vaultctx.toml"
-    settings = toml.read_bytes()
+    """Feeds are the user's choice: named in their own settings file, not the vault's."""
+    settings = w.root / "config" / "vaultctx" / "vaultctx.toml"
     with local_web({"/rss": page(RSS.decode(), "application/rss+xml")}) as web:
-        toml.write_bytes(settings + f'[signals]\nfeeds = ["{web.url("/rss")}"]\n'.encode())
+        feeds = f'[signals]\nfeeds = ["{web.url("/rss")}"]\n'
+        settings.write_text(settings.read_text(encoding="utf-8") + feeds, encoding="utf-8")
         w.cli("signals", "fetch", "--allow-host", web.authority)
-    toml.write_bytes(settings)
 
 
 def _clip(w: World) -> None:

@@ -209,6 +209,34 @@ def test_no_token_is_an_explicit_opt_out_with_a_warning(tmp_path: Path) -> None:
     assert not (tmp_path / "config" / "vaultctx" / TOKEN_FILE_NAME).exists()
 
 
+def near_misses(token: str) -> dict[str, str]:
+    """Tokens a comparison by prefix, or one that ignores the last or an extra character, or
+    the case, would let through."""
+    return {
+        "a prefix": token[:8],
+        "less its last character": token[:-1],
+        "plus one character": token + "x",
+        "twice": token + token,
+        "another case": token.swapcase(),
+        "another last character": token[:-1] + ("A" if token[-1] != "A" else "B"),
+    }
+
+
+def test_only_the_exact_token_opens_the_server_and_its_hook_endpoint(tmp_path: Path) -> None:
+    vault, db = tiny_vault(tmp_path)
+    server = serving(
+        lambda: start(vault, db, serve_env(tmp_path / "config"), "--token", STRONG_TOKEN)
+    )
+    try:
+        for name, given in near_misses(STRONG_TOKEN).items():
+            assert initialize(server, given) == 401, name
+            assert ask_hook_endpoint(server, given) == 401, name
+        assert initialize(server, STRONG_TOKEN) == 200
+        assert ask_hook_endpoint(server, STRONG_TOKEN) != 401
+    finally:
+        stop(server)
+
+
 def refused_start(
     tmp_path: Path, args: list[str], **env_extra: str
 ) -> subprocess.CompletedProcess[str]:

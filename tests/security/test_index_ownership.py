@@ -18,10 +18,10 @@ from vaultctx.index.db import (
     IndexFromNewerVersionError,
     NotAnIndexError,
     open_index,
-    remove_database_files,
 )
 from vaultctx.index.indexer import Indexer
 from vaultctx.index.ownership import APPLICATION_ID
+from vaultctx.index.set_aside import set_aside_damaged
 
 CLI = [sys.executable, "-m", "vaultctx"]
 
@@ -93,7 +93,7 @@ def test_a_database_stamped_by_another_application_is_refused(tmp_path: Path) ->
     with pytest.raises(NotAnIndexError, match="another application"):
         open_index(other)
     with pytest.raises(NotAnIndexError):
-        remove_database_files(other)
+        set_aside_damaged(other)
     assert other.exists()
 
 

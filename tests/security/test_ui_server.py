@@ -1,9 +1,11 @@
 """``vaultctx ui``'s promises, against the real server process and a real browser.
 
-Who may ask: the per-run token (query once, then an HttpOnly SameSite=Strict cookie), local Host
-and Origin headers, an Origin on every change. What a note can do: nothing. Its HTML is escaped,
-markdown raw HTML is off and javascript:/data:/vbscript: links are dropped, so a hostile note
-runs no script in the browser. Which files: only the vault's (``read_note``'s confinement).
+Who may ask: the per-run token (query once, then a session in an HttpOnly SameSite=Strict cookie),
+local Host headers, the UI's own Origin and the session's CSRF token on every change
+(``test_ui_csrf.py`` tries every change against a page of another port). What a note can do:
+nothing. Its HTML is escaped, markdown raw HTML is off and javascript:/data:/vbscript: links are
+dropped, so a hostile note runs no script in the browser. Which files: only the vault's
+(``read_note``'s confinement).
 """
 
 from __future__ import annotations
@@ -63,8 +65,21 @@ def test_a_wrong_token_is_refused_in_the_query_and_in_the_cookie(ui: UiServer) -
     wrong = ui.token[:-1] + ("A" if ui.token[-1] != "A" else "B")
     assert ui.request(f"/search?token={wrong}", cookie=False)[0] == 403
     assert ui.request("/search", headers={"Cookie": f"vaultctx_ui_{ui.port}={wrong}"})[0] == 403
+    # The cookie holds a session, not the token: the token itself does not pass as one.
+    assert ui.request("/search", headers={"Cookie": f"vaultctx_ui_{ui.port}={ui.token}"})[0] == 403
     # A cookie for another port's UI is not this one's.
-    assert ui.request("/search", headers={"Cookie": f"vaultctx_ui_1={ui.token}"})[0] == 403
+    assert ui.session is not None
+    other_port = {"Cookie": f"vaultctx_ui_1={ui.session.cookie}"}
+    assert ui.request("/search", headers=other_port)[0] == 403
+
+
+def test_a_token_differing_only_at_its_end_is_refused(ui: UiServer) -> None:
+    """A comparison that accepts a prefix, or ignores a last or extra character, fails here."""
+    for given in (ui.token[:8], ui.token[:-1], ui.token + "x", ui.token + ui.token):
+        status, _, body = ui.request(f"/search?q=zebrafish&token={given}", cookie=False)
+        assert status == 403, given
+        assert "zebrafish" not in body
+    assert ui.request(f"/search?token={ui.token}", cookie=False)[0] == 303
 
 
 def test_the_token_moves_from_the_address_into_a_strict_cookie(ui: UiServer) -> None:
@@ -72,9 +87,12 @@ def test_the_token_moves_from_the_address_into_a_strict_cookie(ui: UiServer) -> 
     assert status == 303
     assert headers["location"] == "/search?q=tea"  # the token leaves the address bar
     cookie = headers["set-cookie"]
-    assert cookie.startswith(f"vaultctx_ui_{ui.port}={ui.token};")
+    assert cookie.startswith(f"vaultctx_ui_{ui.port}=")
+    assert ui.token not in cookie  # a session of this run, sealed with the token
     assert "HttpOnly" in cookie
     assert "samesite=strict" in cookie.lower()
+    session = cookie.split(";", 1)[0].split("=", 1)[1]
+    assert ui.request("/search", headers={"Cookie": f"vaultctx_ui_{ui.port}={session}"})[0] == 200
 
 
 def test_a_foreign_host_is_refused_even_with_the_token(ui: UiServer) -> None:
@@ -86,7 +104,14 @@ def test_a_foreign_host_is_refused_even_with_the_token(ui: UiServer) -> None:
 
 
 def test_a_foreign_origin_is_refused_even_with_the_token(ui: UiServer) -> None:
-    for origin in ("https://evil.example", "http://127.0.0.1.evil.example", "null"):
+    others = (
+        "https://evil.example",
+        "http://127.0.0.1.evil.example",
+        "null",
+        f"http://127.0.0.1:{ui.port + 1}",  # another port of this machine: another origin
+        f"https://127.0.0.1:{ui.port}",
+    )
+    for origin in others:
         status, _, body = ui.request("/search?q=zebrafish", headers={"Origin": origin})
         assert status == 403, origin
         assert "zebrafish" not in body
@@ -133,15 +158,23 @@ def test_a_note_outside_the_vault_is_refused(ui: UiServer, path: str) -> None:
 
 
 def test_the_language_switch_redirects_only_within_the_ui(ui: UiServer) -> None:
+    form = {"Origin": ui.base, "Content-Type": "application/x-www-form-urlencoded"}
     for target, expected in (
         ("/changes", "/changes"),
         ("//evil.example/", "/"),
         ("https://evil.example/", "/"),
         ("/\\evil.example", "/"),
     ):
-        status, headers, _ = ui.request(f"/lang?set=ja&next={quote(target, safe='')}")
+        body = f"set=ja&next={quote(target, safe='')}"
+        status, headers, _ = ui.request("/lang", method="POST", body=body, headers=form)
         assert status == 303
         assert headers["location"] == expected
+    # A change like any other: a link (GET) cannot flip it.
+    assert ui.request("/lang?set=ja&next=/changes")[0] == 405
+    # On a form's answer the switch returns to the form's page, not to a POST-only address.
+    status, _, page = ui.request("/changes/undo", method="POST", body="record=x", headers=form)
+    assert status == 409
+    assert '<input type="hidden" name="next" value="/changes">' in page
 
 
 def test_hostile_markup_comes_back_escaped_in_html(ui: UiServer) -> None:
@@ -195,6 +228,8 @@ def test_token_comparison() -> None:
     assert not token_matches("", "abc")
     assert not token_matches(None, "abc")
     assert not token_matches("é", "abc")
+    for near in ("a", "ab", "abcd", "abc ", "ABC"):  # a prefix, one less, one more, case
+        assert not token_matches(near, "abc"), near
 
 
 def test_another_address_than_loopback_is_served_only_when_asked_with_a_warning(

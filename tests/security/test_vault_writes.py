@@ -187,6 +187,10 @@ def test_a_tampered_record_is_refused(setup: tuple[Vault, Path]) -> None:
     text = record_file.read_text().replace('"notes"', '"../outside"')
     record_file.write_text(text.replace('"path": "notes/New.md"', '"path": "../outside"'))
     before = tree(outside)
-    with pytest.raises(LedgerError, match="damaged"):
+    with pytest.raises(LedgerError, match="cannot be read"):
         vault.undo()
+    with pytest.raises(LedgerError, match="cannot be read"):
+        vault.undo(record_file.name[9:17])
+    [unreadable] = vault.ledger_unreadable()  # listed with why, blocking no other record
+    assert "is not a file or folder name" in unreadable.why
     assert tree(outside) == before

@@ -11,10 +11,14 @@ from vaultctx.signals.settings import SignalSettings, load_signal_settings
 
 
 def settings_of(tmp_path: Path, toml: str) -> SignalSettings:
+    """``toml`` as the user's own file: feeds may be set there only (a vault's file may not
+    choose what vaultctx fetches; tests/security/test_vault_config_destinations.py)."""
     vault = tmp_path / "vault"
     vault.mkdir(exist_ok=True)
-    (vault / "vaultctx.toml").write_text(toml, encoding="utf-8")
-    return load_signal_settings(vault, tmp_path / "user")
+    user = tmp_path / "user"
+    user.mkdir(exist_ok=True)
+    (user / "vaultctx.toml").write_text(toml, encoding="utf-8")
+    return load_signal_settings(vault, user)
 
 
 def test_defaults(tmp_path: Path) -> None:

@@ -143,11 +143,11 @@ def test_capture_signal_then_triage(indexed: Indexed, tmp_path: Path) -> None:
 
 
 def test_triage_fetch_reads_feeds_from_a_local_server(indexed: Indexed, tmp_path: Path) -> None:
-    env = agent_env(tmp_path, "")
     routes = {"/rss": page(RSS.decode(), "application/rss+xml"), "/home": page(NOT_XML.decode())}
     with local_web(routes) as web:
-        (indexed.vault / "vaultctx.toml").write_text(
-            f'[signals]\nfeeds = ["{web.url("/home")}", "{web.url("/rss")}"]\n'
+        # Feeds are the user's choice: their own settings file, not the vault's.
+        env = agent_env(
+            tmp_path, f'[signals]\nfeeds = ["{web.url("/home")}", "{web.url("/rss")}"]\n'
         )
         refused = vaultctx(indexed, env, "signals", "fetch")
         private = vaultctx(

@@ -156,7 +156,7 @@ def test_the_language_follows_the_browser_and_the_switch(ui: UiServer, tmp_path:
         page = signed_in(context, ui)
         assert page.get_attribute("html", "lang") == "ja"
         assert page.get_by_role("link", name="検索", exact=True).count() == 1
-        page.get_by_role("link", name="한국어").focus()
+        page.get_by_role("button", name="한국어").focus()
         page.keyboard.press("Enter")
         page.wait_for_selector("html[lang='ko']", state="attached")
         assert page.url == f"{ui.base}/search"  # back where the switch was pressed
@@ -164,7 +164,7 @@ def test_the_language_follows_the_browser_and_the_switch(ui: UiServer, tmp_path:
         page.goto(f"{ui.base}/status")
         assert page.get_by_role("heading", name="상태").count() == 1  # the choice is kept
         page.screenshot(path=str(screenshot_path("status-ko")))
-        page.get_by_role("link", name="English").click()
+        page.get_by_role("button", name="English").click()
         page.wait_for_selector("html[lang='en']", state="attached")
         assert page.get_by_role("heading", name="Status").count() == 1
 

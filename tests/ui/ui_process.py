@@ -28,6 +28,15 @@ from vaultctx.api import Vault
 
 START_DEADLINE = 120.0  # the machine is shared and loaded: start-up may take a while
 URL_LINE = re.compile(r"at (http://127\.0\.0\.1:(\d+)/\?token=(\S+))")
+CSRF_META = re.compile(r'<meta name="csrf-token" content="([^"]*)">')
+
+
+@dataclass(frozen=True)
+class Session:
+    """A browser's session as the UI opened it: the cookie's value and its CSRF token."""
+
+    cookie: str
+    csrf: str
 
 
 @dataclass
@@ -38,6 +47,7 @@ class UiServer:
     vault: Path
     db: Path
     data_home: Path
+    session: Session | None = None
 
     @property
     def base(self) -> str:
@@ -49,7 +59,22 @@ class UiServer:
 
     @property
     def cookie(self) -> str:
-        return f"vaultctx_ui_{self.port}={self.token}"
+        """The Cookie header of this test's session (opened by ``start_ui``)."""
+        assert self.session is not None
+        return f"vaultctx_ui_{self.port}={self.session.cookie}"
+
+    def open_session(self) -> Session:
+        """What a browser does with the printed address: the token opens a session (303 with
+        its cookie), whose pages carry the session's CSRF token."""
+        status, headers, _ = self.request(f"/?token={self.token}", cookie=False)
+        assert status == 303, status
+        value = headers["set-cookie"].split(";", 1)[0].split("=", 1)[1]
+        cookie = f"vaultctx_ui_{self.port}={value}"
+        status, _, page = self.request("/status", headers={"Cookie": cookie})
+        assert status == 200, status
+        match = CSRF_META.search(page)
+        assert match, "the page carries no CSRF token"
+        return Session(value, match.group(1))
 
     def request(
         self,
@@ -59,12 +84,17 @@ class UiServer:
         headers: dict[str, str] | None = None,
         body: str | None = None,
         cookie: bool = True,
+        csrf: bool = True,
     ) -> tuple[int, dict[str, str], str]:
-        """One raw request (http.client sends exactly the Host and headers given)."""
+        """One raw request (http.client sends exactly the Host and headers given). With
+        ``cookie`` it carries the test's session; a change with ``csrf`` also its CSRF token."""
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
         sent = {"Host": f"127.0.0.1:{self.port}", **(headers or {})}
         if cookie:
-            sent.setdefault("Cookie", self.cookie)
+            if "Cookie" not in sent:
+                sent["Cookie"] = self.cookie
+            if csrf and method not in ("GET", "HEAD") and self.session is not None:
+                sent.setdefault("X-CSRF-Token", self.session.csrf)
         try:
             connection.request(method, path, body=body, headers=sent)
             response = connection.getresponse()
@@ -116,11 +146,12 @@ def start_ui(
     server = UiServer(process, port, token, vault, db, data_home)
     while time.monotonic() < deadline:
         try:
-            status, _, _ = server.request("/status/progress")
+            status, _, _ = server.request("/status/progress", cookie=False)
         except OSError:
             time.sleep(0.1)
             continue
-        assert status == 200
+        assert status == 403  # answering, and wanting the token
+        server.session = server.open_session()
         return server
     raise AssertionError(f"vaultctx ui did not answer within {START_DEADLINE} s")
 

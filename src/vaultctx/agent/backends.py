@@ -74,7 +74,7 @@ def build_backend(settings: AgentSettings) -> Backend:
 
 
 def _openai(settings: AgentSettings, model_name: str) -> tuple[Model, str]:
-    from pydantic_ai.models.openai import OpenAIChatModel
+    from pydantic_ai.models.openai import OpenAIChatModel, OpenAIResponsesModel
     from pydantic_ai.providers.openai import OpenAIProvider
 
     endpoint = settings.endpoint() or ""
@@ -85,7 +85,37 @@ def _openai(settings: AgentSettings, model_name: str) -> tuple[Model, str]:
         )
     key = require_secret(settings.api_key_secret, "openai")
     client = openai_client(endpoint, key, settings.timeout)
-    return OpenAIChatModel(model_name, provider=OpenAIProvider(openai_client=client)), endpoint
+    provider = OpenAIProvider(openai_client=client)
+    if openai_api(model_name) == "responses":
+        return OpenAIResponsesModel(model_name, provider=provider), endpoint
+    return OpenAIChatModel(model_name, provider=provider), endpoint
+
+
+def openai_api(model_name: str) -> str:
+    """Which of OpenAI's APIs a chat with ``model_name`` goes through: ``responses`` for the
+    models that cannot take tools with reasoning over Chat Completions, else ``chat``.
+
+    From gpt-5.4 on, OpenAI answers a Chat Completions request that carries function tools and a
+    reasoning effort other than ``none`` with a 400: "Function tools with reasoning_effort are
+    not supported for gpt-5.6-sol in /v1/chat/completions. To use function tools, use
+    /v1/responses or set reasoning_effort to 'none'" (OpenAI developer community, "Gpt-5.6 chat
+    completion reasoning effort"). pydantic-ai refuses such a request itself before sending it
+    (``OpenAIModelProfile.openai_chat_function_tools_require_reasoning_off``, verified live on
+    gpt-5.4, gpt-5.6 and gpt-6, pydantic-ai 2.78's docs) and points at ``OpenAIResponsesModel``.
+    Every turn offers tools, and gpt-5.6 on takes no effort of ``none``, so on Chat Completions
+    each question was refused at every effort level. The Responses API carries both, and hands
+    the model's reasoning back between tool rounds (OpenAI cookbook, "Better performance from
+    reasoning models using the Responses API"). Other OpenAI-compatible servers (vLLM, LM Studio,
+    llama.cpp) mostly serve only Chat Completions, so everything else stays there.
+    """
+    from pydantic_ai.providers.openai import OpenAIProvider
+
+    from vaultctx.agent.effort import LATEST_GPT, gpt_version
+
+    profile = OpenAIProvider.model_profile(model_name) or {}
+    refused = bool(profile.get("openai_chat_function_tools_require_reasoning_off", False))
+    version = gpt_version(model_name)
+    return "responses" if refused or (version is not None and version >= LATEST_GPT) else "chat"
 
 
 def _ollama(settings: AgentSettings, model_name: str) -> tuple[Model, str]:

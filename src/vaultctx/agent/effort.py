@@ -6,7 +6,8 @@ model profiles, which disagree with the families below and change the request in
 (checked in pydantic-ai 2.68):
 
 - OpenAI Chat Completions folds ``max`` to ``xhigh`` unless the profile says the model takes it;
-  ``openai_reasoning_effort`` is sent as ``reasoning_effort`` unchanged.
+  ``openai_reasoning_effort`` is sent as ``reasoning_effort`` unchanged (and as ``reasoning.effort``
+  by the Responses API, which gpt-5.4 and gpt-5.6 on take their tools through: agent/backends.py).
 - Gemini adds ``includeThoughts`` and snaps the level to the profile's set;
   ``google_thinking_config`` is sent as ``generationConfig.thinkingConfig`` unchanged.
 - Bedrock Claude also turns on ``thinking: {type: adaptive}`` (or a token budget on older
@@ -36,6 +37,7 @@ LEVELS = ("minimal", "low", "medium", "high", "xhigh", "max")
 
 DEFAULT_LEVEL = "medium"
 
+LATEST_GPT = (5, 6)
 _GPT_LATEST = ("low", "medium", "high", "xhigh", "max")  # gpt-5.6 and later
 _GPT_5 = ("minimal", "low", "medium", "high")  # gpt-5 to gpt-5.5
 _O_SERIES = ("low", "medium", "high")
@@ -69,11 +71,16 @@ def allowed_efforts(backend: str, model: str) -> tuple[str, ...]:
     raise ValueError(f"unknown backend {backend!r}")
 
 
+def gpt_version(model: str) -> tuple[int, int] | None:
+    """``gpt-5.6-sol`` is (5, 6), ``gpt-6`` (6, 0); None for a model id that is not a GPT's."""
+    match = _GPT_ID.match(model)
+    return (int(match[1]), int(match[2] or 0)) if match else None
+
+
 def _openai_efforts(model: str) -> tuple[str, ...]:
     """gpt-5 and later, and the o-series; every other OpenAI model takes no effort."""
-    if match := _GPT_ID.match(model):
-        version = (int(match[1]), int(match[2] or 0))
-        if version >= (5, 6):
+    if (version := gpt_version(model)) is not None:
+        if version >= LATEST_GPT:
             return _GPT_LATEST
         return _GPT_5 if version >= (5, 0) else ()
     return _O_SERIES if _O_SERIES_ID.match(model) else ()
@@ -139,7 +146,7 @@ def effort_model_settings(backend: str, model: str, effort: str | None) -> Model
 def _settings_for(backend: str, model: str, level: str) -> dict[str, Any]:
     """One backend's field: see the module docstring for why these keys and not ``thinking``."""
     if backend == "openai":
-        return {"openai_reasoning_effort": level}  # -> reasoning_effort
+        return {"openai_reasoning_effort": level}  # -> reasoning_effort, or reasoning.effort
     if backend == "gemini":
         # -> generationConfig.thinkingConfig.thinkingLevel, in the API's enum spelling ("LOW").
         # google-genai writes the key as thinking_level; the API's proto JSON takes both.

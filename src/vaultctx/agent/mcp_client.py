@@ -12,7 +12,14 @@ Tools are offered as ``mcp_{server}_{tool}``. Every request to a server (``tools
 longer, ``STARTUP_TIMEOUT_S`` at least, because it also waits for the program to start. A tool
 that fails, times out or whose server is down answers the model with a line it can read
 (``Tool execution error: mcp_x_y: timed out after 10 s``): the conversation goes on. A server that
-crashes is started again up to 3 times, 5 s apart, then marked failed with its last error.
+crashes is started again up to 3 times, 5 s apart, then marked failed with its last error. A call
+that comes while it is being started again waits for the outcome, so a crash mid-turn is mended
+within the turn; and its tools stay offered throughout, answering that the server is unavailable
+once it has failed, rather than vanishing from under a model that has just seen them.
+
+What a server says about itself (the last line of its stderr, its error messages) reaches the
+terminal through ``vaultctx mcp list`` and the chat, so ``last_error`` holds it without control
+characters: a server may not clear the screen, write the clipboard (OSC 52) or hide a link.
 
 Each server runs in a task of its own, so ``start`` and ``stop`` may be awaited in different
 ``asyncio.Runner.run`` calls of one event loop (the chat's), with turns between them.
@@ -41,6 +48,9 @@ from vaultctx.agent.mcp_config import McpServerConfig, load_mcp_config
 from vaultctx.agent.mcp_stdio import ServerPipes, child_environment, spawn_server
 from vaultctx.agent.mcp_tools import ExposedTool, exposed_names, failure, result_text
 from vaultctx.config import APP_NAME
+from vaultctx.errors import VaultctxError
+from vaultctx.private_log import open_private_log
+from vaultctx.text.terminal import printable
 
 if TYPE_CHECKING:
     from pydantic_ai.toolsets import AbstractToolset
@@ -49,6 +59,8 @@ if TYPE_CHECKING:
 
 RECONNECT_ATTEMPTS = 3
 RECONNECT_DELAY_S = 5.0
+# How often a call waiting for a server being started again looks at its state.
+RECONNECT_POLL_S = 0.05
 # The handshake waits at least this long: it also waits for the program to start (an
 # interpreter importing its SDK, npx or uvx fetching a package on first use).
 STARTUP_TIMEOUT_S = 30.0
@@ -89,7 +101,7 @@ class McpServer:
         self.reconnect_delay = reconnect_delay
         self.state = "disabled" if config.disabled else "stopped"
         self.tools: list[mcp_types.Tool] = []
-        self.last_error: str | None = None
+        self._last_error: str | None = None
         self.session: ClientSession | None = None
         self._task: asyncio.Task[None] | None = None
         self._settled = anyio.Event()
@@ -98,6 +110,14 @@ class McpServer:
         self._came_up = False
         self._pipes: ServerPipes | None = None
         self._step = "initialize"
+
+    @property
+    def last_error(self) -> str | None:
+        return self._last_error
+
+    @last_error.setter
+    def last_error(self, error: str | None) -> None:
+        self._last_error = None if error is None else printable(error)
 
     def status(self) -> ServerStatus:
         tools = len(self.tools) if self.state == "running" else 0
@@ -118,12 +138,14 @@ class McpServer:
             self._task = None
 
     async def call(self, exposed: str, tool: str, arguments: dict[str, Any]) -> str:
-        """The tool's answer as text, or a failure line; never an exception."""
+        """The tool's answer as text, or a failure line; never an exception. While the server
+        is being started again, the call waits for it (running again, or failed)."""
+        await self._reconnected()
         session = self.session
         if session is None or self.state != "running":
             why = f": {self.last_error}" if self.last_error else ""
             return failure(
-                exposed, f"server {self.config.name!r} is not running ({self.state}{why})"
+                exposed, f"server {self.config.name!r} is unavailable ({self.state}{why})"
             )
         try:
             with anyio.fail_after(self.timeout):
@@ -132,13 +154,34 @@ class McpServer:
             return failure(exposed, f"timed out after {self.timeout:g} s")
         except MCPError as exc:
             if exc.code == mcp_types.CONNECTION_CLOSED:
-                return failure(exposed, f"server {self.config.name!r} closed the connection")
+                return failure(
+                    exposed,
+                    f"server {self.config.name!r} closed the connection; it is being started "
+                    "again, so the next call may work",
+                )
             return failure(exposed, f"MCP error: {exc.message}")
         except Exception as exc:  # a result the SDK cannot read: the model hears of it, no more
             return failure(exposed, _describe(exc))
         if result.is_error:
             return failure(exposed, result_text(result) or "execution failed")
         return result_text(result)
+
+    async def _reconnected(self) -> None:
+        """Wait while the server is being started again: every attempt may take the delay and
+        a handshake, so the wait is bounded by what all of them may take."""
+        attempt = self.reconnect_delay + max(self.timeout, STARTUP_TIMEOUT_S)
+        deadline = time.monotonic() + RECONNECT_ATTEMPTS * attempt
+        while self._restarting() and time.monotonic() < deadline:
+            await anyio.sleep(RECONNECT_POLL_S)
+
+    def _restarting(self) -> bool:
+        """Being started again, or about to be: its output has ended (a call may learn of a
+        crash before the supervising task does)."""
+        if self.state == "reconnecting":
+            return True
+        pipes = self._pipes
+        ended = pipes is not None and pipes.closed.is_set()
+        return self.state == "running" and ended and not self._stopping.is_set()
 
     async def _supervise(self) -> None:
         try:
@@ -210,6 +253,8 @@ class McpServer:
             self._settled.set()
             await _until_either(self._pipes.closed, self._stopping)
             self.session = None
+            if not self._stopping.is_set():  # it crashed: calls from now on wait for the restart
+                self.state = "reconnecting"
 
     async def _list_tools(self, session: ClientSession) -> list[mcp_types.Tool]:
         tools: list[mcp_types.Tool] = []
@@ -225,10 +270,9 @@ class McpServer:
 
     @contextlib.contextmanager
     def _open_log(self) -> Iterator[IO[bytes]]:
-        """The server's stderr file: appended to, started afresh beyond ``LOG_LIMIT_BYTES``."""
-        self.log.parent.mkdir(parents=True, exist_ok=True)
-        too_big = self.log.is_file() and self.log.stat().st_size > LOG_LIMIT_BYTES
-        with self.log.open("wb" if too_big else "ab") as handle:
+        """The server's stderr file: appended to, started afresh beyond ``LOG_LIMIT_BYTES``;
+        ``0600`` in a ``0700`` folder, as it echoes tool calls holding note text."""
+        with open_private_log(self.log, limit=LOG_LIMIT_BYTES) as handle:
             stamp = time.strftime("%Y-%m-%d %H:%M:%S")
             handle.write(f"--- {stamp} vaultctx starts {self.config.command}\n".encode())
             handle.flush()
@@ -290,8 +334,9 @@ class McpClients:
         return [server.status() for server in self.servers]
 
     def tools(self) -> list[ExposedTool]:
-        """The tools of the running servers, under the names the model sees."""
-        return [exposed for exposed, server in self._exposed() if server.state == "running"]
+        """The tools of every server that has listed them, under the names the model sees; a
+        server that crashed keeps its tools, which answer that it is unavailable."""
+        return [exposed for exposed, _server in self._exposed()]
 
     async def call(self, name: str, arguments: dict[str, Any]) -> str:
         """Call the tool the model knows as ``name``: its answer, or a failure line."""
@@ -342,4 +387,6 @@ def _describe(exc: BaseException) -> str:
         exc = inner[0]
     if isinstance(exc, MCPError):
         return f"MCP error: {exc.message}"
+    if isinstance(exc, VaultctxError):
+        return exc.one_line()
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__

@@ -3,6 +3,7 @@ descriptions and parameters, their results as text, and the line a failure becom
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
 from collections.abc import Sequence
@@ -40,18 +41,34 @@ def failure(tool_name: str, detail: str) -> str:
 
 def exposed_names(pairs: Sequence[tuple[str, str]]) -> list[str]:
     """``mcp_{server}_{tool}`` for each (server, tool): only ``[A-Za-z0-9_-]``, at most 64
-    characters, and distinct (a later duplicate gets ``_2``, ``_3``, ...), in order."""
+    characters, and unambiguous.
+
+    Server and tool names may both hold ``_``, so two pairs can spell one name: server
+    ``github_create``'s tool ``issue`` and server ``github``'s ``create_issue``. Neither may take
+    it, or which one a call reaches would depend on the order the servers are listed in: every
+    pair whose name is shared gets a suffix of its own, the first 8 hex digits of the SHA-256 of
+    the server and tool names (``mcp_github_create_issue_1fd1a2ff``), so each name still says
+    where it goes whatever else is configured."""
+    bases = [_UNSAFE.sub("_", f"mcp_{server}_{tool}")[:MAX_TOOL_NAME] for server, tool in pairs]
+    shared = {base for base in bases if bases.count(base) > 1}
     taken: set[str] = set()
     names = []
-    for server, tool in pairs:
-        base = _UNSAFE.sub("_", f"mcp_{server}_{tool}")
-        name, number = base[:MAX_TOOL_NAME], 2
-        while name in taken:
-            suffix = f"_{number}"
-            name, number = base[: MAX_TOOL_NAME - len(suffix)] + suffix, number + 1
+    for (server, tool), base in zip(pairs, bases, strict=True):
+        name = _with_suffix(base, _digest(server, tool)) if base in shared else base
+        number = 2
+        while name in taken or (name != base and name in bases):  # the same tool listed twice
+            name, number = _with_suffix(base, f"{_digest(server, tool)}_{number}"), number + 1
         taken.add(name)
         names.append(name)
     return names
+
+
+def _digest(server: str, tool: str) -> str:
+    return hashlib.sha256(f"{server}\0{tool}".encode()).hexdigest()[:8]
+
+
+def _with_suffix(base: str, suffix: str) -> str:
+    return base[: MAX_TOOL_NAME - len(suffix) - 1] + "_" + suffix
 
 
 def result_text(result: mcp_types.CallToolResult) -> str:

@@ -5,7 +5,9 @@ the question, the model may call the vault's tools (agent/tools.py) for up to te
 (agent/tool_loop.py), the answer streams to ``on_text`` as it arrives, then every citation in it
 is checked against the vault. A failure mid-answer keeps what had arrived (``Turn.partial``) and
 reports the failure as one line; the conversation history only ever holds complete turns (a loop
-stopped by its limits is complete: every tool call in it has its result).
+stopped by its limits is complete: every tool call in it has its result). A failed turn is saved
+all the same, the question, what had arrived and the tool calls made, followed by a ``system``
+message naming the failure (``FAILED_TURN``), so that nothing the user asked is lost.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ if TYPE_CHECKING:
 
 TextSink = Callable[[str], None]
 TITLE_CHARS = 50
+# The saved note of a turn that failed: the failure as the user saw it.
+FAILED_TURN = "The answer failed: {error}"
 
 
 @dataclass
@@ -138,9 +142,10 @@ class ChatSession:
         return self.conversation_id
 
     def record(self, turn: Turn) -> None:
-        """Save the question and the answer (partial or not) in one transaction, so a turn is
-        saved whole or not at all. A store that cannot be written costs the save, never the
-        answer: the error is kept in ``save_error`` for the caller to show."""
+        """Save the question and the answer (partial or not), and the failure if the turn
+        failed, in one transaction, so a turn is saved whole or not at all. A store that cannot
+        be written costs the save, never the answer: the error is kept in ``save_error`` for the
+        caller to show."""
         from vaultctx.conversations import ConversationStore, Message
         from vaultctx.conversations.model import ToolCall
 
@@ -153,13 +158,16 @@ class ChatSession:
             citations=turn.citations,
             usage=turn.usage,
         )
+        messages = [question, answer]
+        if turn.error is not None:
+            messages.append(Message("system", FAILED_TURN.format(error=turn.error.one_line())))
         try:
             with ConversationStore.open(self.vault.path) as store:
                 if self.conversation_id is None:
                     title = conversation_title(turn.question)
                     chat = store.new(title, self.backend.name, self.backend.model_name)
                     self.conversation_id = chat.id
-                store.append(self.conversation_id, [question, answer])
+                store.append(self.conversation_id, messages)
         except VaultctxError as exc:
             self.save_error = exc
             return
@@ -183,8 +191,7 @@ class ChatSession:
         await self._stream(turn, content, on_text)
         self.turn_in_progress = None
         self._check_citations(turn)
-        if turn.answer or turn.error is None:
-            self.record(turn)
+        self.record(turn)
         return turn
 
     def conversation_for_changes(self) -> str | None:
@@ -262,6 +269,7 @@ class ChatSession:
                 toolsets=self.toolsets(guard),
                 tracker=guard.tracker,
                 on_text=receive,
+                refuse_unoffered=guard.refuse_unoffered,
             )
             turn.usage = _usage(outcome.usage)
             turn.stopped = outcome.stopped

@@ -6,10 +6,11 @@ before. A key itself is never a setting: ``api_key_secret`` names a secret in th
 (agent/secrets.py), so a settings file can be shared or synced without leaking anything.
 
 A vault's own ``vaultctx.toml`` travels with the vault (sync, a cloned repo), so it is trusted less
-than the user's config dir: it may not set ``base_url`` for a backend that sends a key, or a
-synced note folder could send the user's OpenAI key to a server of its choosing; nor ``mcp_config``,
-the file naming the programs the agent starts as MCP servers, or opening a folder could run a
-program of its choosing.
+than the user's config dir: it may not set anything that decides where questions and notes are
+sent or which programs run (``backend``, ``base_url``, ``model``, ``region``, ``profile``,
+``api_key_secret``, ``mcp_config``; destination_keys.py). Such a key in it is left out, with a
+notice; a vault's file may still tune how the agent behaves (``max_tokens``, ``context_tokens``,
+``template_folder``...).
 """
 
 from __future__ import annotations
@@ -23,11 +24,10 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
-from vaultctx.config import APP_NAME, CONFIG_FILE_NAME, ConfigError, read_toml
+from vaultctx.config import APP_NAME, CONFIG_FILE_NAME, ConfigError, is_user_file, read_toml
+from vaultctx.destination_keys import without_destinations
 
 BACKENDS = ("openai", "ollama", "gemini", "bedrock")
-# Backends whose requests carry a key: their endpoint may come only from a trusted source.
-KEYED_BACKENDS = ("openai", "gemini", "bedrock")
 DEFAULT_BASE_URLS = {"openai": "https://api.openai.com/v1", "ollama": "http://localhost:11434"}
 DEFAULT_REGION = "us-east-1"
 MAX_TOKENS_RANGE = (1, 200_000)
@@ -93,16 +93,16 @@ def load_agent_settings(
     env: Mapping[str, str] | None = None,
     user_config: Path | None = None,
 ) -> AgentSettings:
-    """Settings from the files, the environment and ``overrides`` (flags; None values ignored)."""
+    """Settings from the files, the environment and ``overrides`` (flags; None values ignored);
+    from the vault's own file only those that do not decide where text is sent."""
     settings = AgentSettings()
     trusted = user_config or user_config_file()
     if trusted.is_file():
         settings = _apply(settings, _agent_table(trusted), str(trusted))
     asked_to_confirm = settings.confirm_changes
     vault_file = vault / CONFIG_FILE_NAME if vault is not None else None
-    vault_table: dict[str, Any] = {}
-    if vault_file is not None and vault_file.is_file():
-        vault_table = _agent_table(vault_file)
+    if vault_file is not None and vault_file.is_file() and not is_user_file(vault_file, trusted):
+        vault_table = without_destinations("agent", _agent_table(vault_file), vault_file, trusted)
         settings = _apply(settings, vault_table, str(vault_file))
         # A vault's file may ask for confirmation, never switch off the user's own.
         if asked_to_confirm:
@@ -115,16 +115,7 @@ def load_agent_settings(
     }
     settings = _apply(settings, from_env, "the environment", strings=True)
     given = {key: value for key, value in (overrides or {}).items() if value is not None}
-    settings = _apply(settings, given, "the command line")
-    if "base_url" in vault_table and settings.base_url == vault_table["base_url"]:
-        _refuse_untrusted_endpoint(settings, vault_file, trusted)
-    if "mcp_config" in vault_table and settings.mcp_config == vault_table["mcp_config"]:
-        raise ConfigError(
-            f"{vault_file}: mcp_config in a vault's own vaultctx.toml is not used: the servers it "
-            "names are programs vaultctx would start, chosen by whoever wrote the vault",
-            f"move mcp_config to your own settings file {trusted} (or set {ENV_PREFIX}MCP_CONFIG)",
-        )
-    return settings
+    return _apply(settings, given, "the command line")
 
 
 def _agent_table(path: Path) -> dict[str, Any]:
@@ -258,14 +249,3 @@ def _in_range(key: str, value: float, bounds: tuple[int, int], source: str) -> f
             f"set {key} to a value in that range",
         )
     return value
-
-
-def _refuse_untrusted_endpoint(
-    settings: AgentSettings, vault_file: Path | None, trusted: Path
-) -> None:
-    if settings.backend in KEYED_BACKENDS:
-        raise ConfigError(
-            f"{vault_file}: base_url in a vault's own vaultctx.toml is not used for the "
-            f"{settings.backend} backend, which sends your key to that address",
-            f"move base_url to your own settings file {trusted} (or pass --base-url)",
-        )

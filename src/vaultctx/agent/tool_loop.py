@@ -9,6 +9,13 @@ change is in the undo ledger.
 
 The loop drives ``Agent.iter`` node by node rather than ``run_stream``, which ends at the first
 text and would not run a tool the model calls after saying "let me look that up".
+
+A call to a tool that is not offered (a made-up ``web_search``, a Second Brain tool while it is
+off) is one bad call, not the end of the answer. pydantic-ai answers it with a retry prompt and
+ends the run on the second one (``UnexpectedModelBehavior``), so the loop lifts pydantic-ai's retry
+budget to the round limit and, before the next round is sent, replaces each such retry prompt with
+``refuse_unoffered``'s answer ("Tool execution error: Unknown tool: web_search"), which the failure
+tracker counts: three of them end the loop as any three failures do.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ from vaultctx.agent.failure_tracker import FAILURE_STOP_MESSAGE, FailureTracker
 
 if TYPE_CHECKING:
     from pydantic_ai import Agent
-    from pydantic_ai.messages import ModelMessage, UserContent
+    from pydantic_ai.messages import ModelMessage, ModelRequest, ModelRequestPart, UserContent
     from pydantic_ai.settings import ModelSettings
     from pydantic_ai.toolsets import AbstractToolset
 
@@ -32,6 +39,9 @@ ROUND_LIMIT_MESSAGE = (
 )
 # Between the text of two rounds, so "Let me check." and the answer do not run together.
 ROUND_BREAK = "\n\n"
+
+# The answer to a call of a tool no toolset offers, given its name and arguments.
+RefuseCall = Callable[[str, dict[str, Any]], str]
 
 
 @dataclass
@@ -54,6 +64,7 @@ async def run_tool_loop(
     toolsets: Sequence[AbstractToolset[Any]],
     tracker: FailureTracker,
     on_text: Callable[[str], None],
+    refuse_unoffered: RefuseCall,
     max_rounds: int = MAX_TOOL_ROUNDS,
 ) -> LoopResult:
     from pydantic_ai import Agent
@@ -66,9 +77,13 @@ async def run_tool_loop(
             message_history=list(history),
             model_settings=model_settings,  # type: ignore[arg-type]
             toolsets=list(toolsets),
+            # What a call of an unknown tool may cost: the tracker and the round limit end the
+            # loop, never pydantic-ai's retry budget.
+            retries={"tools": max_rounds},
         ) as run:
             async for node in run:
                 if Agent.is_model_request_node(node):
+                    _answer_unoffered(node.request, run.all_messages(), refuse_unoffered)
                     stop = _stop_reason(outcome.rounds, max_rounds, tracker)
                     if stop is not None:
                         outcome.stopped = stop
@@ -90,6 +105,43 @@ def _stop_reason(rounds: int, max_rounds: int, tracker: FailureTracker) -> str |
     if rounds >= max_rounds:
         return ROUND_LIMIT_MESSAGE
     return None
+
+
+def _answer_unoffered(
+    request: ModelRequest, history: Sequence[ModelMessage], refuse: RefuseCall
+) -> None:
+    """Replace pydantic-ai's retry prompt for each call of a tool that is not offered with our
+    own answer, in place, before the round is sent (the request is not in the history yet)."""
+    from pydantic_ai.messages import ModelResponse, ToolCallPart, ToolReturnPart
+
+    calls = {
+        part.tool_call_id: part
+        for message in history[-1:]
+        if isinstance(message, ModelResponse)
+        for part in message.parts
+        if isinstance(part, ToolCallPart)
+    }
+
+    def answered(part: ModelRequestPart) -> ModelRequestPart:
+        retry = getattr(part, "retry", None)
+        if not isinstance(part, ToolReturnPart) or retry is None or retry.cause != "unknown_tool":
+            return part
+        text = refuse(part.tool_name, _arguments(calls.get(part.tool_call_id)))
+        return ToolReturnPart(
+            tool_name=part.tool_name, content=text, tool_call_id=part.tool_call_id
+        )
+
+    request.parts = [answered(part) for part in request.parts]
+
+
+def _arguments(call: Any) -> dict[str, Any]:
+    if call is None:
+        return {}
+    try:
+        args = call.args_as_dict()
+    except ValueError:
+        return {"arguments": call.args}
+    return args if isinstance(args, dict) else {"arguments": args}
 
 
 def _with_pending(messages: list[ModelMessage], request: ModelMessage) -> list[ModelMessage]:

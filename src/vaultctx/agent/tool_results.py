@@ -36,6 +36,11 @@ def is_tool_error(result: object) -> bool:
     return isinstance(result, str) and result.startswith(ERROR_PREFIX)
 
 
+def unknown_tool(name: str) -> str:
+    """A call to a tool this turn does not offer (a name the model made up, or remembers)."""
+    return tool_error(f"Unknown tool: {name}")
+
+
 def missing_arguments(keys: Iterable[str]) -> str:
     return tool_error(f"Missing or non-string arguments: {', '.join(keys)}. No changes were made.")
 

@@ -12,6 +12,9 @@ must answer a wrong argument in its own words instead of a retry prompt.
 - each result updates the failure tracker; once it says stop, the round's remaining calls are
   not run;
 - each call is recorded for the turn (``Turn.tool_calls``: the transcript and ``--json``).
+
+A call to a tool no toolset offers never reaches a toolset: the tool loop hands it to
+``ToolGuard.refuse_unoffered``, which answers it, counts it and records it like any other call.
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from pydantic_ai.toolsets import AbstractToolset, ToolsetTool, WrapperToolset
 from pydantic_core import SchemaValidator, core_schema
 
 from vaultctx.agent import tool_results as texts
+from vaultctx.agent.brain_tools import not_offered
 from vaultctx.agent.confirm import (
     ConfirmPolicy,
     ConfirmRequest,
@@ -109,6 +113,13 @@ class ToolGuard:
         except Exception as exc:  # a failing tool is the model's to handle, never the chat's end
             result = exception_result(name, exc)
         return self._record(name, args, result)
+
+    def refuse_unoffered(self, name: str, args: dict[str, Any]) -> str:
+        """The answer to a call of a tool this turn does not offer ("Unknown tool: X", or "Second
+        Brain is turned off"): a failure like any other, so three of them stop the loop."""
+        if self.tracker.stopped:
+            return str(self._record(name, args, texts.NOT_RUN, count=False))
+        return str(self._record(name, args, not_offered(name)))
 
     async def _allowed(self, name: str, args: dict[str, Any]) -> bool:
         if self.policy.ask is None:

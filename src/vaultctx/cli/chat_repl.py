@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from vaultctx.errors import VaultctxError
+from vaultctx.text.terminal import printable
 
 if TYPE_CHECKING:
     from vaultctx.agent.attachments import Attachment
@@ -89,7 +90,7 @@ class ChatRepl:
         for server in mcp.status():
             if server.state == "failed":
                 print(
-                    f"note: MCP server {server.name} did not start: {server.last_error}",
+                    printable(f"note: MCP server {server.name} did not start: {server.last_error}"),
                     file=sys.stderr,
                 )
         try:
@@ -230,7 +231,10 @@ def _mcp_lines(session: ChatSession) -> list[str]:
     if session.mcp is None:
         return ["no MCP servers (add them to mcp.json: docs/mcp-client.md)"]
     return [
-        f"{s.name}: {s.state}, {s.tools} tool(s)" + (f" ({s.last_error})" if s.last_error else "")
+        printable(
+            f"{s.name}: {s.state}, {s.tools} tool(s)"
+            + (f" ({s.last_error})" if s.last_error else "")
+        )
         for s in session.mcp.status()
     ]
 
@@ -242,10 +246,13 @@ def _needs(argument: str, example: str) -> str:
 
 
 def _history_file() -> Path:
+    """The chat's line history, which holds every question typed: created ``0600`` in a
+    ``0700`` folder, as logs are (private_log.py)."""
     import platformdirs
 
     from vaultctx.config import APP_NAME
+    from vaultctx.private_log import open_private_log
 
-    folder = Path(platformdirs.user_state_dir(APP_NAME))
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    return folder / "chat_history"
+    path = Path(platformdirs.user_state_dir(APP_NAME)) / "chat_history"
+    open_private_log(path).close()
+    return path

@@ -20,6 +20,14 @@ def _line(text: str) -> None:
 
 
 def undo(
+    record_id: Annotated[
+        str | None,
+        typer.Argument(
+            metavar="[ID]",
+            help="A change's id, as listed; default the newest. Later changes to the same "
+            "files must be undone first.",
+        ),
+    ] = None,
     vault: VaultOption = None,
     db: DbOption = None,
     dry_run: Annotated[
@@ -27,8 +35,8 @@ def undo(
     ] = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Undo the newest AI change, if its files are still exactly as it left them."""
-    report = open_vault(vault, db).undo(dry_run=dry_run)
+    """Undo the newest AI change (or change ID), if its files are as it left them."""
+    report = open_vault(vault, db).undo(record_id, dry_run=dry_run)
     if as_json:
         print(json.dumps(report.as_dict(), ensure_ascii=False))
         return
@@ -54,16 +62,33 @@ def list_records(
     """List the recorded AI changes, newest first (`vaultctx ledger show ID` for one)."""
     if ctx.invoked_subcommand is not None:
         return
-    records = open_vault(vault, db).ledger()
+    handle = open_vault(vault, db)
+    records = handle.ledger(limit=None)
+    unreadable = handle.ledger_unreadable()
     if as_json:
-        print(json.dumps([record.as_dict() for record in records], ensure_ascii=False))
+        listed = [record.as_dict() for record in records]
+        listed += [bad.as_dict() for bad in unreadable]
+        print(json.dumps(listed, ensure_ascii=False))
         return
-    if not records:
+    if not records and not unreadable:
         _line("no AI changes recorded")
         return
+    running = records[0].id if records and handle.ledger_store().busy() else None
     for record in records:
         paths = ", ".join(record.paths)
-        _line(f"{record.id}  {record.time}  {record.source:<5}  {record.label}  [{paths}]")
+        state = "  INTERRUPTED" if record.interrupted else ""
+        if record.interrupted and record.id == running:
+            state = "  IN PROGRESS (another vaultctx process is making it)"
+        _line(f"{record.id}  {record.time}  {record.source:<5}  {record.label}{state}  [{paths}]")
+    for bad in unreadable:
+        _line(f"{bad.id}  UNREADABLE  {bad.file}: {bad.why}")
+    if any(record.interrupted and record.id != running for record in records):
+        _line(
+            "INTERRUPTED: the process stopped before the change finished; `vaultctx undo ID` "
+            "takes back the steps it made"
+        )
+    if unreadable:
+        _line("UNREADABLE records block no other; `vaultctx ledger drop ID` discards one")
 
 
 def show(
@@ -91,6 +116,26 @@ def show(
             _line("  (binary content)")
 
 
+def drop(
+    record_id: Annotated[str, typer.Argument(metavar="ID", help="A change's id, as listed.")],
+    vault: VaultOption = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Discard one recorded change without undoing it (one that cannot apply any more, or cannot
+    be read), showing the diff it held. The files stay as they are."""
+    dropped, diffs = open_vault(vault, db).ledger_drop(record_id)
+    if as_json:
+        print(json.dumps({**dropped.as_dict(), "files": [d.as_dict() for d in diffs]}))
+        return
+    label = getattr(dropped, "label", "unreadable record")
+    _line(f"dropped {dropped.id} ({label}); it can no longer be undone. It held:")
+    for diff in diffs:
+        _line(f"{diff.change} {diff.path}")
+        if diff.diff:
+            _line(diff.diff.rstrip("\n"))
+
+
 def register(app: typer.Typer) -> None:
     app.command()(undo)
     from vaultctx.cli.writing_commands import ledger_help
@@ -98,4 +143,5 @@ def register(app: typer.Typer) -> None:
     group = typer.Typer(help=ledger_help())
     group.callback(invoke_without_command=True)(list_records)
     group.command()(show)
+    group.command()(drop)
     app.add_typer(group, name="ledger")

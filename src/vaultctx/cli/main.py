@@ -210,11 +210,27 @@ def run(forwarding: bool = True) -> None:
     except Exception as exc:
         if os.environ.get("VAULTCTX_DEBUG"):
             raise
+        damaged = _damaged_index(exc)
+        if damaged is not None:
+            common.print_error(damaged.one_line())
+            sys.exit(2)
         common.print_error(
             f"internal error: {type(exc).__name__}: {exc} "
             "(set VAULTCTX_DEBUG=1 to see the traceback and please report it)"
         )
         sys.exit(1)
+
+
+def _damaged_index(exc: Exception) -> VaultctxError | None:
+    """SQLite's corruption errors from a command that read the index without going through
+    ``Vault``'s own reporting: a damaged index is the user's to rebuild, not a bug to report."""
+    if type(exc).__module__ != "apsw":  # no import: apsw is loaded if it raised
+        return None
+    from vaultctx.index.db import DAMAGE_ERRORS, REBUILD_ADVICE
+
+    if not isinstance(exc, DAMAGE_ERRORS):
+        return None
+    return VaultctxError(f"the index is damaged ({exc})", REBUILD_ADVICE)
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from typing import Annotated, Any
 import typer
 
 from vaultctx.cli.common import JsonOption
+from vaultctx.text.terminal import printable
 
 mcp_app = typer.Typer(
     help="External MCP servers whose tools the agent may call (docs/mcp-client.md).",
@@ -64,7 +65,8 @@ def mcp_list(
         for server in servers:
             tools = "" if server["state"] == "disabled" else f"{server['tools']:>3} tools"
             line = f"  {server['name']:<{width}}  {server['state']:<8}  {tools}".rstrip()
-            print(f"{line}  {server['last_error']}" if server["last_error"] else line)
+            # The server's own words, escapes and all: never raw to the terminal.
+            print(printable(f"{line}  {server['last_error']}" if server["last_error"] else line))
     if any(server["state"] == "failed" for server in servers):
         raise typer.Exit(1)
 

@@ -34,7 +34,8 @@ def text_model(
     if found is None:
         raise VaultctxError(
             "the proposals come from a model, and none is configured",
-            "set [agent] model in vaultctx.toml (docs/agent.md), or pass --model",
+            "set [agent] model in your own vaultctx.toml (the user config folder; docs/agent.md), "
+            "or pass --model",
         )
     return found
 

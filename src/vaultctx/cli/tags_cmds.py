@@ -40,7 +40,8 @@ def tags(
     if text_model is None:
         raise VaultctxError(
             "tags are suggested by a model, and none is configured",
-            "set [agent] model in vaultctx.toml (docs/agent.md), or pass --model",
+            "set [agent] model in your own vaultctx.toml (the user config folder; docs/agent.md), "
+            "or pass --model",
         )
     suggestion = asyncio.run(
         suggest_tags(handle, text_model, note, max_tokens=max_tokens, to_apply=apply)

@@ -51,7 +51,7 @@ def ledger_help() -> str:
     """The ``vaultctx ledger`` group's help: what it lists, and which commands write there."""
     names = ", ".join(name.split(" --")[0] for name in WRITING_COMMANDS)
     return (
-        "The recorded changes to the vault: list them, show one.\n\nEvery command that writes "
+        "The recorded changes to the vault: list, show, drop.\n\nEvery command that writes "
         f"records here, and `vaultctx undo` reverts the newest: {names}."
     )
 

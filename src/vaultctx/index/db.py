@@ -62,12 +62,48 @@ class IndexNeedsRebuildError(IndexDatabaseError):
     """Our own index file is corrupt; the vault can rebuild it."""
 
 
+# SQLite's verdicts on a damaged file: a page that fails its checks (CORRUPT), or a header that
+# no longer reads as a database (NOTADB). They can surface at any read, long after the open.
+DAMAGE_ERRORS: tuple[type[apsw.Error], ...] = (apsw.CorruptError, apsw.NotADBError)
+REBUILD_ADVICE = (
+    "rebuild it with `vaultctx index --full --vault <your vault>` (the vault is the source of "
+    "truth; the damaged file is kept aside, not deleted)"
+)
+
+
+def damaged_index_error(path: Path, exc: BaseException) -> IndexNeedsRebuildError:
+    return IndexNeedsRebuildError(f"the index {path} is damaged ({exc})", REBUILD_ADVICE)
+
+
+@contextlib.contextmanager
+def reporting_damage(path: Path) -> Iterator[None]:
+    """SQLite's corruption errors inside the block become ``IndexNeedsRebuildError``: a damaged
+    file is a state the user can fix, not a bug to report."""
+    try:
+        yield
+    except DAMAGE_ERRORS as exc:
+        raise damaged_index_error(path, exc) from exc
+
+
 class NotAnIndexError(IndexDatabaseError):
     """The path holds a file vaultctx did not create; it is never written, migrated or deleted."""
 
 
 class IndexFromNewerVersionError(IndexDatabaseError):
     """A newer vaultctx wrote this index; rebuilding it would throw away what that one knows."""
+
+
+@contextlib.contextmanager
+def reporting_vector_damage(db: IndexDatabase) -> Iterator[None]:
+    """sqlite-vec reports a damaged page it meets as an error of its own ("vectors blob read
+    error for 1", an ``SQLError``): when SQLite's quick_check then finds the file damaged, that
+    error is the damage. The check reads the whole file, but only on this error path."""
+    try:
+        yield
+    except apsw.SQLError as exc:
+        if db.integrity_problems(quick=True):
+            raise damaged_index_error(db.path, exc) from exc
+        raise
 
 
 @dataclass(frozen=True)
@@ -105,7 +141,10 @@ class IndexDatabase:
         try:
             yield
         except BaseException:
-            self.conn.execute("ROLLBACK")
+            # SQLite may have rolled back already (a corrupt page aborts the statement and the
+            # transaction): a second ROLLBACK would hide the real error behind "no transaction".
+            if self.conn.in_transaction:
+                self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
 
@@ -143,10 +182,16 @@ class IndexDatabase:
         return int(self.scalar("PRAGMA data_version"))
 
     def integrity_problems(self, *, quick: bool = False) -> list[str]:
-        """Empty when SQLite's own check passes."""
+        """Empty when SQLite's own check passes; a check that cannot even read the file (a
+        corrupt ``sqlite_master`` page) is a problem too, not an exception."""
         pragma = "quick_check" if quick else "integrity_check"
-        rows = [str(r[0]) for r in self.conn.execute(f"PRAGMA {pragma}")]
-        return [] if rows == ["ok"] else rows
+        try:
+            rows = [str(r[0]) for r in self.conn.execute(f"PRAGMA {pragma}")]
+        except DAMAGE_ERRORS as exc:
+            return [str(exc)]
+        # One row may hold many problems, a line each ("Page 55: never used" ×100).
+        lines = [line for row in rows for line in row.splitlines() if line.strip()]
+        return [] if lines == ["ok"] else [line for line in lines if not line.startswith("***")]
 
     def close(self) -> None:
         self.conn.close()
@@ -238,17 +283,6 @@ def _migrate(conn: apsw.Connection, path: Path) -> None:
         conn.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
 
-def remove_database_files(path: Path) -> None:
-    """Delete the index and its WAL/SHM side files; the vault can always rebuild them.
-
-    Checked once more here, at the only place vaultctx deletes a database: a file that is not
-    provably ours raises ``NotAnIndexError`` and stays."""
-    check_index_file(path)
-    for suffix in ("", "-wal", "-shm", "-journal"):
-        with contextlib.suppress(FileNotFoundError):
-            Path(f"{path}{suffix}").unlink()
-
-
 def ensure_index_folder(path: Path) -> None:
     """Create the database's folder, or say plainly why it cannot be."""
     try:
@@ -309,12 +343,8 @@ def open_index(path: Path, *, readonly: bool = False, memory_map: bool = True) -
                 f"the index at {path} was built by an older vaultctx",
                 f"{INDEX_ADVICE} to upgrade it",
             )
-    except (apsw.CorruptError, apsw.NotADBError) as exc:
-        raise IndexNeedsRebuildError(
-            f"index file {path} is damaged ({exc})",
-            "rebuild it with `vaultctx index --full --vault <your vault>` (the vault is the "
-            "source of truth)",
-        ) from exc
+    except DAMAGE_ERRORS as exc:
+        raise damaged_index_error(path, exc) from exc
     except (apsw.ReadOnlyError, apsw.CantOpenError, apsw.IOError) as exc:
         if readonly:
             raise IndexMissingError(

@@ -24,11 +24,14 @@ from operator import itemgetter
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+import apsw
+
 from vaultctx.config import Config, Settings, check_db_location
 from vaultctx.embed.base import Embedder
 from vaultctx.errors import VaultctxError
 from vaultctx.index import hangul
 from vaultctx.index.db import (
+    DAMAGE_ERRORS,
     SETTLED_SKIPS_META,
     STAT_DIGEST_META,
     VECTOR_STORAGE,
@@ -40,7 +43,7 @@ from vaultctx.index.db import (
     ensure_index_folder,
     ensure_vector_table,
     open_index,
-    remove_database_files,
+    reporting_damage,
 )
 from vaultctx.index.phase_time import timed
 from vaultctx.index.quality_pass import quality_coverage, run_quality_pass
@@ -54,6 +57,7 @@ from vaultctx.index.schema import (
     QUALITY_TABLE,
     VECTOR_TABLE,
 )
+from vaultctx.index.set_aside import set_aside_damaged
 from vaultctx.index.text_codec import unpack_text
 from vaultctx.scrub import scrub_secrets
 from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
@@ -120,6 +124,8 @@ class IndexReport:
     quality_embedded: int = 0
     quality_remaining: int | None = None
     interrupted: bool = False
+    # Where a damaged index was moved before this run rebuilt it (index/set_aside.py).
+    damaged_kept_as: str | None = None
     # Files skipped because they could not be read (maybe only for now): not in ``as_dict``.
     unreadable: int = 0
     seconds: float = 0.0
@@ -154,6 +160,7 @@ class IndexReport:
             "secrets_redacted": dict(sorted(self.secrets_redacted.items())),
             "warnings": self.warnings,
             "interrupted": self.interrupted,
+            "damaged_kept_as": self.damaged_kept_as,
             "seconds": round(self.seconds, 3),
             "phase_seconds": {k: round(v, 3) for k, v in sorted(self.phase_seconds.items())},
         }
@@ -220,17 +227,45 @@ class Indexer:
                 WRITABLE_ADVICE,
             ) from exc
         try:
-            db = self._open_or_rebuild(report)
-            try:
-                self._run(db, report)
-                if not (fast or report.interrupted or self.quality_embedder is None):
-                    self._quality_pass(db, report)
-            finally:
-                db.close()
+            with reporting_damage(self.config.db):  # damaged again while rebuilding: say so
+                report = self._run_or_rebuild(report, fast=fast)
         finally:
             lock.release()
         report.seconds = time.perf_counter() - started
         return report
+
+    def _run_or_rebuild(self, report: IndexReport, *, fast: bool) -> IndexReport:
+        """The run; a damaged page met on the way (the open, the integrity check and the start
+        marker only see part of the file) makes it start over, once, from a rebuilt index."""
+        db = self._open_or_rebuild(report)
+        try:
+            self._passes(db, report, fast=fast)
+            return report
+        except DAMAGE_ERRORS as exc:
+            reason = f"the index {self.config.db} is damaged ({exc})"
+        except IndexNeedsRebuildError as exc:  # a read below found it so
+            reason = exc.message
+        except apsw.SQLError as exc:
+            # sqlite-vec reports a damaged page it meets as an error of its own.
+            problems = db.integrity_problems(quick=True)
+            if not problems:
+                raise
+            reason = f"the index {self.config.db} is damaged ({exc}; {problems[0]})"
+        finally:
+            db.close()
+        # Outside the except block, so the failed pass (its worker processes too) is gone first.
+        rebuilt = IndexReport(warnings=report.warnings)
+        db = self._rebuild(rebuilt, reason)
+        try:
+            self._passes(db, rebuilt, fast=fast)
+        finally:
+            db.close()
+        return rebuilt
+
+    def _passes(self, db: IndexDatabase, report: IndexReport, *, fast: bool) -> None:
+        self._run(db, report)
+        if not (fast or report.interrupted or self.quality_embedder is None):
+            self._quality_pass(db, report)
 
     def _quality_pass(self, db: IndexDatabase, report: IndexReport) -> None:
         assert self.quality_embedder is not None
@@ -256,21 +291,33 @@ class Indexer:
     def _open_or_rebuild(self, report: IndexReport) -> IndexDatabase:
         try:
             db = open_index(self.config.db)
+        except IndexNeedsRebuildError as exc:
+            return self._rebuild(report, exc.message)
+        try:
             # quick_check reads the whole file (seconds at 50k notes), so it runs only when the
-            # previous run did not finish: the only time damage is plausible.
-            problems = db.integrity_problems(quick=True) if db.meta(META_RUN_STARTED) else []
+            # previous run did not finish (the only time our own writes can have left damage) or
+            # before a full run, which reads and writes every note anyway (minutes at 50k).
+            check = report.full or db.meta(META_RUN_STARTED) is not None
+            problems = db.integrity_problems(quick=True) if check else []
             if not problems:
                 with db.transaction():
                     db.set_meta(META_RUN_STARTED, str(time.time()))
                 return db
-            db.close()
-            reason = f"integrity check failed ({problems[0]})"
-        except IndexNeedsRebuildError as exc:
-            reason = str(exc)
-        report.warnings.append(f"{reason}: rebuilding the index from the vault")
-        log.warning("%s: rebuilding the index from the vault", reason)
-        remove_database_files(self.config.db)
+            reason = f"the index {self.config.db} failed its integrity check ({problems[0]})"
+        except DAMAGE_ERRORS as exc:
+            reason = f"the index {self.config.db} is damaged ({exc})"
+        db.close()
+        return self._rebuild(report, reason)
+
+    def _rebuild(self, report: IndexReport, reason: str) -> IndexDatabase:
+        """Keep our damaged file aside (never delete it: a foreign file was refused long before
+        here) and start a new index that the run fills from the vault."""
+        aside = set_aside_damaged(self.config.db)
+        message = f"{reason}: rebuilding it from the vault; the damaged file is kept as {aside}"
+        report.warnings.append(message)
+        log.warning("%s", message)
         report.full, report.full_reason = True, reason
+        report.damaged_kept_as = str(aside)
         db = open_index(self.config.db)
         with db.transaction():
             db.set_meta(META_RUN_STARTED, str(time.time()))

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Iterator, Sequence
 
-from vaultctx.index.db import IndexDatabase
+from vaultctx.index.db import IndexDatabase, reporting_vector_damage
 from vaultctx.index.schema import VECTOR_TABLES
 
 # sqlite-vec applies a `rowid IN (…)` constraint during the KNN scan: the result is the exact top
@@ -38,11 +38,12 @@ def nearest_chunks(
     """(chunk id, cosine similarity) of the ``limit`` chunks nearest to the int8 ``query``, best
     first; ``file_ids`` keeps only chunks of those notes."""
     everywhere, in_notes = _NEAREST[_checked(table)]
-    if file_ids is None:
-        rows = db.execute(everywhere, (query, limit))
-    else:
-        rows = db.execute(in_notes, (query, limit, json.dumps(list(file_ids))))
-    return [(int(rowid), 1.0 - float(distance)) for rowid, distance in rows]
+    with reporting_vector_damage(db):
+        if file_ids is None:
+            rows = db.execute(everywhere, (query, limit))
+        else:
+            rows = db.execute(in_notes, (query, limit, json.dumps(list(file_ids))))
+        return [(int(rowid), 1.0 - float(distance)) for rowid, distance in rows]
 
 
 def vector_dimension(db: IndexDatabase, table: str) -> int | None:
@@ -52,14 +53,16 @@ def vector_dimension(db: IndexDatabase, table: str) -> int | None:
 
 
 def vector_count(db: IndexDatabase, table: str) -> int:
-    return int(db.scalar(f"SELECT count(*) FROM {_checked(table)}"))
+    with reporting_vector_damage(db):
+        return int(db.scalar(f"SELECT count(*) FROM {_checked(table)}"))
 
 
 def stored_vectors(db: IndexDatabase, table: str) -> Iterator[tuple[int, bytes]]:
     """(chunk id, int8 vector) of every vector in ``table``, one row at a time: a caller copying
     them into one array never holds them all twice."""
-    for rowid, blob in db.execute(f"SELECT rowid, embedding FROM {_checked(table)}"):
-        yield int(rowid), bytes(blob)
+    with reporting_vector_damage(db):
+        for rowid, blob in db.execute(f"SELECT rowid, embedding FROM {_checked(table)}"):
+            yield int(rowid), bytes(blob)
 
 
 def every_chunk_note(db: IndexDatabase) -> Iterator[tuple[int, int]]:
@@ -83,14 +86,15 @@ def note_chunk_vectors(
     if not note_ids:
         return []
     marks = ",".join("?" * len(note_ids))
-    return [
-        (int(chunk_id), int(note_id), bytes(blob))
-        for chunk_id, note_id, blob in db.execute(
-            f"SELECT c.id, c.file_id, v.embedding FROM chunks c CROSS JOIN {_checked(table)} v "
-            f"ON v.rowid = c.id WHERE c.file_id IN ({marks})",
-            list(note_ids),
-        )
-    ]
+    with reporting_vector_damage(db):
+        return [
+            (int(chunk_id), int(note_id), bytes(blob))
+            for chunk_id, note_id, blob in db.execute(
+                f"SELECT c.id, c.file_id, v.embedding FROM chunks c CROSS JOIN {_checked(table)} v "
+                f"ON v.rowid = c.id WHERE c.file_id IN ({marks})",
+                list(note_ids),
+            )
+        ]
 
 
 def _checked(table: str) -> str:

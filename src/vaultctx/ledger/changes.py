@@ -1,7 +1,9 @@
 """The changes a model (the agent, an MCP client) may make to the vault, each one recorded.
 
 Every operation holds the ledger's lock from its first read to its record, so changes from two
-processes are recorded in the order they happened and undo always reverts the newest. Each
+processes are recorded in the order they happened and undo always reverts the newest. Each step
+is journalled in the ledger (fsynced) before it is made (``write_ahead.py``): a change that
+cannot be recorded is not made, and one killed midway is listed as interrupted. Each
 records the exact bytes it read and wrote (the state a replacement was computed from is the one
 it compared against right before the rename), so a user's save in between is never recorded as
 the model's, and never undone. A change that fails, or changes nothing, is not recorded.
@@ -16,7 +18,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from vaultctx.atomic_write import _default_mode
@@ -24,7 +27,8 @@ from vaultctx.config import Config
 from vaultctx.ledger import snapshot
 from vaultctx.ledger.context import SOURCES, Change, ChangeContext
 from vaultctx.ledger.snapshot import MISSING, FolderState, State
-from vaultctx.ledger.store import LedgerEntry, LedgerStore
+from vaultctx.ledger.store import LedgerStore
+from vaultctx.ledger.write_ahead import WriteAhead
 from vaultctx.vault.link_rewrite import MoveLinks
 from vaultctx.vault.links import vault_file_paths
 from vaultctx.vault.scanner import IgnoreRules, is_served_path, load_ignore_rules
@@ -37,7 +41,6 @@ from vaultctx.vault.writes import (
     confine_write_path,
     create_file,
     destination_taken,
-    digest,
     exists,
     file_mode,
     make_folders,
@@ -52,6 +55,15 @@ MAX_RECORD_BYTES = 50_000_000
 _Compute = Callable[[bytes], tuple[bytes, int]]
 _CAS_ATTEMPTS = 3
 _SHOWN_FIND_CHARS = 50
+
+
+@dataclass
+class _Recording:
+    """The journal of one change, and (once closed) its record id and notices."""
+
+    ahead: WriteAhead
+    record_id: str | None = None
+    notices: list[str] = field(default_factory=list)
 
 
 class NoteChanger:
@@ -77,21 +89,17 @@ class NoteChanger:
                 "split it into several smaller notes",
             )
 
-    def _record(
-        self, context: ChangeContext, kind: str, entries: list[LedgerEntry], blobs: dict[str, bytes]
-    ) -> str | None:
-        changed = [entry for entry in entries if entry.before != entry.after]
-        if not changed:
-            return None
-        record = self.store.add(
-            label=context.label,
-            conversation_id=context.conversation_id,
-            source=context.source,
-            kind=kind,
-            entries=changed,
-            blobs=blobs,
-        )
-        return record.id
+    @contextlib.contextmanager
+    def _recorded(self, context: ChangeContext, kind: str) -> Iterator[_Recording]:
+        """Hold the ledger, journal each step before it is made (``write_ahead.py``), and close
+        the record afterwards, also when a later step fails."""
+        _check_context(context)
+        with self.store.locked():
+            recording = _Recording(WriteAhead(self.store, self.root, context, kind))
+            try:
+                yield recording
+            finally:
+                recording.record_id, recording.notices = recording.ahead.finish()
 
     # -- one note ---------------------------------------------------------------------------
 
@@ -100,7 +108,7 @@ class NoteChanger:
         _check_context(change)
         data = content.encode("utf-8")
         self._check_content(data)
-        with self.store.locked():
+        with self._recorded(change, "create") as recording:
             target = self._confine(path)
             if exists(target.absolute):
                 raise already_exists(
@@ -108,19 +116,16 @@ class NoteChanger:
                     "choose another path, or change the existing note with edit_note",
                 )
             created = _missing_ancestors(self.root, target.absolute)
-            make_folders(self.root, target.absolute.parent)
             mode = _default_mode()
-            try:
-                create_file(target.absolute, data, mode, target.relative)
-            except BaseException:
-                _remove_empty_folders(created)
-                raise
-            top = created[0] if created else target.absolute
-            inner = list(target.absolute.relative_to(top).parts) if created else []
-            after = snapshot.wrap(snapshot.file_state(data, mode), inner)
-            entry = LedgerEntry(_relative(self.root, top), MISSING, after)
-            record = self._record(change, "create", [entry], {digest(data): data})
-        return Change(record, "create", [target.relative])
+            recording.ahead.add_blob(data)
+            with recording.ahead.step([(target.absolute, snapshot.file_state(data, mode))]):
+                make_folders(self.root, target.absolute.parent)
+                try:
+                    create_file(target.absolute, data, mode, target.relative)
+                except BaseException:
+                    _remove_empty_folders(created)
+                    raise
+        return Change(recording.record_id, "create", [target.relative], notices=recording.notices)
 
     def replace_note(self, path: str, content: str, *, change: ChangeContext) -> Change:
         """The note's whole content replaced by ``content``."""
@@ -171,35 +176,44 @@ class NoteChanger:
     def _rewrite(self, path: str, kind: str, context: ChangeContext, compute: _Compute) -> Change:
         """Read, compute, and replace only if the file still holds what was read (retried a
         few times when the user saves in between)."""
-        with self.store.locked():
+        with self._recorded(context, kind) as recording:
             target = self._confine(path)
             for attempt in range(_CAS_ATTEMPTS):
                 old = read_file(target.absolute, target.relative)
-                mode = file_mode(target.absolute)
                 new, count = compute(old)
                 if new == old:
                     return Change(None, kind, [], replaced=count if kind == "edit" else 0)
                 self._check_content(new, "The note would be too large: it")
                 try:
-                    replace_file(
-                        target.absolute, new, expected=old, mode=mode, shown=target.relative
-                    )
+                    self._replace(recording.ahead, target.absolute, target.relative, old, new)
                     break
                 except ContentChangedError:
                     if attempt == _CAS_ATTEMPTS - 1:
                         raise
-            before, after = snapshot.file_state(old, mode), snapshot.file_state(new, mode)
-            blobs = {before.sha256: old, after.sha256: new}
-            entry = LedgerEntry(target.relative, before, after)
-            record = self._record(context, kind, [entry], blobs)
-        return Change(record, kind, [target.relative], replaced=count if kind == "edit" else 0)
+        return Change(
+            recording.record_id,
+            kind,
+            [target.relative],
+            replaced=count if kind == "edit" else 0,
+            notices=recording.notices,
+        )
+
+    @staticmethod
+    def _replace(ahead: WriteAhead, absolute: Path, shown: str, old: bytes, new: bytes) -> None:
+        mode = file_mode(absolute)
+        ahead.add_blob(old)
+        ahead.add_blob(new)
+        read = (absolute, snapshot.file_state(old, mode))
+        with ahead.step([(absolute, snapshot.file_state(new, mode))], read=read):
+            replace_file(absolute, new, expected=old, mode=mode, shown=shown)
 
     # -- files and folders ------------------------------------------------------------------
 
     def move_path(self, source: str, destination: str, *, change: ChangeContext) -> Change:
         """A note or folder moved; links to it in other notes follow, all in one record."""
         _check_context(change)
-        with self.store.locked():
+        with self._recorded(change, "move") as recording:
+            ahead = recording.ahead
             src = self._confine(source, folder=True)
             if not exists(src.absolute):
                 raise _not_found(src.relative)
@@ -213,30 +227,31 @@ class NoteChanger:
                     "nothing was changed",
                     "choose a destination outside the folder",
                 )
-            blobs: dict[str, bytes] = {}
-            before_src = snapshot.take(src.absolute, blobs)
+            before_src = snapshot.take(src.absolute, ahead.blobs)
             _check_tree(before_src, src.relative)
             moved = _moved_paths(before_src, src.relative, dst.relative)
             rewrites = self._plan_link_rewrites(moved)
             rewrite_bytes = sum(len(new) for _, _, _, new in rewrites)
-            self._check_record_size(blobs, rewrite_bytes, src.relative)
+            self._check_record_size(ahead.blobs, rewrite_bytes, src.relative)
 
             created = _missing_ancestors(self.root, dst.absolute)
-            top = created[0] if created else dst.absolute
-            make_folders(self.root, dst.absolute.parent)
-            try:
-                rename(src.absolute, dst.absolute, dst.relative)
-            except BaseException:
-                _remove_empty_folders(created)
-                raise
-            entries = [LedgerEntry(src.relative, before_src, MISSING)]
-            rewritten, notices = self._apply_link_rewrites(rewrites, moved, entries, blobs)
-            after_dst = snapshot.take(top, blobs)
-            entries.insert(1, LedgerEntry(_relative(self.root, top), MISSING, after_dst))
-            record = self._record(change, "move", entries, blobs)
+            edits = [(src.absolute, MISSING), (dst.absolute, before_src)]
+            with ahead.step(edits, read=(src.absolute, before_src)):
+                make_folders(self.root, dst.absolute.parent)
+                try:
+                    rename(src.absolute, dst.absolute, dst.relative)
+                except BaseException:
+                    _remove_empty_folders(created)
+                    raise
+            rewritten, notices = self._apply_link_rewrites(ahead, rewrites, moved)
         paths = [src.relative, dst.relative, *rewritten]
         return Change(
-            record, "move", paths, rewritten=rewritten, is_folder=is_folder, notices=notices
+            recording.record_id,
+            "move",
+            paths,
+            rewritten=rewritten,
+            is_folder=is_folder,
+            notices=[*notices, *recording.notices],
         )
 
     def _plan_link_rewrites(self, moved: dict[str, str]) -> list[tuple[str, str, bytes, bytes]]:
@@ -264,25 +279,20 @@ class NoteChanger:
 
     def _apply_link_rewrites(
         self,
+        ahead: WriteAhead,
         plans: list[tuple[str, str, bytes, bytes]],
-        moved: dict[str, str],
-        entries: list[LedgerEntry],
-        blobs: dict[str, bytes],
+        moved: Mapping[str, str],
     ) -> tuple[list[str], list[str]]:
+        """Each rewrite its own journalled step (a moved note's is part of its new place)."""
         rewritten: list[str] = []
         notices: list[str] = []
         for old_path, new_path, old, new in plans:
-            absolute = self.root / new_path
             try:
-                mode = file_mode(absolute)
-                replace_file(absolute, new, expected=old, mode=mode, shown=new_path)
+                self._replace(ahead, self.root / new_path, new_path, old, new)
             except (NoteChangeError, OSError):
                 notices.append(f"{new_path} changed meanwhile: its links were not rewritten")
                 continue
-            if old_path not in moved:  # a moved note is recorded with its new folder
-                before, after = snapshot.file_state(old, mode), snapshot.file_state(new, mode)
-                blobs[before.sha256], blobs[after.sha256] = old, new
-                entries.append(LedgerEntry(new_path, before, after))
+            if old_path not in moved:
                 rewritten.append(new_path)
         return rewritten, notices
 
@@ -290,7 +300,8 @@ class NoteChanger:
         """A note or folder moved into the vault's ``.trash/`` (as Obsidian deletes by default);
         a name taken there gets a number: ``Plan 1.md``, ``Plan 2.md``, …"""
         _check_context(change)
-        with self.store.locked():
+        with self._recorded(change, "trash") as recording:
+            ahead = recording.ahead
             src = self._confine(path, folder=True)
             if not exists(src.absolute):
                 raise _not_found(src.relative)
@@ -303,22 +314,21 @@ class NoteChanger:
                     "nothing was changed",
                     f"move {TRASH_FOLDER} away, or delete the note yourself",
                 )
-            blobs: dict[str, bytes] = {}
-            before_src = snapshot.take(src.absolute, blobs)
+            before_src = snapshot.take(src.absolute, ahead.blobs)
             _check_tree(before_src, src.relative)
-            self._check_record_size(blobs, 0, src.relative)
-            if not trash_existed:
-                make_folders(self.root, trash)
+            self._check_record_size(ahead.blobs, 0, src.relative)
             destination = _free_trash_name(trash, src.absolute.name)
-            rename(src.absolute, destination, _relative(self.root, destination))
-            top = destination if trash_existed else trash
-            entries = [
-                LedgerEntry(src.relative, before_src, MISSING),
-                LedgerEntry(_relative(self.root, top), MISSING, snapshot.take(top, blobs)),
-            ]
-            record = self._record(change, "trash", entries, blobs)
+            edits = [(src.absolute, MISSING), (destination, before_src)]
+            with ahead.step(edits, read=(src.absolute, before_src)):
+                if not trash_existed:
+                    make_folders(self.root, trash)
+                rename(src.absolute, destination, _relative(self.root, destination))
         return Change(
-            record, "trash", [src.relative, _relative(self.root, destination)], is_folder=is_folder
+            recording.record_id,
+            "trash",
+            [src.relative, _relative(self.root, destination)],
+            is_folder=is_folder,
+            notices=recording.notices,
         )
 
     def _check_record_size(self, blobs: dict[str, bytes], extra: int, shown: str) -> None:

@@ -127,7 +127,7 @@ class VaultService:
         self._keywords: Vault | None = None  # set while a keyword index can answer early
 
     def call(self, action: Callable[[Vault], T]) -> T:
-        with self._lock:
+        with self._lock, self.vault.reporting_index_damage():
             return action(self.vault)
 
     def call_soon(
@@ -143,7 +143,8 @@ class VaultService:
         self._opened.wait()
         with self._keywords_lock:
             if self._keywords is not None:
-                return (while_warming or action)(self._keywords)
+                with self._keywords.reporting_index_damage():
+                    return (while_warming or action)(self._keywords)
         return self.call(action)
 
     @property
@@ -164,7 +165,7 @@ class VaultService:
 
     def _warm(self) -> None:
         try:
-            with self._lock:
+            with self._lock, self.vault.reporting_index_damage():
                 self._open_keywords()
                 self._opened.set()
                 warm = SearchRequest("warm up", limit=1, max_tokens=50)

@@ -27,7 +27,7 @@ from vaultctx.config import ConfigError, table_values, vault_relative_folder
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
 from vaultctx.organize.fetch import fetch
-from vaultctx.organize.safe_markdown import safe_markdown
+from vaultctx.organize.safe_markdown import link_target, safe_markdown, without_vault_links
 from vaultctx.text_model import TextModel
 
 DEFAULT_FOLDER = "WebClips"
@@ -330,12 +330,14 @@ def note_content(article: Article, body: str, day: date, note_type: str = "web-c
     """The note: the four front matter fields, the title, a quote line with the source link and
     the clip date, then ``body`` (already safe Markdown). ``note_type`` "signal" makes it a
     signal for ``vaultctx triage`` (``clip --signal``)."""
-    source = json.dumps(article.url, ensure_ascii=False)
-    link = article.url.replace(" ", "%20").replace("<", "%3C").replace(">", "%3E")
+    link = link_target(article.url)
+    source = json.dumps(link, ensure_ascii=False)  # the index reads links in front matter too
     host = urlsplit(article.url).hostname or article.url
+    text = (
+        f"# {article.title}\n\n> Clipped from [{host}](<{link}>) on {day.isoformat()}\n\n"
+        f"{body.strip()}\n"
+    )
     return (
         f"---\nsource: {source}\ncreated: {day.isoformat()}\ntype: {note_type}\n"
-        "tags: [web-clip]\n"
-        f"---\n# {article.title}\n\n> Clipped from [{host}](<{link}>) on {day.isoformat()}\n\n"
-        f"{body.strip()}\n"
+        f"tags: [web-clip]\n---\n{without_vault_links(text)}"
     )

@@ -1,12 +1,16 @@
 """Tags added to a note's front matter as a minimal edit: every other byte stays as it was.
 
 Re-dumping the YAML would reorder keys, re-quote strings, drop comments and change line breaks,
-all of which the user wrote. So the edit is textual: new items are appended to an existing block
-list (in its own indentation), an inline value (``tags: [a, b]``, ``tags: a, b``) is rewritten as
-a block list holding its old tags first, a missing key is added as the last line of the front
-matter, and a note without front matter gets one. Afterwards the result is parsed again and must
-hold exactly the old keys and values plus the merged tags; anything else is an error and nothing
-is written. Malformed front matter is an error too: guessing there could destroy the user's keys.
+all of which the user wrote; rewriting even the tag list from its parsed values would write
+``yes`` back as ``True``, ``0x10`` as ``16`` and drop ``null`` (PyYAML reads YAML 1.1, Obsidian
+does not). So the edit only inserts: new items after the last item of a block list (in its own
+indentation), before the ``]`` of a flow list (``tags: [a, b]``), or after a comma- or
+space-separated value (``tags: a, b``); a missing (or empty) key gets a block list as the last
+line of the front matter, and a note without front matter gets one. Where the tags are is read
+from PyYAML's node positions, so comments and multi-line flow lists are no trouble. Afterwards
+the result must parse again and hold exactly the old keys and values plus the merged tags; a
+value that cannot be extended this way, or anything else, is an error and nothing is written.
+Malformed front matter is an error too: guessing there could destroy the user's keys.
 """
 
 from __future__ import annotations
@@ -19,11 +23,16 @@ from typing import Any
 import yaml
 
 from vaultctx.errors import VaultctxError
+from vaultctx.vault.front_matter_edit import list_insertion, value_end
 from vaultctx.vault.note import split_front_matter
 
 _KEY_LINE = re.compile(r"^(tags?)[ \t]*:[ \t]*(.*?)[ \t]*$")
-_ITEM_LINE = re.compile(r"^([ \t]*-[ \t]+)")
 _SPLIT_INLINE = re.compile(r"[,\s]+")
+_FLOW_SPECIAL = re.compile(r"[,\[\]{}]")
+# A tag appended as it is to a comma- or space-separated value: nothing that would end or quote it.
+_BARE = re.compile(r"[^\s,\"'#:\[\]{}\\]+")
+# Plain, double-quoted and single-quoted values; a block scalar (``|``, ``>``) is not extended.
+_INLINE_STYLES = (None, '"', "'")
 
 
 class FrontMatterError(VaultctxError):
@@ -59,7 +68,7 @@ def add_tags(text: str, tags: Sequence[str], *, name: str = "the note") -> str:
     else:
         lines = _edit_key(lines, key_line, existing, added)
     edited = "".join(lines) + text[body_offset:]
-    _verify(edited, front_matter, existing + added, name)
+    _verify(edited, front_matter, len(existing), added, name)
     return bom + edited
 
 
@@ -67,26 +76,48 @@ def _edit_key(lines: list[str], key_line: int, existing: list[str], added: list[
     match = _KEY_LINE.match(lines[key_line].rstrip("\r\n"))
     assert match is not None
     key, value = match.group(1), match.group(2)
-    end = key_line + 1
-    while end < len(lines) - 1 and _continues(lines[end], block=not value):
-        end += 1
-    items = [_ITEM_LINE.match(line) for line in lines[key_line + 1 : end]]
-    if not value and items and all(items):
-        # A block list: keep every line of it, append the new items in its own indentation.
-        prefix = items[0].group(1) if items[0] else "  - "
-        tail = lines[end - 1]
-        if not tail.endswith(("\n", "\r")):
-            lines[end - 1] = tail + "\n"
-        new = [f"{prefix}{_plain(tag)}\n" for tag in added]
-        return lines[:end] + new + lines[end:]
-    block = _block_list(key, [_plain(t) for t in existing + added], "  - ")
+    inline = bool(value) and not value.startswith("#")  # a comment alone is no value
+    end = value_end(lines, key_line, len(lines) - 1, inline=inline)
+    chunk = "".join(lines[key_line:end])
+    insertion = _insertion(chunk, added)
+    if insertion is not None:
+        at, text = insertion
+        return [*lines[:key_line], chunk[:at] + text + chunk[at:], *lines[end:]]
+    if existing:  # a form we cannot insert into (a block scalar, say): refuse, do not rewrite
+        raise _not_without_changes()
+    block = _block_list(key, [_plain(t) for t in added], "  - ")
     return [*lines[:key_line], block, *lines[end:]]
 
 
-def _continues(line: str, *, block: bool) -> bool:
-    if line.startswith((" ", "\t")) and line.strip():
-        return True
-    return block and line.startswith("-")
+def _insertion(chunk: str, added: list[str]) -> tuple[int, str] | None:
+    """Where in ``chunk`` (the key's lines) the new tags go and as what text; None when the
+    value holds no tags to keep (empty, ``~``, ``null``) or has a form we do not extend."""
+    listed = list_insertion(chunk, [_plain(t) for t in added], [_flow_item(t) for t in added])
+    if listed is not None:
+        return listed
+    try:
+        node = yaml.compose(chunk, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(node, yaml.MappingNode) or len(node.value) != 1:
+        return None
+    value = node.value[0][1]
+    if not isinstance(value, yaml.ScalarNode) or value.style not in _INLINE_STYLES:
+        return None
+    if value.tag == "tag:yaml.org,2002:null" or not value.value.strip():
+        return None
+    if not all(map(_BARE.fullmatch, added)):
+        return None
+    # Obsidian reads a text value as tags separated by commas or spaces: extend it in kind.
+    separator = ", " if "," in value.value else " "
+    closing_quote = 1 if value.style else 0
+    return value.end_mark.index - closing_quote, "".join(separator + t for t in added)
+
+
+def _flow_item(tag: str) -> str:
+    """``tag`` inside ``[...]``, where a comma or bracket would end it."""
+    plain = _plain(tag)
+    return json.dumps(tag, ensure_ascii=False) if _FLOW_SPECIAL.search(plain) else plain
 
 
 def _block_list(key: str, tags: Sequence[str], prefix: str) -> str:
@@ -131,21 +162,22 @@ def _new_only(existing: Sequence[str], tags: Sequence[str]) -> list[str]:
     return added
 
 
-def _verify(edited: str, before: dict[str, Any], tags: list[str], name: str) -> None:
+def _verify(edited: str, before: dict[str, Any], kept: int, added: list[str], name: str) -> None:
+    """The other keys as they were, and the tags: as many as before, then the added ones. (The
+    old ones are not compared by value: ``tags: yes`` reads as True, ``tags: yes, new`` as a
+    string; the insertion left their text as it was.)"""
     after, _offset, problems = split_front_matter(edited)
     key = "tags" if "tags" in after or "tag" not in after else "tag"
     others_kept = {k: v for k, v in after.items() if k != key} == {
         k: v for k, v in before.items() if k != key
     }
-    got = after.get(key)
-    got_list = [str(t) for t in got] if isinstance(got, list) else None
-    if (
-        problems
-        or not others_kept
-        or got_list is None
-        or [_key(t) for t in got_list] != [_key(t) for t in tags]
-    ):
-        raise FrontMatterError(
-            f"{name}: the tags could not be added without changing other front matter",
-            "add them by hand; nothing was written",
-        )
+    got = [_key(t) for t in _tag_strings(after)]
+    if problems or not others_kept or got[kept:] != [_key(t) for t in added]:
+        raise _not_without_changes(name)
+
+
+def _not_without_changes(name: str = "the note") -> FrontMatterError:
+    return FrontMatterError(
+        f"{name}: the tags could not be added without changing other front matter",
+        "add them by hand; nothing was written",
+    )

@@ -12,21 +12,28 @@ that would end or start a generated block. So, outside code:
   URL (in a note it would point into the vault), or keeps only its text without one; images keep
   only their alt text (no remote image loads when the note is opened);
 - every ``[`` that does not open a kept link is escaped, so page text never links to or embeds
-  the user's own notes (``[[…]]``) nor makes a checkbox;
+  the user's own notes (``[[…]]``) nor makes a checkbox; a kept link's target has its ``[`` and
+  ``]`` percent-encoded (``http://host/![[Roadmap]]`` would otherwise embed the note ``Roadmap``);
 - inline code that Dataview would evaluate (starting ``=`` or ``$=``) gets a zero-width space
   first;
 
 fences whose language a plugin executes become ``text`` fences, wherever they stand (a fence in a
 blockquote or list item counts too); control characters are dropped; and marker-like comment
 openers are neutralised (vaultctx.brain.markers).
+
+The rules above judge code spans and fences their own way; the indexer has its own (vault.links).
+So ``without_vault_links`` has the last word on a whole clipped note: it asks the indexer's link
+reader what it would record and escapes exactly that, whatever the rules missed (a code span the
+two read differently, or one cut in two where a long article is truncated).
 """
 
 from __future__ import annotations
 
 import re
-from urllib.parse import urljoin
+from urllib.parse import urljoin, urlsplit, urlunsplit
 
 from vaultctx.brain.markers import ZERO_WIDTH, neutralise
+from vaultctx.vault.links import link_offsets
 
 # Code-block languages that plugins run or query with when a note is opened.
 EXECUTED_FENCES = frozenset(
@@ -81,7 +88,7 @@ def safe_markdown(text: str, base_url: str | None = None) -> str:
         else:
             lines.append(_safe_prose(line, base_url))
     joined = _EXECUTED_FENCE.sub(lambda m: f"{m.group(1)}text", "\n".join(lines))
-    return neutralise(joined)
+    return without_vault_links(neutralise(joined))
 
 
 def _closes(fence: str, marker: str, rest: str) -> bool:
@@ -129,9 +136,40 @@ def _safe_link(link: re.Match[str], *, base_url: str | None) -> str:
     scheme = _SCHEME.match(target)
     if scheme is None or scheme.group(1).lower() not in _SAFE_SCHEMES:
         return label
-    return f"[{label}](<{_link_safe(target)}>)"
+    return f"[{label}](<{link_target(target)}>)"
 
 
-def _link_safe(url: str) -> str:
-    """A URL that cannot end the ``<...>`` link target it is written in."""
-    return url.replace(" ", "%20").replace("<", "%3C").replace(">", "%3E").replace("\n", "")
+def link_target(url: str) -> str:
+    """``url`` as a link target: it cannot end the ``<...>`` it is written in, and holds no
+    ``[`` or ``]`` that could make a wiki-link (percent-encoded, the same URL to a server), except
+    in the host, where they enclose an IPv6 address."""
+    url = url.replace(" ", "%20").replace("<", "%3C").replace(">", "%3E").replace("\n", "")
+    if "[" not in url and "]" not in url:
+        return url
+    try:
+        parts = urlsplit(url)
+    except ValueError:  # brackets in the host that enclose no IPv6 address
+        return _without_brackets(url)
+    userinfo, at, host = parts.netloc.rpartition("@")
+    if not (host.startswith("[") and host.count("[") == 1):
+        host = _without_brackets(host)
+    netloc = _without_brackets(userinfo) + at + host
+    rest = [_without_brackets(part) for part in parts[2:]]
+    return urlunsplit((parts.scheme, netloc, *rest))
+
+
+def _without_brackets(text: str) -> str:
+    return text.replace("[", "%5B").replace("]", "%5D")
+
+
+def without_vault_links(text: str) -> str:
+    """``text`` with a ``\\`` before each link the indexer would record in it: none is left to
+    link to or embed a note of the vault. Escaping one can expose another (``[[[a]]``), so
+    again until none is found; each round escapes at least one ``[``, so it ends."""
+    for _ in range(text.count("[") + 1):
+        starts = link_offsets(text)
+        if not starts:
+            break
+        for start in reversed(starts):
+            text = f"{text[:start]}\\{text[start:]}"
+    return text

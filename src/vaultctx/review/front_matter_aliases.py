@@ -1,12 +1,12 @@
 """Add aliases to a note's front matter, touching nothing else of it.
 
-Only the ``aliases`` key's own lines change: new items are appended to a block list as it is
-indented, a missing key is added as the last one, and a flow list or a single value is rewritten
-as a block list holding the same values. Everything else (other keys, comments, quoting, order,
-line endings) stays as the user wrote it. The result is read back and must hold every old key
-unchanged and exactly the expected aliases; anything the edit cannot do safely (invalid YAML, an
-unclosed front matter, aliases that are not text) is a ``FrontMatterEditError`` and nothing is
-changed.
+Only the ``aliases`` key's own lines change: new items are inserted after the last item of a
+block list (as it is indented) or of a flow list (vault/front_matter_edit.py), a missing key is
+added as the last one, and a single value is rewritten as a block list holding it first.
+Everything else (other keys, comments, quoting, order, line endings) stays as the user wrote it.
+The result is read back and must hold every old key unchanged and exactly the expected aliases;
+anything the edit cannot do safely (invalid YAML, an unclosed front matter, aliases that are not
+text) is a ``FrontMatterEditError`` and nothing is changed.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ import yaml
 
 from vaultctx.errors import VaultctxError
 from vaultctx.vault.bounded_yaml import FrontMatterTooCostlyError, load_bounded_yaml
+from vaultctx.vault.front_matter_edit import list_insertion, value_end
 
 _FENCE = "---"
 _CLOSE = re.compile(r"^---[ \t]*\r?$", re.MULTILINE)
@@ -138,21 +139,16 @@ def _edit_yaml(
     at = next((i for i, line in enumerate(lines) if _KEY_LINE.match(line.rstrip("\r\n"))), None)
     if at is None:  # a quoted or indented key: not a form this edit can touch safely
         return None
-    end = at + 1
-    while end < len(lines) and (lines[end][:1] in (" ", "\t", "-") or not lines[end].strip()):
-        end += 1
-    while end > at + 1 and not lines[end - 1].strip():
-        end -= 1  # blank lines after the list stay where they are
     inline = _KEY_LINE.match(lines[at].rstrip("\r\n"))
     assert inline is not None
-    items = [line for line in lines[at + 1 : end] if line.lstrip().startswith("-")]
     value = inline.group(1).strip()
-    if items and (not value or value.startswith("#")):  # a block list: append as it is indented
-        indent = items[-1][: len(items[-1]) - len(items[-1].lstrip())]
-        if not lines[end - 1].endswith("\n"):
-            lines[end - 1] += newline
-        added = [f"{indent}- {q}{newline}" for q in new]
-        return "".join([*lines[:end], *added, *lines[end:]])
+    end = value_end(lines, at, len(lines), inline=bool(value) and not value.startswith("#"))
+    chunk = "".join(lines[at:end])
+    insertion = list_insertion(chunk, new, new, newline=newline)
+    if insertion is not None:  # a list, block or flow: the new items go after its last
+        offset, text = insertion
+        return "".join([*lines[:at], chunk[:offset] + text + chunk[offset:], *lines[end:]])
+    # A single value (text, as current_aliases checked): a block list holding it first.
     every = [quoted(alias) for alias in existing] + new
     block = [f"aliases:{newline}", *(f"  - {q}{newline}" for q in every)]
     return "".join([*lines[:at], *block, *lines[end:]])

@@ -1,9 +1,10 @@
 """``[signals]`` in vaultctx.toml: where signals wait, where filed ones go, which feeds to read.
 
-A vault's own vaultctx.toml travels with the vault (sync, a cloned repo), so it may list feeds
-(fetched only from the public internet) but not ``allow_hosts``: a synced folder must not be able
-to point vaultctx at the user's router or a service on their machine. ``allow_hosts`` is read
-from the user's own config file only.
+A vault's own vaultctx.toml travels with the vault (sync, a cloned repo), so it may choose the
+folders but neither ``feeds`` nor ``allow_hosts``: a feed is a server vaultctx contacts from the
+user's address, and ``allow_hosts`` would point it at the user's router or a service on their
+machine. Both are read from the user's own config file only (``table_values`` leaves them out of
+the vault's, with a notice; destination_keys.py).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import urlsplit
 
-from vaultctx.config import CONFIG_FILE_NAME, ConfigError, table_values, vault_relative_folder
+from vaultctx.config import ConfigError, table_values, vault_relative_folder
 
 DEFAULT_FOLDER = "05-signals"
 DEFAULT_MAX_ENTRIES = 20
@@ -48,7 +49,6 @@ class SignalSettings:
 
 def load_signal_settings(vault: Path, user_config_dir: Path | None = None) -> SignalSettings:
     values: dict[str, object] = {}
-    vault_file = vault / CONFIG_FILE_NAME
     for key, (path, value) in table_values(vault, "signals", user_config_dir).items():
         if key not in _KEYS:
             raise ConfigError(
@@ -71,14 +71,6 @@ def load_signal_settings(vault: Path, user_config_dir: Path | None = None) -> Si
         elif key == "max_note_chars":
             values[key] = _number(key, value, NOTE_CHARS_RANGE, path)
         elif key == "allow_hosts":
-            if path == vault_file:
-                raise ConfigError(
-                    f"{path}: [signals] allow_hosts in a vault's own vaultctx.toml is not used: "
-                    "it would let whoever wrote the vault reach private addresses from your "
-                    "machine",
-                    "move allow_hosts to your own settings file (the user config dir's "
-                    "vaultctx.toml), or pass --allow-host",
-                )
             values[key] = tuple(host.strip().lower() for host in _strings(key, value, path))
         else:  # project_folders
             values[key] = tuple(

@@ -74,7 +74,7 @@ def create_app(
         Route("/status", pages.status),
         Route("/status/progress", pages.progress),
         Route("/status/reindex", pages.reindex, methods=["POST"]),
-        Route("/lang", pages.language),
+        Route("/lang", pages.language, methods=["POST"]),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(

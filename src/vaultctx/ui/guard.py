@@ -1,19 +1,21 @@
-"""Who may use the web UI: a per-run token, local Host and Origin headers, strict headers back.
+"""Who may use the web UI: a per-run token, a session, the page's own Origin and CSRF token.
 
 A local web server is reachable by every web page the user opens (the browser sends the requests)
 and by every process on the machine. So every request must carry the token printed with the URL:
-in the query string once, after which an HttpOnly, SameSite=Strict cookie carries it (a page on
-another site can neither read it nor make the browser send it). Host and Origin are checked with
-the MCP HTTP server's own rules and SDK check (``mcp.http_policy``): a foreign Host is DNS
-rebinding (421), a foreign Origin another site's page (403). Requests that change something must
-come with an Origin, which browsers always send on a POST.
+in the query string once, which opens a session (``ui.sessions``) kept in an HttpOnly,
+SameSite=Strict cookie. SameSite does not tell ports apart, so a page served from another port of
+127.0.0.1 gets the cookie sent along too; a change therefore also needs an ``Origin`` equal to the
+UI's own (scheme, host and port: the address the browser used to reach this server) and the
+session's CSRF token, which only the UI's own pages carry (a hidden form field, or the
+``X-CSRF-Token`` header from the page's script). A request without an Origin changes nothing:
+browsers send one with every POST. The Host header is checked with the MCP HTTP server's rules and
+SDK check (``mcp.http_policy``): a foreign Host is DNS rebinding (421).
 """
 
 from __future__ import annotations
 
-import hmac
 from collections.abc import Sequence
-from urllib.parse import urlencode
+from urllib.parse import parse_qs, urlencode
 
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.datastructures import MutableHeaders
@@ -23,8 +25,19 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vaultctx.hooks.server_link import CLI_PATH, HOOK_CONTEXT_PATH
 from vaultctx.mcp import http_policy
+from vaultctx.ui.sessions import (
+    CSRF_FIELD,
+    CSRF_HEADER,
+    CSRF_SCOPE_KEY,
+    SESSION_SCOPE_KEY,
+    Sessions,
+    secret_matches,
+)
 
 TOKEN_PARAMETER = "token"
+FORM_TYPE = "application/x-www-form-urlencoded"
+# The guard reads a form's body for its CSRF field; the UI's own forms are a few KB at most.
+MAX_FORM_BYTES = 1_000_000
 # Endpoints for processes on this machine (hooks.endpoint.refusal guards them; bearer token only).
 LOCAL_PROCESS_PATHS = frozenset({CLI_PATH, HOOK_CONTEXT_PATH})
 SAFE_METHODS = frozenset({"GET", "HEAD"})
@@ -51,6 +64,18 @@ REFUSED_TOKEN = (
     "vaultctx ui: this request has no valid token. Open the address `vaultctx ui` printed "
     "(it ends with ?token=...); each run prints a new one.\n"
 )
+REFUSED_NO_ORIGIN = (
+    "vaultctx ui: a change needs an Origin header; use the UI's own page (browsers send it)\n"
+)
+REFUSED_ORIGIN = (
+    "vaultctx ui: this request comes from another page than the UI's own (its Origin is not "
+    "{own}); only the UI's pages may change anything. Use the UI's own address.\n"
+)
+REFUSED_CSRF = (
+    "vaultctx ui: this change carries no valid form token, so it may come from another page. "
+    "Reload the UI's page and try again.\n"
+)
+REFUSED_FORM_SIZE = f"vaultctx ui: a form may have at most {MAX_FORM_BYTES} bytes\n"
 
 
 def cookie_name(port: int) -> str:
@@ -59,9 +84,9 @@ def cookie_name(port: int) -> str:
 
 
 def allowed_origins(host: str, extra_hosts: Sequence[str] = ()) -> list[str]:
-    """The origins of pages this server serves itself: each accepted Host value, over http or
-    https; on loopback exactly ``http_policy.allowed_origins()``, and the bound address too when
-    ``--host`` serves beyond this machine."""
+    """Local origins on any port, as the MCP HTTP server accepts them: the SDK's first sieve
+    (on loopback exactly ``http_policy.allowed_origins()``; the bound address too when ``--host``
+    serves beyond this machine). An Origin must then be exactly ``own_origin``."""
     return [
         f"{scheme}://{name}"
         for scheme in ("http", "https")
@@ -69,11 +94,15 @@ def allowed_origins(host: str, extra_hosts: Sequence[str] = ()) -> list[str]:
     ]
 
 
+def own_origin(request: Request) -> str:
+    """The origin of the UI's pages as this browser reached them: the scheme and the Host header
+    (already checked), which holds the port. A page on another port or scheme has another."""
+    return f"{request.url.scheme}://{request.headers.get('host', '')}"
+
+
 def token_matches(given: str | None, token: str) -> bool:
-    """Constant-time comparison: the time a guess takes says nothing about the token."""
-    if not given:
-        return False
-    return hmac.compare_digest(given.encode("utf-8", "replace"), token.encode("utf-8"))
+    """The run's token, compared in constant time (``sessions.secret_matches``)."""
+    return secret_matches(given, token)
 
 
 class UiGuard:
@@ -84,7 +113,10 @@ class UiGuard:
     ) -> None:
         self.app = app
         self.token = token
+        self.sessions = Sessions(token)
         self.cookie = cookie_name(port)
+        # The SDK checks the Host and, loosely, that any Origin is a local one; _refusal then
+        # requires the Origin to be exactly the UI's own.
         self.headers_check = TransportSecurityMiddleware(
             TransportSecuritySettings(
                 enable_dns_rebinding_protection=True,
@@ -100,7 +132,10 @@ class UiGuard:
         if scope.get("path") in LOCAL_PROCESS_PATHS:  # CLI and hooks: their own, stricter guard
             await self.app(scope, receive, _with_headers(send))
             return
-        response = await self._refusal(Request(scope))
+        request = Request(scope)
+        response = await self._refusal(request)
+        if response is None and request.method not in SAFE_METHODS:
+            response, receive = await self._csrf_refusal(request, receive)
         if response is not None:
             await response(scope, receive, _with_headers(send))
             return
@@ -110,27 +145,79 @@ class UiGuard:
         refused = await self.headers_check.validate_request(request)
         if refused is not None:
             return refused
-        if request.method not in SAFE_METHODS and not request.headers.get("origin"):
-            return PlainTextResponse("vaultctx ui: a change needs an Origin header\n", 403)
+        origin = request.headers.get("origin")
+        if origin is None and request.method not in SAFE_METHODS:
+            return PlainTextResponse(REFUSED_NO_ORIGIN, 403)
+        if origin is not None and origin != own_origin(request):
+            return PlainTextResponse(REFUSED_ORIGIN.format(own=own_origin(request)), 403)
         given = request.query_params.get(TOKEN_PARAMETER)
         if given is not None:
             if not token_matches(given, self.token):
                 return PlainTextResponse(REFUSED_TOKEN, 403)
-            return self._store_token(request)
-        if not token_matches(request.cookies.get(self.cookie), self.token):
+            return self._open_session(request)
+        session = self.sessions.session_of(request.cookies.get(self.cookie))
+        if session is None:
             return PlainTextResponse(REFUSED_TOKEN, 403)
+        request.scope[SESSION_SCOPE_KEY] = session
+        request.scope[CSRF_SCOPE_KEY] = self.sessions.csrf_token(session)
         return None
 
-    def _store_token(self, request: Request) -> Response:
-        """The token moves from the address bar (history, screenshots) into a cookie."""
+    async def _csrf_refusal(
+        self, request: Request, receive: Receive
+    ) -> tuple[Response | None, Receive]:
+        """A change must carry its session's CSRF token, in the header or the form's field;
+        a form's body is read here and handed on to the route unchanged."""
+        given = request.headers.get(CSRF_HEADER)
+        content_type = request.headers.get("content-type", "").split(";")[0].strip().lower()
+        if given is None and content_type == FORM_TYPE:
+            body, receive = await _read_body(receive, MAX_FORM_BYTES)
+            if body is None:
+                return PlainTextResponse(REFUSED_FORM_SIZE, 413), receive
+            fields = parse_qs(body.decode("latin-1"), keep_blank_values=True).get(CSRF_FIELD, [])
+            given = fields[0] if len(fields) == 1 else None
+        if not self.sessions.csrf_matches(request.scope[SESSION_SCOPE_KEY], given):
+            return PlainTextResponse(REFUSED_CSRF, 403), receive
+        return None, receive
+
+    def _open_session(self, request: Request) -> Response:
+        """The token moves from the address bar (history, screenshots) into a session cookie."""
         params = request.query_params.multi_items()
         kept = [(k, v) for k, v in params if k != TOKEN_PARAMETER]
         target = request.url.path + (f"?{urlencode(kept)}" if kept else "")
         response = RedirectResponse(target, status_code=303)
         response.set_cookie(
-            self.cookie, self.token, httponly=True, samesite="strict", path="/", secure=False
+            self.cookie,
+            self.sessions.new_cookie(),
+            httponly=True,
+            samesite="strict",
+            path="/",
+            secure=False,
         )
         return response
+
+
+async def _read_body(receive: Receive, limit: int) -> tuple[bytes | None, Receive]:
+    """The whole body (None when over ``limit``), and a ``receive`` that replays it."""
+    body = bytearray()
+    while True:
+        message = await receive()
+        if message["type"] != "http.request":
+            break
+        body += message.get("body", b"")
+        if len(body) > limit:
+            return None, receive
+        if not message.get("more_body", False):
+            break
+    replayed = False
+
+    async def replay() -> Message:
+        nonlocal replayed
+        if not replayed:
+            replayed = True
+            return {"type": "http.request", "body": bytes(body), "more_body": False}
+        return await receive()
+
+    return bytes(body), replay
 
 
 def _with_headers(send: Send) -> Send:

@@ -39,6 +39,7 @@ from vaultctx.ui import i18n
 from vaultctx.ui.chat import ChatRooms
 from vaultctx.ui.reindex import IndexJob
 from vaultctx.ui.render import highlight_snippet, note_url, render_markdown
+from vaultctx.ui.sessions import CSRF_FIELD, CSRF_SCOPE_KEY
 from vaultctx.ui.uploads import MAX_FILES, MAX_REQUEST_BYTES, read_uploads
 from vaultctx.vault.note import parse_note
 
@@ -147,12 +148,16 @@ class Pages:
             return i18n.translate(language, key, **fill)
 
         here = request.url.path + (f"?{request.url.query}" if request.url.query else "")
+        if request.scope.get("method", "GET") != "GET":  # a form's answer: back to its page
+            here = request.url.path.rsplit("/", 1)[0] or "/"
         html = self.templates.get_template(template).render(
             t=t,
             lang=language,
             languages=i18n.LANGUAGES,
             here=here,
             path=request.url.path,
+            csrf_field=CSRF_FIELD,
+            csrf_token=request.scope.get(CSRF_SCOPE_KEY, ""),
             **values,
         )
         return HTMLResponse(html, status_code=code)
@@ -347,9 +352,11 @@ class Pages:
 
     # -- language -------------------------------------------------------------------------
 
-    def language(self, request: Request) -> Response:
-        chosen = request.query_params.get("set", "")
-        target = request.query_params.get("next", "/")
+    async def language(self, request: Request) -> Response:
+        """A POST like every other change: a page of another port cannot flip it (the guard)."""
+        form = await request.form()
+        chosen = str(form.get("set", ""))
+        target = str(form.get("next", "/"))
         if not target.startswith("/") or target.startswith(("//", "/\\")):
             target = "/"  # only pages of this server: never an open redirect
         response = RedirectResponse(target, status_code=303)

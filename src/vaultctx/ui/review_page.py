@@ -69,7 +69,8 @@ def configured_model(vault: Vault) -> TextModel:
     if not settings.model:
         raise VaultctxError(
             "this review's proposals come from a model, and none is configured",
-            "set [agent] model in vaultctx.toml (docs/agent.md), then reload",
+            "set [agent] model in your own vaultctx.toml (the user config folder; docs/agent.md), "
+            "then reload",
         )
     from vaultctx.agent.backends import require_agent_extra
 

@@ -155,6 +155,16 @@ def extract_links(text: str, *, first_line: int = 1) -> list[Link]:
 
 def extract_links_from_masked(masked: str, *, first_line: int = 1) -> list[Link]:
     """``extract_links`` for text already passed through ``mask_code`` (saves a second pass)."""
+    return [link for _, link in _links_at(masked, first_line)]
+
+
+def link_offsets(text: str) -> list[int]:
+    """Offsets of the opening ``[`` of every link ``extract_links`` finds in ``text``: what a
+    writer of untrusted text escapes (with a ``\\`` before it) so that the index records none."""
+    return [start for start, _ in _links_at(mask_code(text), 1)]
+
+
+def _links_at(masked: str, first_line: int) -> list[tuple[int, Link]]:
     found: list[tuple[int, Link]] = []
     line_of = _LineCounter(masked, first_line)
     for match in _WIKILINK.finditer(masked):
@@ -173,7 +183,7 @@ def extract_links_from_masked(masked: str, *, first_line: int = 1) -> list[Link]
             if link is not None:
                 found.append((start, link))
     found.sort(key=lambda item: item[0])
-    return [link for _, link in found]
+    return found
 
 
 class _LineCounter:

@@ -1,4 +1,6 @@
-"""OpenAI Chat Completions, Embeddings and Models, as ``openai`` 3.x parses them.
+"""OpenAI Chat Completions, Responses, Embeddings and Models, as ``openai`` 3.x parses them.
+
+The Responses API's bytes are written by the sibling module ``openai_responses.py``.
 
 Shapes follow what the SDK and pydantic-ai's ``OpenAIChatModel`` read: SSE ``data: {chunk}``
 events ending in ``data: [DONE]``, every chunk carrying ``"usage": null`` and a final
@@ -28,6 +30,7 @@ from .base import (
     http_error_body,
     json_body,
 )
+from .openai_responses import ResponsesWriter
 
 CREATED = 1_760_000_000
 
@@ -47,7 +50,8 @@ def openai_error(
 
 
 class OpenAIFake(FakeServer):
-    """``/v1/chat/completions``, ``/v1/embeddings`` and ``GET /v1/models``.
+    """``/v1/chat/completions``, ``/v1/responses``, ``/v1/embeddings`` and ``GET /v1/models``;
+    both model endpoints take their turns from the same ``chat`` queue.
 
     ``require_key`` makes the fake answer 401 unless ``Authorization: Bearer <key>`` matches,
     as the real API does, so a test can prove which key a client sent.
@@ -119,6 +123,8 @@ class OpenAIFake(FakeServer):
             route = path[len(self.prefix) :]
             if request.method == "POST" and route == "/chat/completions":
                 return self.chat(request)
+            if request.method == "POST" and route == "/responses":
+                return self.responses(request)
             if request.method == "POST" and route == "/embeddings":
                 return self.embeddings(request)
             if request.method == "GET" and route == "/models":
@@ -248,6 +254,22 @@ class OpenAIFake(FakeServer):
             fault=reply.fault,
             error_frame=error_frame,
         )
+
+    # -- responses
+
+    def responses(self, request: RecordedRequest) -> Response:
+        body = request.json if isinstance(request.json, dict) else {}
+        reply = self.next_reply("chat") or Answer()
+        if isinstance(reply, HttpError):
+            return http_error_body(reply)
+        if not isinstance(reply, Answer):
+            raise TypeError(f"a responses request can't answer with {reply!r}")
+        self._counter += 1
+        writer = ResponsesWriter(reply, body, self._counter)
+        if body.get("stream"):
+            return writer.stream()
+        payload = writer.response("completed", writer.items())
+        return json_body(200, payload, {"x-request-id": f"req_fake_{self._counter}"}, reply.delay)
 
     # -- embeddings
 

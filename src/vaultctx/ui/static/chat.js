@@ -15,6 +15,8 @@
   const files = document.getElementById("attach");
   const saved = document.getElementById("conversation");
   const words = turns.dataset;
+  // Sent with every change: only the UI's own pages know it (the guard refuses a change without).
+  const csrf = document.querySelector("meta[name='csrf-token']").content;
   let controller = null;
 
   function add(parent, tag, className, text) {
@@ -71,6 +73,7 @@
         const body = new URLSearchParams({ id: data.id, decision: pair[0] });
         const response = await fetch("/chat/confirm", {
           method: "POST", body: body, credentials: "same-origin",
+          headers: { "X-CSRF-Token": csrf },
         });
         box.dataset.decided = response.ok ? pair[0] : "expired";
         add(box, "p", "meta", response.ok ? pair[1] : words.expired);
@@ -120,6 +123,7 @@
         method: "POST",
         body: new FormData(form), // multipart: the question, and the attached files
         credentials: "same-origin",
+        headers: { "X-CSRF-Token": csrf },
         signal: controller.signal,
       });
       const reader = response.body.getReader();
