@@ -320,3 +320,49 @@ def test_the_readme_lists_exactly_the_commands_that_write() -> None:
     section = readme.split("### Which commands write", 1)[1].split("\n#", 1)[0]
     listed = re.findall(r"^- `vaultctx ([^`]+)`", section, flags=re.MULTILINE)
     assert listed == list(WRITING_COMMANDS)
+
+
+# Every module that writes files, and where: only vault/writes.py (the primitives) and ledger/
+# (which calls them) touch the vault. A new module writing files fails the test below until it
+# is added here with where it writes; one writing into the vault must go through the ledger.
+FILE_WRITERS = {
+    "vault/writes.py": "the vault: the primitives the ledger's change operations use",
+    "ledger/changes.py": "the vault, each change recorded first",
+    "ledger/store.py": "the ledger's folder in the user data dir",
+    "ledger/undo.py": "the vault: a record's earlier state put back",
+    "atomic_write.py": "the primitive for the files below that are not in the vault",
+    "brain/review_state.py": "the review queue's history, user data dir",
+    "cli/conversation_cmds.py": "export --out outside the vault (inside: through the ledger)",
+    "context_blocks.py": "the context block cache, user data dir",
+    "conversations/location.py": "the conversation store's folder, user data dir",
+    "hooks/install.py": "Claude Code's settings file",
+    "hooks/server_link.py": "the running server's address and token, user state dir",
+    "hooks/session.py": "the hooks' session memory, user data dir",
+    "index/db.py": "the index database, outside the vault",
+    "index/indexer.py": "the index database's side files",
+    "index/ownership.py": "the index database's owner mark",
+    "index/run_lock.py": "the indexer's lock file beside the database",
+    "index/set_aside.py": "a damaged index set aside beside it",
+    "mcp/client_config.py": "an AI tool's MCP settings file",
+    "mcp/token.py": "the HTTP server's token, user data dir",
+    "private_log.py": "logs, user state dir",
+    "review/saved_plans.py": "the review lists last shown, user data dir",
+    "signals/feed_state.py": "what each feed gave before, user data dir",
+    "ui/uploads.py": "a private temporary folder for uploads",
+}
+_WRITES = re.compile(
+    r"""\.write_text\(|\.write_bytes\(|\bmkdir\(|makedirs\(|os\.replace\(|os\.rename\(|"""
+    r"""shutil\.(?:move|copy\w*|rmtree)\(|\bunlink\(|os\.remove\(|rmdir\(|os\.link\(|"""
+    r"""symlink_to\(|os\.symlink\(|write_atomically\(|O_CREAT|O_WRONLY|"""
+    r"""open\([^\n]*["'](?:w|a|x|wb|ab|xb|w\+|a\+|r\+)["']"""
+)
+
+
+def test_only_the_ledger_writes_into_the_vault() -> None:
+    source = REPO / "src" / "vaultctx"
+    writers = {
+        file.relative_to(source).as_posix()
+        for file in source.rglob("*.py")
+        if _WRITES.search(file.read_text(encoding="utf-8"))
+    }
+    assert writers == set(FILE_WRITERS)
