@@ -402,14 +402,22 @@ class Vault:
         ``SearchRequest(query, **options)``. With ``graph`` each result says why it is there and
         maps of content linking to the results come back as ``related_mocs``.
         """
+        from vaultctx.search.ignored_results import search_without_ignored
+
         request = _as_request(request, options)
         if self.search_elsewhere is not None:
             answered = self.search_elsewhere(request)
             if answered is not None:
-                return answered
+                return search_without_ignored(answered, self._ignored_now())
         with self._naming_this_index():
             retriever = self.retriever(vectors=request.mode != "bm25")
-            return retriever.search(request)
+            return search_without_ignored(retriever.search(request), self._ignored_now())
+
+    def _ignored_now(self) -> Callable[[str], bool]:
+        """The ignore rules of this moment: what the index holds may predate a new rule."""
+        from vaultctx.search.ignored_results import ignored_now
+
+        return ignored_now(self.config.vault, self.config.settings.ignore)
 
     def context(self, request: SearchRequest | str, **options: Any) -> ContextBlock:
         """The best passages about the request's query as one markdown block with sources.
@@ -434,15 +442,24 @@ class Vault:
 
     def links(self, note: str) -> NoteLinks:
         """A note's outlinks and backlinks with line numbers; ``note`` is a path, name or alias."""
-        from vaultctx.search.graph import note_links
+        from vaultctx.search.graph import UnknownNoteError, note_links
+        from vaultctx.search.ignored_results import links_without_ignored
 
-        return note_links(self._link_graph(), note)
+        found = note_links(self._link_graph(), note)
+        ignored = self._ignored_now()
+        if ignored(found.path):
+            raise UnknownNoteError(
+                f"no note {note!r} in the index",
+                "it is excluded by the vault's ignore rules (.indexignore); ask about another note",
+            )
+        return links_without_ignored(found, ignored)
 
     def broken_links(self) -> list[ResolvedLink]:
         """Links that resolve to no file in the vault (attachments are looked for on disk)."""
         from vaultctx.search.graph import broken_links
+        from vaultctx.search.ignored_results import broken_without_ignored
 
-        return broken_links(self._link_graph())
+        return broken_without_ignored(broken_links(self._link_graph()), self._ignored_now())
 
     def _link_graph(self) -> LinkGraph:
         from vaultctx.index.db import open_index
@@ -522,7 +539,12 @@ class Vault:
         from vaultctx.search.filters import Filters
 
         with self._naming_this_index():
-            return list_notes(self.config.db, filters or Filters(), limit=limit)
+            listed = list_notes(self.config.db, filters or Filters(), limit=limit)
+        ignored = self._ignored_now()
+        shown = [note for note in listed.notes if not ignored(note.path)]
+        if len(shown) == len(listed.notes):
+            return listed
+        return replace(listed, notes=shown, total=listed.total - (len(listed.notes) - len(shown)))
 
     def tag_counts(self, *, limit: int = 200) -> list[tuple[str, int]]:
         """The vault's tags with how many notes carry each, most used first."""

@@ -42,6 +42,7 @@ from vaultctx.vault.paths import (
     resolve_indexed_file,
     resolve_vault_file,
 )
+from vaultctx.vault.private_paths import is_ignored
 from vaultctx.vault.scanner import (
     IgnoreRules,
     VaultFile,
@@ -216,7 +217,12 @@ def _locate(config: Config, path: str, rules: IgnoreRules) -> VaultPath:
     located = resolve_vault_file(config.vault, relative, rules)
     if _is_file(located):
         return located
-    candidates = _similar_indexed_paths(config.db, located.relative)
+    # The index may still list a note ignored since it was indexed: never suggested.
+    candidates = [
+        path
+        for path in _similar_indexed_paths(config.db, located.relative)
+        if not is_ignored(path, rules, folder=False)
+    ]
     if len(candidates) == 1 and _same_name(candidates[0], located.relative):
         same_name = resolve_vault_file(config.vault, candidates[0], rules)
         if same_name.absolute.is_file():

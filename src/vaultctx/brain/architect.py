@@ -32,6 +32,7 @@ from vaultctx.brain.wiki import (
     wiki_path,
 )
 from vaultctx.errors import VaultctxError
+from vaultctx.vault.scanner import load_ignore_rules
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -120,7 +121,9 @@ async def architect(
         for key in SECTIONS:
             read_block(existing, key, name=note)
     # The note itself, and the wiki's activity log, which every run appends to.
-    scan = scan_folder(vault.path, path, exclude=frozenset({note, f"{folder}/{LOG_NOTE}"}))
+    rules, _ = load_ignore_rules(vault.path, vault.config.settings.ignore)
+    excluded = frozenset({note, f"{folder}/{LOG_NOTE}"})
+    scan = scan_folder(vault.path, path, exclude=excluded, rules=rules)
     shown = scan.base or "the whole vault"
     if not scan.files:
         raise NothingToScanError(

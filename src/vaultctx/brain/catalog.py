@@ -24,6 +24,7 @@ from vaultctx.brain.wiki import (
     vault_root,
     wiki_note_paths,
 )
+from vaultctx.vault.scanner import load_ignore_rules
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -84,7 +85,8 @@ def update_index(vault: Vault, *, change: ChangeContext) -> CatalogResult:
     root = vault_root(vault)
     check_wiki_folder(root, folder)
     skip = {f"{folder}/{INDEX_NOTE}", f"{folder}/{LOG_NOTE}"}
-    paths = [path for path in wiki_note_paths(root, folder) if path not in skip]
+    rules, _ = load_ignore_rules(vault.path, vault.config.settings.ignore)
+    paths = [path for path in wiki_note_paths(root, folder, rules) if path not in skip]
     content = catalog(folder, paths)
     index_path = f"{folder}/{INDEX_NOTE}"
     written = False

@@ -15,6 +15,8 @@ from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 
 from vaultctx.errors import VaultctxError
+from vaultctx.vault.private_paths import is_ignored
+from vaultctx.vault.scanner import IgnoreRules
 
 MAX_FILES = 20_000
 MAX_SECONDS = 10.0
@@ -52,12 +54,14 @@ def scan_folder(
     path: str | None,
     *,
     exclude: frozenset[str] = frozenset(),
+    rules: IgnoreRules | None = None,
     max_files: int = MAX_FILES,
     max_seconds: float = MAX_SECONDS,
 ) -> Scan:
     """Every file under the vault-relative folder ``path`` (None, "" or "." for the whole
-    vault), except ``exclude``. A path that could leave the vault is refused before the disk is
-    touched; one that leaves it through a symbolic link is refused after resolving."""
+    vault), except ``exclude`` and what ``rules`` ignore (a private folder's files are not shown
+    to a model, not even their names). A path that could leave the vault is refused before the
+    disk is touched; one that leaves it through a symbolic link is refused after resolving."""
     from vaultctx.vault.paths import normalize_vault_path
 
     root = Path(os.path.realpath(vault))
@@ -79,16 +83,20 @@ def scan_folder(
     deadline = time.monotonic() + max_seconds
     prefix = f"{base}/" if base else ""
     for current, folders, files in os.walk(folder):
-        folders[:] = sorted(
-            name for name in folders if not name.startswith(".") and name not in SKIPPED_FOLDERS
-        )
         relative = Path(current).relative_to(folder).as_posix()
         inside = "" if relative == "." else f"{relative}/"
+        folders[:] = sorted(
+            name
+            for name in folders
+            if not name.startswith(".")
+            and name not in SKIPPED_FOLDERS
+            and not (rules and is_ignored(f"{prefix}{inside}{name}", rules, folder=True))
+        )
         for name in sorted(files):
             if name.startswith("."):
                 continue
             file = f"{prefix}{inside}{name}"
-            if file in exclude:
+            if file in exclude or (rules and is_ignored(file, rules, folder=False)):
                 continue
             if len(scan.files) >= max_files:
                 scan.stopped = f"the scan stopped at {max_files:,} files (its limit)"

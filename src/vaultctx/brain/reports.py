@@ -23,6 +23,7 @@ from vaultctx.brain.review_state import load_review_state, save_review_state, st
 from vaultctx.brain.settings import SecondBrainSettings, load_second_brain_settings
 from vaultctx.brain.vault_facts import VaultFacts, load_vault_facts
 from vaultctx.index.db import IndexMissingError
+from vaultctx.search.ignored_results import ignored_now
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -42,7 +43,8 @@ def enabled_settings(vault: Vault) -> SecondBrainSettings:
 
 def vault_facts(vault: Vault, settings: SecondBrainSettings) -> VaultFacts:
     try:
-        return load_vault_facts(vault.path, vault.db_path, settings.wiki_folder)
+        ignored = ignored_now(vault.path, vault.config.settings.ignore)
+        return load_vault_facts(vault.path, vault.db_path, settings.wiki_folder, ignored)
     except IndexMissingError as exc:  # advise this vault's own command, --db included
         raise type(exc)(exc.message, f"run `{vault.index_command()}` first") from exc
 

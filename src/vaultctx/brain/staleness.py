@@ -20,6 +20,7 @@ from vaultctx.brain.markers import MarkerError, read_block, upsert_block
 from vaultctx.brain.provenance import PROVENANCE_KEY, Provenance, changed_paths, parse, render
 from vaultctx.brain.settings import load_second_brain_settings
 from vaultctx.brain.wiki import enabled_settings, vault_root, wiki_notes
+from vaultctx.vault.scanner import load_ignore_rules
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -98,7 +99,8 @@ def check_stale(vault: Vault, *, write: bool = True) -> StaleCheck:
     root = vault_root(vault)
     found: list[tuple[str, Provenance]] = []
     unreadable: list[str] = []
-    for path, text in wiki_notes(root, folder, vault.config.settings.max_file_bytes):
+    rules, _ = load_ignore_rules(vault.path, vault.config.settings.ignore)
+    for path, text in wiki_notes(root, folder, vault.config.settings.max_file_bytes, rules):
         try:
             block = read_block(text, PROVENANCE_KEY, name=path)
         except MarkerError:

@@ -9,6 +9,7 @@ left out of every count: a link from a wiki note makes no note less of an orphan
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -58,23 +59,35 @@ def in_folder(path: str, folder: str) -> bool:
     return bool(folder) and (path == folder or path.startswith(folder + "/"))
 
 
-def load_vault_facts(vault: Path, db_path: Path, wiki_folder: str) -> VaultFacts:
-    """The facts of the indexed notes of ``vault`` outside ``wiki_folder``."""
+def _nothing(path: str) -> bool:
+    return False
+
+
+def load_vault_facts(
+    vault: Path, db_path: Path, wiki_folder: str, ignored: Callable[[str], bool] = _nothing
+) -> VaultFacts:
+    """The facts of the indexed notes of ``vault`` outside ``wiki_folder``, without the notes
+    ``ignored`` names (the index may hold one ignored since it was indexed)."""
     db = open_index(db_path, readonly=True)
     try:
-        return facts_from_index(db, vault_file_paths(vault), wiki_folder)
+        return facts_from_index(db, vault_file_paths(vault), wiki_folder, ignored)
     finally:
         db.close()
 
 
-def facts_from_index(db: IndexDatabase, files: list[str], wiki_folder: str) -> VaultFacts:
+def facts_from_index(
+    db: IndexDatabase,
+    files: list[str],
+    wiki_folder: str,
+    ignored: Callable[[str], bool] = _nothing,
+) -> VaultFacts:
     lengths = note_text_lengths(db)
     notes = {
         int(note_id): NoteFacts(
             int(note_id), str(path), str(title), int(mtime), lengths.get(note_id, 0), int(size)
         )
         for note_id, path, title, mtime, size in note_rows(db)
-        if not in_folder(str(path), wiki_folder)
+        if not in_folder(str(path), wiki_folder) and not ignored(str(path))
     }
     graph = load_link_graph(db, files)
     return _with_links(notes, graph)

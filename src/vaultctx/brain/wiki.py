@@ -27,6 +27,8 @@ from urllib.parse import quote
 from vaultctx.brain.markers import neutralise
 from vaultctx.brain.settings import SecondBrainSettings, load_second_brain_settings
 from vaultctx.errors import VaultctxError
+from vaultctx.vault.private_paths import is_ignored
+from vaultctx.vault.scanner import IgnoreRules
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -270,9 +272,10 @@ def append_log(batch: ChangeBatch, root: Path, folder: str, message: str) -> Non
     batch.rewrite(path, appended)
 
 
-def wiki_note_paths(root: Path, folder: str) -> list[str]:
+def wiki_note_paths(root: Path, folder: str, rules: IgnoreRules | None = None) -> list[str]:
     """The vault-relative paths of the markdown notes under the wiki folder, sorted, never
-    following a link and skipping hidden folders and files (none when the folder is refused)."""
+    following a link and skipping hidden folders and files, and what ``rules`` ignore (none when
+    the folder is refused)."""
     base = root / folder
     try:
         check_wiki_folder(root, folder)
@@ -286,13 +289,17 @@ def wiki_note_paths(root: Path, folder: str) -> list[str]:
         for name in files:
             if name.casefold().endswith(".md") and not name.startswith("."):
                 found.append(Path(current, name).relative_to(root).as_posix())
+    if rules is not None:
+        found = [path for path in found if not is_ignored(path, rules, folder=False)]
     return sorted(found)
 
 
-def wiki_notes(root: Path, folder: str, max_bytes: int) -> Iterator[tuple[str, str]]:
+def wiki_notes(
+    root: Path, folder: str, max_bytes: int, rules: IgnoreRules | None = None
+) -> Iterator[tuple[str, str]]:
     """(path, text) of each note of ``wiki_note_paths`` that is a regular file of at most
     ``max_bytes`` in UTF-8."""
-    for relative in wiki_note_paths(root, folder):
+    for relative in wiki_note_paths(root, folder, rules):
         absolute = root / relative
         try:
             info = os.lstat(absolute)

@@ -148,14 +148,18 @@ def _excerpts_from(answer: Any) -> list[Excerpt]:
 def search_in_process(config: Config, text: str) -> list[Excerpt]:
     """Keyword search only, so no embedding model has to load on the hook's clock."""
     from vaultctx.index.db import open_index
+    from vaultctx.search.ignored_results import ignored_now, search_without_ignored
     from vaultctx.search.retriever import Retriever
 
     db = open_index(config.db, readonly=True)
     try:
         retriever = Retriever(db, None)
+        # The index may still hold a note ignored since it was indexed (as Vault.search).
+        ignored = ignored_now(config.vault, config.settings.ignore)
 
         def keyword_search(request: SearchRequest) -> list[Any]:
-            return list(retriever.search(replace(request, mode="bm25")).results)
+            response = retriever.search(replace(request, mode="bm25"))
+            return list(search_without_ignored(response, ignored).results)
 
         return relevant_excerpts(keyword_search, text)
     finally:

@@ -31,6 +31,7 @@ from vaultctx.ledger.store import LedgerStore
 from vaultctx.ledger.write_ahead import WriteAhead
 from vaultctx.vault.link_rewrite import MoveLinks
 from vaultctx.vault.links import vault_file_paths
+from vaultctx.vault.private_paths import FIX, tree_reason
 from vaultctx.vault.scanner import IgnoreRules, is_served_path, load_ignore_rules
 from vaultctx.vault.writes import (
     TRASH_FOLDER,
@@ -227,6 +228,8 @@ class NoteChanger:
                     "nothing was changed",
                     "choose a destination outside the folder",
                 )
+            if is_folder:
+                self._check_private_tree(src.relative, dst.relative)
             before_src = snapshot.take(src.absolute, ahead.blobs)
             _check_tree(before_src, src.relative)
             moved = _moved_paths(before_src, src.relative, dst.relative)
@@ -306,6 +309,8 @@ class NoteChanger:
             if not exists(src.absolute):
                 raise _not_found(src.relative)
             is_folder = os.path.isdir(src.absolute)
+            if is_folder:
+                self._check_private_tree(src.relative, None)
             trash = self.root / TRASH_FOLDER
             trash_existed = exists(trash)
             if trash_existed and (os.path.islink(trash) or not os.path.isdir(trash)):
@@ -330,6 +335,13 @@ class NoteChanger:
             is_folder=is_folder,
             notices=recording.notices,
         )
+
+    def _check_private_tree(self, source: str, destination: str | None) -> None:
+        """Refuse to move (or, without ``destination``, delete) a folder carrying a control file
+        or an ignored path along, or landing anything where the rules of this moment ignore it."""
+        reason = tree_reason(self.root, source, self._rules(), destination)
+        if reason is not None:
+            raise NoteChangeError(f"path refused: {source} {reason}; nothing was changed", FIX)
 
     def _check_record_size(self, blobs: dict[str, bytes], extra: int, shown: str) -> None:
         total = sum(len(data) for data in blobs.values()) + extra

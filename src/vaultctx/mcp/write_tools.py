@@ -4,7 +4,8 @@ delete (into the vault's ``.trash/``).
 Each calls the ``Vault`` change method with ``ChangeContext(source="mcp")``, so everything a
 client such as Claude Code or Cursor changes is recorded in the AI change ledger and can be
 reverted with ``vaultctx undo``. Paths are confined exactly as for reading, and more (no symbolic
-links, nothing in ``.obsidian/``, ``.git/`` or ``.trash/``). The tools exist only when the server
+links, no control file such as ``.indexignore`` or ``vaultctx.toml``, nothing the ignore rules
+exclude, no folder holding either). The tools exist only when the server
 was started with ``--allow-writes``; without it the server is read-only.
 """
 

@@ -17,6 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from vaultctx.vault.errors import VaultError
+from vaultctx.vault.private_paths import is_ignored
 from vaultctx.vault.scanner import (
     _GIT_DIR_NAME,
     _OWN_FILES_PREFIX,
@@ -158,10 +159,7 @@ def _check_served(raw: str, relative: str, rules: IgnoreRules) -> None:
     parts = relative.split("/")
     if any(part == _GIT_DIR_NAME or part.startswith(_OWN_FILES_PREFIX) for part in parts):
         raise UnsafePathError(raw, "is inside git's or vaultctx's own files")
-    folders = ["/".join(parts[:depth]) for depth in range(1, len(parts))]
-    if any(rules.excludes_folder(folder) for folder in folders) or rules.excludes_file(
-        relative, parts[-1], True
-    ):
+    if is_ignored(relative, rules, folder=False):
         raise UnsafePathError(
             raw, "is excluded from the index (.indexignore or a default such as .obsidian/)"
         )

@@ -4,11 +4,11 @@ Every path goes through the read confinement first (``vault.paths``: no absolute
 ``..`` spelling in any encoding, no control characters, no over-long names, nothing vaultctx does
 not serve), and then through stricter rules of its own, because a write can do harm a read
 cannot: no component of the path may be a symbolic link (a planted ``notes -> ~/.ssh`` would
-otherwise receive the note), and nothing is written into ``.trash/``, ``.obsidian/`` or ``.git/``
-by name. Files are never opened through a link (``O_NOFOLLOW``), new contents are staged in a
-fresh temporary file beside the target, fsynced and renamed over it, and a replacement happens
-only if the file still holds the bytes the change was computed from (so a save made by the user
-in between is never overwritten).
+otherwise receive the note), and no control file (a dotfile or dot-folder, ``vaultctx.toml``) nor
+anything the ignore rules exclude is touched (``vault.private_paths``). Files are never opened
+through a link (``O_NOFOLLOW``), new contents are staged in a fresh temporary file beside the
+target, fsynced and renamed over it, and a replacement happens only if the file still holds the
+bytes the change was computed from (so a save made by the user in between is never overwritten).
 
 Nothing here records anything: ``vaultctx.note_changes`` snapshots around these operations for the
 AI change ledger.
@@ -30,7 +30,8 @@ from vaultctx.vault.paths import (
     UnsafePathError,
     normalize_vault_path,
 )
-from vaultctx.vault.scanner import IgnoreRules, is_served_path
+from vaultctx.vault.private_paths import FIX, private_reason
+from vaultctx.vault.scanner import IgnoreRules, is_indexed_name
 
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)
 _BINARY = getattr(os, "O_BINARY", 0)
@@ -105,23 +106,18 @@ def confine_write_path(
             f"({relative}); nothing was changed",
             PATH_SUGGESTION,
         )
-    if not is_served_path(relative, rules) and not (folder and _folder_is_served(parts, rules)):
+    reason = private_reason(relative, rules, folder=None if folder else False)
+    if reason is not None:
+        raise NoteChangeError(f"path refused: {relative} {reason}; nothing was changed", FIX)
+    if not folder and not is_indexed_name(parts[-1]):
         raise NoteChangeError(
-            f"path refused: {relative} is excluded from the index (.indexignore or a default) "
-            "or is not a note type vaultctx writes (.md, .txt, .csv, …); nothing was changed",
+            f"path refused: {relative} is not a note type vaultctx writes (.md, .txt, .csv, …); "
+            "nothing was changed",
             PATH_SUGGESTION,
         )
     absolute = root.joinpath(*parts)
     check_no_links(root, absolute, relative)
     return WritePath(relative, absolute)
-
-
-def _folder_is_served(parts: list[str], rules: IgnoreRules) -> bool:
-    if any(part == ".git" or part.startswith(".vaultctx") for part in parts):
-        return False
-    return not any(
-        rules.excludes_folder("/".join(parts[:depth])) for depth in range(1, len(parts) + 1)
-    )
 
 
 def check_no_links(root: Path, absolute: Path, shown: str) -> None:
