@@ -10,6 +10,7 @@ import pytest
 from filelock import FileLock
 from typer.testing import CliRunner
 
+from tests.ledger.conftest import isolate_data_dir
 from vaultctx.api import Vault
 from vaultctx.capture import (
     CaptureError,
@@ -21,6 +22,14 @@ from vaultctx.capture import (
 )
 from vaultctx.cli.main import app
 from vaultctx.vault.note import parse_note
+
+
+@pytest.fixture(autouse=True)
+def _private_data_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Captures are recorded in the ledger: a private data dir keeps it out of the real one."""
+    isolate_data_dir(tmp_path_factory.mktemp("data"), monkeypatch)
 
 
 @pytest.mark.parametrize(
@@ -104,10 +113,16 @@ def test_optional_keys_are_left_out() -> None:
     )
 
 
+def _bare(tmp_path: Path) -> Vault:
+    """A vault never indexed: ``write_capture`` writes and records, and indexes nothing."""
+    return Vault(tmp_path, db=tmp_path.parent / f"{tmp_path.name}.db")
+
+
 def test_never_overwrites(tmp_path: Path) -> None:
-    first = write_capture(tmp_path, "one", title="Same")
-    second = write_capture(tmp_path, "two", title="Same")
-    third = write_capture(tmp_path, "three", title="Same")
+    vault = _bare(tmp_path)
+    first = write_capture(vault, "one", title="Same")
+    second = write_capture(vault, "two", title="Same")
+    third = write_capture(vault, "three", title="Same")
     assert [first[0], second[0], third[0]] == [
         "00-inbox/Same.md",
         "00-inbox/Same 2.md",
@@ -117,7 +132,7 @@ def test_never_overwrites(tmp_path: Path) -> None:
 
 
 def test_a_title_of_only_unsafe_characters_gets_a_dated_name(tmp_path: Path) -> None:
-    path, file, title = write_capture(tmp_path, "body", title="///")
+    path, file, title, _ = write_capture(_bare(tmp_path), "body", title="///")
     assert path.startswith("00-inbox/Capture ") and file.is_file() and title == "///"
 
 
@@ -130,7 +145,7 @@ def test_a_title_of_only_unsafe_characters_gets_a_dated_name(tmp_path: Path) -> 
 )
 def test_refused_captures(tmp_path: Path, text: str, options: dict[str, str], message: str) -> None:
     with pytest.raises(CaptureError, match=message):
-        write_capture(tmp_path, text, **options)  # type: ignore[arg-type]
+        write_capture(_bare(tmp_path), text, **options)  # type: ignore[arg-type]
     assert not (tmp_path / "00-inbox").exists() or not any((tmp_path / "00-inbox").iterdir())
 
 
@@ -162,13 +177,13 @@ def test_a_busy_index_leaves_the_note_for_the_running_indexer(vault: Vault) -> N
     assert "another vaultctx process" in result.notices[0]
 
 
-def test_an_ignored_inbox_is_reported(vault: Vault) -> None:
+def test_an_ignored_inbox_is_refused_before_anything_is_written(vault: Vault) -> None:
+    """vaultctx writes only where it reads: a note there could not be found, nor recorded."""
     (vault.path / ".indexignore").write_text("00-inbox/\n")
-    result = vault.capture("Kept out of the index.")
-    assert result.file.is_file()
-    assert not result.indexed and "excluded by the ignore rules" in result.notices[0]
-    vault.close()
-    assert vault.search("kept out", mode="bm25").results == []
+    with pytest.raises(CaptureError, match="excluded by the ignore rules"):
+        vault.capture("Kept out of the index.")
+    assert not (vault.path / "00-inbox").exists()
+    assert vault.ledger() == []
 
 
 @pytest.mark.parametrize(
@@ -182,7 +197,7 @@ def test_an_ignored_inbox_is_reported(vault: Vault) -> None:
 def test_an_existing_inbox_folder_is_used(tmp_path: Path, folders: list[str], inbox: str) -> None:
     for folder in folders:
         (tmp_path / folder).mkdir()
-    path, file, _ = write_capture(tmp_path, "body", title="Idea")
+    path, file, _, _ = write_capture(_bare(tmp_path), "body", title="Idea")
     assert path == f"{inbox}/Idea.md" and file == tmp_path / inbox / "Idea.md"
     assert {p.name for p in tmp_path.iterdir()} == set(folders) | {inbox}
 

@@ -491,12 +491,12 @@ class Vault:
         inbox: str | None = None,
     ) -> CaptureResult:
         """A new draft note in the inbox folder (``inbox``, else ``inbox_folder``, else the
-        vault's own ``00-inbox/`` or ``Inbox/``), never overwriting one, searchable at once."""
+        vault's own ``00-inbox/`` or ``Inbox/``), never overwriting one, searchable at once;
+        recorded in the ledger like every change, so ``undo`` removes it."""
         from vaultctx.capture import capture
 
         return capture(
-            self.config,
-            self.embedder(),
+            self,
             text,
             title=title,
             note_type=note_type,

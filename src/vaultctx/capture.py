@@ -5,6 +5,10 @@ inbox is ``inbox_folder`` from ``vaultctx.toml`` when set, else the folder the v
 (``00-inbox/`` or ``Inbox/``), else a new ``00-inbox/``. A capture never overwrites anything: the
 file is created exclusively, and a taken name becomes ``Title 2.md``, ``Title 3.md``, … The file
 name is made safe for every OS and for Obsidian links, whatever the title holds.
+
+A capture is a change to the vault like any other: it goes through ``Vault.change_batch``, so it
+is confined (no link, nothing the ignore rules exclude), recorded in the ledger, and
+``vaultctx undo`` removes it (and the inbox folder, when the capture created it).
 """
 
 from __future__ import annotations
@@ -15,15 +19,19 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import yaml
 
 from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
+    from contextlib import AbstractContextManager
+
     from vaultctx.config import Config
     from vaultctx.embed.base import Embedder
+    from vaultctx.ledger.batch import ChangeBatch
+    from vaultctx.ledger.context import Change, ChangeContext
 
 INBOX_FOLDER = "00-inbox"
 # Inbox folders a vault may already have, looked for in this order when none is configured.
@@ -47,6 +55,22 @@ class _PlainDumper(yaml.SafeDumper):
 
     def ignore_aliases(self, data: Any) -> bool:
         return True
+
+
+class ChangingVault(Protocol):
+    """What capture needs of ``vaultctx.api.Vault`` (which calls it: an import of it here would
+    be a cycle)."""
+
+    config: Config
+
+    @property
+    def path(self) -> Path: ...
+
+    def embedder(self) -> Embedder: ...
+
+    def change_batch(
+        self, change: ChangeContext, kind: str
+    ) -> AbstractContextManager[ChangeBatch]: ...
 
 
 class CaptureError(VaultctxError):
@@ -143,7 +167,7 @@ def note_markdown(
 
 
 def write_capture(
-    vault_root: Path,
+    vault: ChangingVault,
     text: str,
     *,
     title: str | None = None,
@@ -153,13 +177,17 @@ def write_capture(
     source: str | None = None,
     today: dt.date | None = None,
     inbox: str | None = None,
-) -> tuple[str, Path, str]:
-    """Create the note; returns (vault-relative path, file, title). Never replaces a file.
+) -> tuple[str, Path, str, Change]:
+    """Create the note as one ledger record (``vaultctx undo`` removes it); returns
+    (vault-relative path, file, title, the recorded change). Never replaces a file.
 
     ``inbox`` is the ``inbox_folder`` setting (see ``inbox_folder``). The inbox may be a symbolic
     link (a synced vault, a cloned repo): the note is written only where the link leads inside
     the vault, and the path returned is that real location.
     """
+    from vaultctx.ledger.context import ChangeContext as Context
+    from vaultctx.vault.writes import NoteChangeError, vault_root
+
     if not text.strip():
         raise CaptureError(
             "nothing to capture: the text is empty", "give the text to save, or - for stdin"
@@ -171,7 +199,9 @@ def write_capture(
     chosen = secret_free_title(title or derive_title(text))
     stem = safe_file_stem(chosen) or f"Capture {dt.datetime.now():%Y-%m-%d %H%M%S}"
     chosen = chosen or stem
-    folder, relative_folder = _inbox(vault_root, inbox_folder(vault_root, inbox))
+    root = vault_root(vault.path)
+    folder = _inbox(root, inbox_folder(vault.path, inbox))
+    _check_served(vault.config, folder)
     content = note_markdown(
         text,
         title=chosen,
@@ -183,18 +213,21 @@ def write_capture(
     )
     for attempt in range(1, MAX_NAME_ATTEMPTS + 1):
         name = f"{stem}.md" if attempt == 1 else f"{stem} {attempt}.md"
-        file = folder / name
-        try:
-            _create_exclusively(file, content)
-        except FileExistsError:
+        path = f"{folder}/{name}" if folder else name
+        if os.path.lexists(root / path):  # a link planted at the name counts as taken
             continue
-        except OSError as exc:
-            raise CaptureError(
-                f"cannot write {file} ({exc.strerror})", f"make {folder} writable"
-            ) from exc
-        return f"{relative_folder}/{name}", file, chosen
+        context = Context(f"capture {path}", source="cli")
+        try:
+            with vault.change_batch(context, "create") as batch:
+                batch.create(path, content)
+        except NoteChangeError:
+            if os.path.lexists(root / path):  # written meanwhile by someone else
+                continue
+            raise
+        assert batch.change is not None  # set when the block ends without an error
+        return path, root / path, chosen, batch.change
     raise CaptureError(
-        f"{MAX_NAME_ATTEMPTS} notes named {stem!r} already exist in {folder}",
+        f"{MAX_NAME_ATTEMPTS} notes named {stem!r} already exist in {folder or 'the vault'}",
         "give the capture another title",
     )
 
@@ -218,55 +251,53 @@ def inbox_folder(vault_root: Path, setting: str | None) -> str:
     return INBOX_FOLDER
 
 
-def _inbox(vault_root: Path, relative: str) -> tuple[Path, str]:
-    """(inbox folder, its vault-relative path), created if need be, with symlinks resolved.
-
-    Made one folder at a time, each resolved and checked to be inside the vault before the next
-    is made in it: a link planted at any level never receives a note, nor a folder beyond it.
-    """
-    root = Path(os.path.realpath(vault_root))
+def _inbox(root: Path, relative: str) -> str:
+    """The inbox's vault-relative real path: each existing folder on the way resolved (a link
+    inside the vault followed to where it leads) and checked to be inside the vault, so a link
+    planted at any level never receives a note. Missing folders are left for the change to
+    create, one at a time, each recorded with the note."""
     folder = root
-    for part in relative.split("/"):
+    parts = relative.split("/")
+    for depth, part in enumerate(parts):
         wanted = folder / part
-        try:
-            wanted.mkdir(exist_ok=True)
-        except FileExistsError:
-            pass  # a dangling symlink or a file: judged below
-        except OSError as exc:
+        if not os.path.lexists(wanted):
+            return "/".join([*_parts_below(root, folder), *parts[depth:]])
+        real = Path(os.path.realpath(wanted))
+        if real != root and root not in real.parents:
             raise CaptureError(
-                f"cannot create {wanted} ({exc.strerror})", "make the vault folder writable"
-            ) from exc
-        folder = Path(os.path.realpath(wanted))
-        if root not in folder.parents:
-            raise CaptureError(
-                f"{wanted} leads outside the vault (to {folder}); capture writes only inside "
+                f"{wanted} leads outside the vault (to {real}); capture writes only inside "
                 "the vault",
                 "replace the link with a real folder",
             )
-        if not folder.is_dir():
+        if not real.is_dir():
             raise CaptureError(f"{wanted} is not a folder", "move it away so captures can go there")
-    return folder, folder.relative_to(root).as_posix()
+        folder = real
+    return "/".join(_parts_below(root, folder))
 
 
-def _create_exclusively(file: Path, content: str) -> None:
-    """Created here or not at all (a note written meanwhile is never replaced), and never through
-    a symbolic link planted at the name."""
-    flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)
-    fd = os.open(file, flags, 0o644)
-    with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
-        handle.write(content)
+def _parts_below(root: Path, folder: Path) -> list[str]:
+    return list(folder.relative_to(root).parts)
 
 
-def _is_ignored(config: Config, path: str) -> bool:
+def _check_served(config: Config, folder: str) -> None:
+    """Refuse an inbox the ignore rules exclude: vaultctx writes only where it reads (a change
+    there could not be searched, and the ledger records only notes it serves)."""
     from vaultctx.vault.scanner import is_served_path, load_ignore_rules
 
     rules, _ = load_ignore_rules(config.vault, config.settings.ignore)
-    return not is_served_path(path, rules)
+    probe = f"{folder}/Capture.md" if folder else "Capture.md"
+    if not is_served_path(probe, rules):
+        raise CaptureError(
+            f"the inbox {folder or '(the vault root)'}/ is excluded by the ignore rules "
+            "(.indexignore or a default), and capture writes only where vaultctx reads; "
+            "nothing was written",
+            "set inbox_folder in vaultctx.toml to a folder that is indexed, or remove the "
+            "folder from .indexignore",
+        )
 
 
 def capture(
-    config: Config,
-    embedder: Embedder,
+    vault: ChangingVault,
     text: str,
     *,
     title: str | None = None,
@@ -276,20 +307,23 @@ def capture(
     source: str | None = None,
     inbox: str | None = None,
 ) -> CaptureResult:
-    """Write the note, then run the indexer's fast pass so the next search finds it.
+    """Write the note (one ledger record), then make sure the next search finds it.
 
     ``inbox`` (vault-relative, already checked) overrides ``inbox_folder``: signals go to
     ``[signals] inbox`` when that is set.
 
-    When another indexer (``vaultctx watch``, ``serve --http --watch``) holds the index, the note
-    is left to it: it sees the new file within seconds. ``indexed`` is read back from the index,
-    never assumed.
+    The change updates an existing index itself; a vault never indexed gets its index now (the
+    fast pass). When another indexer (``vaultctx watch``, ``serve --http --watch``) holds the
+    index, the note is left to it: it sees the new file within seconds. ``indexed`` is read back
+    from the index, never assumed.
     """
     from vaultctx.index.indexer import Indexer, IndexerBusyError
     from vaultctx.index.lookups import file_is_indexed
 
-    path, file, chosen = write_capture(
-        config.vault,
+    config = vault.config
+    had_index = config.db.exists()
+    path, file, chosen, change = write_capture(
+        vault,
         text,
         title=title,
         note_type=note_type,
@@ -298,23 +332,21 @@ def capture(
         source=source,
         inbox=inbox or config.settings.inbox_folder,
     )
-    folder = path.rsplit("/", 1)[0]
-    if _is_ignored(config, path):
-        notice = f"{folder}/ is excluded by the ignore rules: saved, but not searchable"
-        return CaptureResult(path, file, chosen, False, [notice])
-    notices: list[str] = []
-    try:
-        # The static engine only: the fast pass never needs the transformer model loaded.
-        report = Indexer(config, embedder).run(fast=True)
-    except IndexerBusyError:
-        notices.append(
-            "another vaultctx process is updating the index and will pick the note up "
-            "(if none is watching the vault, run `vaultctx index`)"
-        )
-        return CaptureResult(path, file, chosen, False, notices)
-    skipped = [s["reason"] for s in report.skipped if s["path"] == path]  # e.g. too big
-    indexed = file_is_indexed(config.db, path)
-    if not indexed:
+    notices = list(change.notices)
+    skipped: list[str] = []
+    if not had_index:
+        try:
+            # The static engine only: the fast pass never needs the transformer model loaded.
+            report = Indexer(config, vault.embedder()).run(fast=True)
+        except IndexerBusyError:
+            notices.append(
+                "another vaultctx process is updating the index and will pick the note up "
+                "(if none is watching the vault, run `vaultctx index`)"
+            )
+            return CaptureResult(path, file, chosen, False, notices)
+        skipped = [s["reason"] for s in report.skipped if s["path"] == path]  # e.g. too big
+    indexed = config.db.exists() and file_is_indexed(config.db, path)
+    if not indexed and not notices:
         notices.append(f"not indexed: {skipped[0] if skipped else 'the indexer did not take it'}")
     return CaptureResult(path, file, chosen, indexed, notices)
 

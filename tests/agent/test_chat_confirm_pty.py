@@ -1,5 +1,5 @@
-"""``vaultctx chat`` on a real terminal (a pty) with ``confirm_changes``: the question shows the
-tool, its arguments and the diff, and the answer typed at it decides."""
+"""``vaultctx chat`` on a real terminal (a pty) with ``confirm_changes`` (on by default): the
+question shows the tool, its arguments and the diff, and the answer typed at it decides."""
 
 from __future__ import annotations
 
@@ -41,8 +41,18 @@ class Terminal:
         os.write(self.fd, text.encode())
 
 
-@pytest.mark.parametrize(("reply", "created"), [("y", True), ("n", False)])
-def test_the_terminal_question_decides(tmp_path: Path, reply: str, created: bool) -> None:
+@pytest.mark.parametrize(
+    ("reply", "created", "setting"),
+    [
+        ("y", True, "confirm_changes = true\n"),
+        ("n", False, "confirm_changes = true\n"),
+        ("n", False, ""),
+    ],
+)
+def test_the_terminal_question_decides(
+    tmp_path: Path, reply: str, created: bool, setting: str
+) -> None:
+    """``setting`` "": confirm_changes is not set, and the chat asks all the same (the default)."""
     root = copy_example_vault(tmp_path / "vault")
     db = tmp_path / "index.db"
     with Vault(root, db=db) as vault:
@@ -50,7 +60,7 @@ def test_the_terminal_question_decides(tmp_path: Path, reply: str, created: bool
     call = ToolCall("create_note", {"path": "a.md", "content": "# A\n"})
     with OpenAIFake() as fake:
         fake.queue(Answer(tool_calls=[call]), Answer("Finished."))
-        toml = "[agent]\n" + openai_toml(fake) + "translate = false\nconfirm_changes = true\n"
+        toml = "[agent]\n" + openai_toml(fake) + "translate = false\n" + setting
         env = agent_env(tmp_path, toml, OPENAI_TEST=KEY, TERM="xterm")
         argv = [sys.executable, "-m", "vaultctx", "chat", "--vault", str(root), "--db", str(db)]
         pid, fd = pty.fork()
@@ -71,3 +81,35 @@ def test_the_terminal_question_decides(tmp_path: Path, reply: str, created: bool
             os.waitpid(pid, 0)
     assert (root / "a.md").exists() is created
     assert b"pydantic-ai v" not in terminal.seen  # no first-run banner in the chat
+
+
+@pytest.mark.parametrize(("reply", "created"), [("y", True), ("n", False)])
+def test_ask_at_a_terminal_asks_as_chat_does(tmp_path: Path, reply: str, created: bool) -> None:
+    """`ask` with a terminal puts the question (confirm_changes, on by default), and the answer
+    decides; only without a terminal are changes denied outright."""
+    root = copy_example_vault(tmp_path / "vault")
+    db = tmp_path / "index.db"
+    with Vault(root, db=db) as vault:
+        vault.index(fast=True)
+    call = ToolCall("create_note", {"path": "a.md", "content": "# A\n"})
+    with OpenAIFake() as fake:
+        fake.queue(Answer(tool_calls=[call]), Answer("Finished."))
+        toml = "[agent]\n" + openai_toml(fake) + "translate = false\n"
+        env = agent_env(tmp_path, toml, OPENAI_TEST=KEY, TERM="xterm")
+        argv = [sys.executable, "-m", "vaultctx", "ask", "make a note"]
+        argv += ["--vault", str(root), "--db", str(db)]
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: ask on the pty
+            os.execvpe(argv[0], argv, env)
+        terminal = Terminal(fd)
+        try:
+            assert terminal.wait_for(b"Run it? [y]es / [n]o / [a]lways"), terminal.seen[-2000:]
+            assert b"+++ b/a.md" in terminal.seen
+            terminal.type(reply + "\r")
+            assert terminal.wait_for(b"Finished."), terminal.seen[-2000:]
+            terminal.wait_for(b"\x00", seconds=5)
+        finally:
+            os.close(fd)
+            os.waitpid(pid, 0)
+    assert (root / "a.md").exists() is created
+    assert b"were denied" not in terminal.seen  # the user decided: nothing to report

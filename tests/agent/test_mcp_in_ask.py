@@ -31,7 +31,8 @@ def test_ask_calls_a_tool_of_an_external_mcp_server(indexed: Indexed, tmp_path: 
         (tmp_path / "config" / "vaultctx" / "mcp.json").write_text(
             json.dumps({"mcpServers": {"vaultctx": server}}), encoding="utf-8"
         )
-        result = ask(indexed, env, "where is WAL explained?", "--json")
+        # An MCP tool's effects are unknown, so without a terminal it runs only when allowed.
+        result = ask(indexed, env, "where is WAL explained?", "--json", "--allow-changes")
         requests = [r.json for r in fake.requests_to("/chat/completions")]
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)

@@ -1,6 +1,8 @@
 """The tools end to end: ``vaultctx ask`` as a real process against the OpenAI wire fake, which
 scripts the model's tool calls; then ``vaultctx undo`` as a real process, four times, restores
-the vault byte for byte, and refuses (writing nothing) once the user has edited a changed note."""
+the vault byte for byte, and refuses (writing nothing) once the user has edited a changed note.
+Without a terminal ``ask`` makes changes only with ``--allow-changes``
+(tests/security/test_ask_without_a_terminal.py)."""
 
 from __future__ import annotations
 
@@ -64,7 +66,13 @@ def test_a_scripted_conversation_changes_the_vault_and_undo_restores_it(
     with OpenAIFake() as fake:
         fake.queue(*SCRIPT)
         env = env_for(fake, tmp_path)
-        result = ask(vault, env, "draft the launch plan, then file it and drop the 14th", "--json")
+        result = ask(
+            vault,
+            env,
+            "draft the launch plan, then file it and drop the 14th",
+            "--json",
+            "--allow-changes",
+        )
         bodies = [r.json for r in fake.requests_to("/chat/completions")]
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
@@ -114,7 +122,7 @@ def test_undo_refuses_after_the_user_edited_the_note_and_writes_nothing(
     with OpenAIFake() as fake:
         fake.queue(SCRIPT[0], Answer("Created it."))
         env = env_for(fake, tmp_path)
-        result = ask(vault, env, "draft the launch plan")
+        result = ask(vault, env, "draft the launch plan", "--allow-changes")
     assert result.returncode == 0, result.stderr
     assert "· create_note path=00-inbox/Draft.md" in result.stderr
     (vault.vault / DRAFT).write_text("# Draft\n\nMy own words now.\n", encoding="utf-8")
@@ -122,19 +130,6 @@ def test_undo_refuses_after_the_user_edited_the_note_and_writes_nothing(
     refused = vaultctx(vault, env, "undo")
     assert refused.returncode != 0
     assert DRAFT in refused.stderr
-    assert snapshot(vault.vault) == before
-
-
-def test_ask_denies_changes_when_confirmation_is_on(vault: Indexed, tmp_path: Path) -> None:
-    before = snapshot(vault.vault)
-    with OpenAIFake() as fake:
-        fake.queue(SCRIPT[0], Answer("I could not."))
-        env = env_for(fake, tmp_path, "confirm_changes = true\n")
-        result = ask(vault, env, "draft the launch plan")
-        bodies = [r.json for r in fake.requests_to("/chat/completions")]
-    assert result.returncode == 0, result.stderr
-    assert tool_messages(bodies[1]) == ["Tool execution denied by user."]
-    assert "1 change(s) were denied: confirm_changes is on" in result.stderr
     assert snapshot(vault.vault) == before
 
 

@@ -75,7 +75,8 @@ def test_a_model_synthesizes_a_topic_in_ask(vault: Vault, tmp_path: Path) -> Non
         env = agent_env(
             tmp_path, "[agent]\n" + openai_toml(fake) + "translate = false\n", OPENAI_TEST=KEY
         )
-        result = ask(Indexed(vault.path, vault.db_path), env, "synthesize compost", "--json")
+        indexed = Indexed(vault.path, vault.db_path)
+        result = ask(indexed, env, "synthesize compost", "--json", "--allow-changes")
         sent = [r.json for r in fake.requests if r.method == "POST"]
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["answer"] == "I wrote the synthesis."

@@ -87,7 +87,7 @@ def test_export_into_the_vault_only_when_asked_and_never_over_a_file(vault: Path
     target = vault / "chats" / "locks.md"
     target.parent.mkdir()
     code, _, err = _cli(vault, "export", chat_id, "--out", str(target))
-    assert code == 0 and "inside the vault" in err
+    assert code == 0 and "inside the vault: recorded" in err
     assert yaml.safe_load(target.read_text(encoding="utf-8").split("---\n")[1])["id"] == chat_id
 
     target.write_text("my own edits\n", encoding="utf-8")
@@ -96,9 +96,13 @@ def test_export_into_the_vault_only_when_asked_and_never_over_a_file(vault: Path
     assert "--force" in raised.value.suggestion  # type: ignore[attr-defined]
     assert target.read_text(encoding="utf-8") == "my own edits\n"
 
+    # Inside the vault the replacement is a recorded change: undo brings the edits back.
     assert _cli(vault, "export", chat_id, "--out", str(target), "--force")[0] == 0
     assert target.read_text(encoding="utf-8").startswith("---\nid: ")
-    assert (target.parent / "locks.md.bak").read_text(encoding="utf-8") == "my own edits\n"
+    assert not (target.parent / "locks.md.bak").exists()
+    undone = CliRunner().invoke(app, ["undo", "--vault", str(vault)])
+    assert undone.exit_code == 0, undone.output
+    assert target.read_text(encoding="utf-8") == "my own edits\n"
 
 
 @pytest.mark.skipif(sys.platform == "win32", reason="symbolic links need privileges on Windows")

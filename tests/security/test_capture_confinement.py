@@ -10,8 +10,18 @@ from pathlib import Path
 
 import pytest
 
+from tests.ledger.conftest import isolate_data_dir
 from vaultctx.api import Vault
 from vaultctx.capture import CaptureError
+
+
+@pytest.fixture(autouse=True)
+def _private_data_dir(
+    tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Captures are recorded in the ledger: a private data dir keeps it out of the real one."""
+    isolate_data_dir(tmp_path_factory.mktemp("data"), monkeypatch)
+
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "symlink"), reason="no symlinks")
 
@@ -82,15 +92,19 @@ def test_an_inbox_linked_inside_the_vault_reports_the_real_path(tmp_path: Path) 
         assert [r.file_path for r in handle.search("eggs", mode="bm25").results] == [result.path]
 
 
-def test_an_inbox_linked_to_an_ignored_folder_is_not_reported_indexed(tmp_path: Path) -> None:
+def test_an_inbox_linked_to_an_ignored_folder_receives_nothing(tmp_path: Path) -> None:
+    """The link is followed to where it leads, and that folder is judged: excluded from the
+    index, so capture (which writes only where vaultctx reads) refuses and writes nothing."""
     vault = _vault(tmp_path)
     (vault / "private").mkdir()
     (vault / ".indexignore").write_text("private/\n")
     (vault / "00-inbox").symlink_to(vault / "private", target_is_directory=True)
-    with Vault(vault, db=tmp_path / "index.db") as handle:
-        result = handle.capture("Groceries\n\nmilk, eggs")
-        assert result.path == "private/Groceries.md"
-        assert not result.indexed and result.notices
+    with (
+        Vault(vault, db=tmp_path / "index.db") as handle,
+        pytest.raises(CaptureError, match="private/ is excluded by the ignore rules"),
+    ):
+        handle.capture("Groceries\n\nmilk, eggs")
+    assert list((vault / "private").iterdir()) == []
 
 
 def test_a_link_planted_at_the_note_name_is_not_followed(tmp_path: Path) -> None:

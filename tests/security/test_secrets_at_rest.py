@@ -13,6 +13,7 @@ import pytest
 from mcp_types import TextContent
 
 from mcp import Client
+from tests.ledger.conftest import isolate_data_dir
 from vaultctx.api import Vault
 from vaultctx.config import Config
 from vaultctx.embed.static import StaticEmbedder
@@ -123,7 +124,10 @@ def test_the_index_and_its_side_files_are_private(tmp_path: Path, embedder: Stat
     reader.close()
 
 
-def test_capture_never_names_a_file_after_a_secret(tmp_path: Path) -> None:
+def test_capture_never_names_a_file_after_a_secret(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    isolate_data_dir(tmp_path / "data", monkeypatch)  # captures are recorded in the ledger
     vault = tmp_path / "vault"
     vault.mkdir()
     with Vault(vault, db=tmp_path / "index.db") as handle:

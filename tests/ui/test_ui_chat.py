@@ -44,7 +44,8 @@ def fake(ui: UiServer) -> Iterator[OpenAIFake]:
     with OpenAIFake() as server:
         settings = ui.data_home / "config" / "vaultctx" / "vaultctx.toml"
         settings.parent.mkdir(parents=True, exist_ok=True)
-        agent = "[agent]\n" + openai_toml(server) + "translate = false\nconfirm_changes = true\n"
+        # No confirm_changes here: the page asks before a change by default.
+        agent = "[agent]\n" + openai_toml(server) + "translate = false\n"
         settings.write_text(agent, encoding="utf-8")
         yield server
 

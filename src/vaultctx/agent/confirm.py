@@ -6,11 +6,17 @@ cannot see. The question itself is the CLI's: the session gets a ``Confirm`` cal
 a ``ConfirmRequest`` (the tool, its arguments and, for a change to a note, a unified diff of what
 it would write). ``always`` stops asking for the rest of the session; a denial goes back to the
 model as "Tool execution denied by user.", which is not a failure.
+
+``confirm_changes`` is on by default (agent/settings.py): ``chat`` and the web UI ask before
+every change. ``ask`` asks at a terminal; without one nobody can be asked, so every change is
+denied unless ``--allow-changes`` says to make them, and the denied changes are listed after the
+answer (``change_target`` names each).
 """
 
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
@@ -70,6 +76,28 @@ class ConfirmPolicy:
 
 def needs_confirmation(tool: str) -> bool:
     return tool in CONFIRMED_TOOLS or tool.startswith(MCP_PREFIX)
+
+
+# The argument naming what a tool changes, in the order looked for.
+_TARGET_ARGUMENTS = ("path", "output_path", "name", "title", "topic")
+
+
+def change_target(tool: str, args: Mapping[str, Any]) -> str:
+    """What a change names as its target, for the line that says it was denied: the note's
+    path (a move's two), a template's name, a wiki note's title or topic; an MCP tool's
+    arguments, shortened."""
+    if tool == "move_file":
+        return f"{_text_arg(args, 'source_path')} → {_text_arg(args, 'destination_path')}"
+    if tool == "update_index":
+        return "index.md"
+    for key in _TARGET_ARGUMENTS:
+        value = _text_arg(args, key)
+        if value is not None:
+            return value
+    if tool == "architect":
+        return "(vault)"
+    shown = json.dumps(shortened_arguments(args), ensure_ascii=False)
+    return shown if len(shown) <= SHOWN_ARGUMENT_CHARS else shown[:SHOWN_ARGUMENT_CHARS] + "…"
 
 
 def change_preview(

@@ -57,8 +57,10 @@ class AgentSettings:
     # seconds each request to one of them may take (agent/mcp_client.py).
     mcp_config: str | None = None
     mcp_timeout: float = 10.0
-    # Ask before each tool that changes a note (and every MCP tool) runs.
-    confirm_changes: bool = False
+    # Ask before each tool that changes a note (and every MCP tool) runs. On unless the user's
+    # own settings or the environment turn it off (a vault's file cannot): a model's change
+    # is shown as a diff and made only when the user says yes (the seed assistant asks nothing).
+    confirm_changes: bool = True
     # The vault folder the template tools read and write.
     template_folder: str = "Templates"
 

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from vaultctx.cli.answer_output import AnswerPrinter, report_turn
+from vaultctx.cli.answer_output import ASK_HINT, AnswerPrinter, denied_changes, report_turn
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
 
 if TYPE_CHECKING:
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from vaultctx.agent.session import ChatSession, Turn
     from vaultctx.agent.settings import AgentSettings
     from vaultctx.api import Vault
+    from vaultctx.cli.tool_prompts import TerminalConfirm
 
 BackendOption = Annotated[
     str | None,
@@ -61,6 +62,14 @@ NoteOption = Annotated[
         "--note",
         help="The current note (vault-relative path), sent with the question.",
         show_default=False,
+    ),
+]
+AllowChangesOption = Annotated[
+    bool,
+    typer.Option(
+        "--allow-changes",
+        help="Make the changes the model asks for without asking (each is recorded: "
+        "`vaultctx undo` reverts it). Without it and without a terminal, every change is denied.",
     ),
 ]
 EffortOption = Annotated[
@@ -107,12 +116,19 @@ def mcp_servers(settings: AgentSettings) -> McpClients | None:
 
 
 def run_turn(
-    session: ChatSession, question: str, attachments: list[Attachment], *, json_out: bool
+    session: ChatSession,
+    question: str,
+    attachments: list[Attachment],
+    *,
+    json_out: bool,
+    confirm: TerminalConfirm | None = None,
 ) -> Turn:
     from vaultctx.cli.tool_prompts import ToolCallPrinter
 
     render = sys.stdout.isatty() and not json_out
     printer = AnswerPrinter(render=render)
+    if confirm is not None:
+        confirm.printer = printer
     sink = (lambda _delta: None) if json_out else printer
     if not json_out:
         tool_lines = ToolCallPrinter()
@@ -169,9 +185,14 @@ def ask(
     attach: AttachOption = None,
     note: NoteOption = None,
     effort: EffortOption = None,
+    allow_changes: AllowChangesOption = False,
     as_json: JsonOption = False,
 ) -> None:
-    """Answer QUESTION from your notes with the configured model, citing the notes it used."""
+    """Answer QUESTION from your notes with the configured model, citing the notes it used.
+
+    A change the model asks for is confirmed at the terminal (confirm_changes); without a
+    terminal it is denied, and named after the answer, unless --allow-changes is given.
+    """
     from vaultctx.errors import VaultctxError
 
     text = sys.stdin.read() if question == "-" else question
@@ -180,7 +201,6 @@ def ask(
             "the question is empty",
             'ask something, e.g. vaultctx ask "what did we decide about X?"',
         )
-    # No one to confirm a change with: all are denied.
     session, attachments = open_session(
         vault,
         db,
@@ -192,13 +212,40 @@ def ask(
         api_key_secret=api_key_secret,
         effort=effort,
     )
-    turn = run_turn(session, text, attachments, json_out=as_json)
+    confirm = confirm_for_ask(session, allow_changes=allow_changes, terminal=sys.stdin.isatty())
+    turn = run_turn(session, text, attachments, json_out=as_json, confirm=confirm)
     if as_json:
-        print(json.dumps(turn.as_dict(), ensure_ascii=False))
+        answer = turn.as_dict()
+        if session.confirm_policy.ask is None:
+            answer["denied_changes"] = denied_changes(turn)
+        print(json.dumps(answer, ensure_ascii=False))
     else:
-        report_turn(turn, session)
+        report_turn(turn, session, no_terminal_hint=ASK_HINT)
     if turn.error is not None:
         raise typer.Exit(2)
+
+
+def confirm_for_ask(
+    session: ChatSession, *, allow_changes: bool, terminal: bool
+) -> TerminalConfirm | None:
+    """Who confirms ``ask``'s changes. ``--allow-changes``: nobody, they are made (and recorded).
+    At a terminal: the user, as ``confirm_changes`` says. Without one nobody can be asked, so
+    every change is denied, whatever the setting: a script's question never changes the vault
+    unless the script says so."""
+    from vaultctx.cli.tool_prompts import TerminalConfirm
+
+    policy = session.confirm_policy
+    if allow_changes:
+        policy.enabled = False
+        return None
+    if not terminal:
+        policy.enabled, policy.ask = True, None
+        return None
+    if not policy.enabled:
+        return None
+    confirm = TerminalConfirm()
+    policy.ask = confirm
+    return confirm
 
 
 def chat(

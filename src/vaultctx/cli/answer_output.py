@@ -13,6 +13,24 @@ if TYPE_CHECKING:
     from vaultctx.agent.session import ChatSession, Turn
 
 
+CHAT_HINT = "chat at a terminal to confirm each one"
+ASK_HINT = (
+    "run the question again with --allow-changes to make them, or at a terminal to confirm each"
+)
+
+
+def denied_changes(turn: Turn) -> list[dict[str, str]]:
+    """The changes the turn's model asked for and was denied: tool and target (a path)."""
+    from vaultctx.agent.confirm import change_target
+    from vaultctx.agent.tool_results import DENIED
+
+    return [
+        {"tool": call["name"], "target": change_target(call["name"], call.get("args", {}))}
+        for call in turn.tool_calls
+        if call["result_summary"] == DENIED
+    ]
+
+
 class AnswerPrinter:
     """Streams text: plain to a pipe, live-rendered markdown on a terminal."""
 
@@ -72,22 +90,25 @@ class AnswerPrinter:
             sys.stdout.flush()
 
 
-def report_turn(turn: Turn, session: ChatSession) -> None:
-    """After the answer: unresolved citations, an early end of the tool loop, changes denied
-    for want of someone to ask, a failed save and any failure, on stderr."""
-    from vaultctx.agent.tool_results import DENIED
+def report_turn(turn: Turn, session: ChatSession, *, no_terminal_hint: str = CHAT_HINT) -> None:
+    """After the answer: unresolved citations, an early end of the tool loop, the changes denied
+    for want of someone to ask (each named, with ``no_terminal_hint`` saying how to make them),
+    a failed save and any failure, on stderr."""
+    from vaultctx.text.terminal import printable
 
     for item in turn.unresolved:
         print(f"unresolved citation: {item['citation']} ({item['message']})", file=sys.stderr)
     if turn.stopped is not None:
         print(f"stopped: {turn.stopped}", file=sys.stderr)
-    denied = sum(call["result_summary"] == DENIED for call in turn.tool_calls)
+    denied = denied_changes(turn)
     if denied and session.confirm_policy.ask is None:
         print(
-            f"note: {denied} change(s) were denied: confirm_changes is on and there is no "
-            "terminal to ask on; use `vaultctx chat` in a terminal to confirm them",
+            f"note: {len(denied)} change(s) were denied, as there is no terminal to confirm them "
+            f"on; nothing was written for them ({no_terminal_hint}):",
             file=sys.stderr,
         )
+        for change in denied:
+            print(printable(f"  denied: {change['tool']} {change['target']}"), file=sys.stderr)
     if session.save_error is not None:
         print(
             f"note: the conversation was not saved: {session.save_error.one_line()}",

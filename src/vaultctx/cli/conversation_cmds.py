@@ -14,7 +14,7 @@ import typer
 
 from vaultctx.atomic_write import write_atomically
 from vaultctx.cli.common import JsonOption, VaultOption
-from vaultctx.config import load_config
+from vaultctx.config import Config, load_config
 from vaultctx.conversations import (
     Conversation,
     ConversationStore,
@@ -124,7 +124,8 @@ def export(
 ) -> None:
     """A conversation as markdown with YAML front matter.
 
-    Nothing is written into the vault unless --out names a file there.
+    Nothing is written into the vault unless --out names a file there; such a file is a change
+    to the vault like any other: recorded, and `vaultctx undo` reverts it.
     """
     config = load_config(vault)
     with ConversationStore.open(config.vault, create=False) as store:
@@ -133,14 +134,19 @@ def export(
     if out is None:
         sys.stdout.write(document)
         return
-    _write_export(out.expanduser(), document, force=force)
-    where = (
-        " (inside the vault: the next index run includes it)" if _inside(out, config.vault) else ""
-    )
+    out = out.expanduser()
+    _check_export_target(out, force=force)
+    inside = _vault_relative(out, config.vault)
+    if inside is None:
+        _write_export(out, document, force=force)
+        where = ""
+    else:
+        _export_into_vault(config, inside, document, conversation.id)
+        where = " (inside the vault: recorded, `vaultctx undo` reverts it)"
     print(f"exported {conversation.id} to {out}{where}", file=sys.stderr)
 
 
-def _write_export(out: Path, document: str, *, force: bool) -> None:
+def _check_export_target(out: Path, *, force: bool) -> None:
     if out.is_symlink():
         raise VaultctxError(
             f"{out} is a symbolic link; export writes only to a regular file",
@@ -151,12 +157,16 @@ def _write_export(out: Path, document: str, *, force: bool) -> None:
     if out.exists() and not force:
         raise VaultctxError(
             f"{out} already exists",
-            "choose another name, or pass --force to replace it (the old file is kept as .bak)",
+            "choose another name, or pass --force to replace it (outside the vault the old "
+            "file is kept as .bak; inside it, `vaultctx undo` brings it back)",
         )
     if not out.parent.is_dir():
         raise VaultctxError(
             f"the folder {out.parent} does not exist", "create it first, or choose another path"
         )
+
+
+def _write_export(out: Path, document: str, *, force: bool) -> None:
     try:
         write_atomically(out, document, backup=force)
     except VaultctxError:
@@ -168,9 +178,27 @@ def _write_export(out: Path, document: str, *, force: bool) -> None:
         ) from exc
 
 
-def _inside(path: Path, vault: Path) -> bool:
-    target = Path(os.path.realpath(path.expanduser()))
-    return vault == target or vault in target.parents
+def _export_into_vault(config: Config, path: str, document: str, conversation: str) -> None:
+    """Through the vault's change methods: confined (no link, nothing the index ignores),
+    atomic and recorded in the ledger, a replaced note's old text included."""
+    from vaultctx.api import Vault
+    from vaultctx.ledger.context import ChangeContext
+
+    change = ChangeContext(f"conversations export {path}", conversation, source="cli")
+    with Vault(config=config) as handle:
+        if (handle.path / path).exists():
+            handle.replace_note(path, document, change=change)
+        else:
+            handle.create_note(path, document, change=change)
+
+
+def _vault_relative(path: Path, vault: Path) -> str | None:
+    """``path``'s place in the vault (its folder's links resolved), or None when outside."""
+    root = Path(os.path.realpath(vault))
+    target = Path(os.path.realpath(path.parent)) / path.name
+    if root not in target.parents:
+        return None
+    return target.relative_to(root).as_posix()
 
 
 def rename(

@@ -138,7 +138,9 @@ def drop(
 
 def register(app: typer.Typer) -> None:
     app.command()(undo)
-    group = typer.Typer(help="The recorded AI changes to the vault: list, show, drop.")
+    from vaultctx.cli.writing_commands import ledger_help
+
+    group = typer.Typer(help=ledger_help())
     group.callback(invoke_without_command=True)(list_records)
     group.command()(show)
     group.command()(drop)

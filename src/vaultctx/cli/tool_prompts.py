@@ -3,9 +3,10 @@ asked before a change when ``confirm_changes`` is on.
 
 The question shows the tool, its arguments (long texts cut) and, for a change to a note, the
 unified diff of what it would write; it takes yes, no or always (no more questions in this
-chat). Everything shown comes from the model, so control characters are dropped first. Only an
-interactive ``chat`` can ask; ``ask``, ``--json`` and a chat fed from a pipe deny every change
-(the session gets no confirmer), and ``ask`` says afterwards how many it denied.
+chat). Everything shown comes from the model, so control characters are dropped first. Only
+someone at a terminal can answer: ``ask`` and ``chat`` fed from a pipe deny every change (the
+session gets no confirmer; ``ask --allow-changes`` makes them instead) and name each denied
+change after the answer.
 """
 
 from __future__ import annotations
