@@ -8,6 +8,7 @@ import math
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
 
@@ -15,6 +16,9 @@ from tests.agent.cli_support import KEY, openai_toml
 from tests.agent.fakes import Answer, OpenAIFake, ToolCall, Usage
 from tests.ui.browser import browser, screenshot_path
 from tests.ui.ui_process import UiServer, running_ui
+
+if TYPE_CHECKING:
+    from playwright.sync_api import Route
 
 REAL = "[[30-resources/databases/SQLite tuning#WAL mode]]"
 MADE_UP = "[[30-resources/databases/Postgres tuning#Vacuum]]"
@@ -79,6 +83,34 @@ def test_an_answer_streams_in_with_its_sources(
         page.screenshot(path=str(screenshot_path("chat")))
     sent = fake.last("/chat/completions").json
     assert "why does WAL mode help with locking?" in str(sent)
+
+
+def test_a_question_typed_before_the_page_script_is_not_lost(
+    ui: UiServer, fake: OpenAIFake, tmp_path: Path
+) -> None:
+    """On a loaded machine chat.js may arrive after the page is shown: until it runs, Enter in
+    the question box only added a line and nothing was asked (the turn never started). The box
+    and Send now stay disabled until the script has its handlers on."""
+    fake.queue(Answer(["Asked after all."]))
+    with browser(tmp_path / "profile") as context:
+        page = context.new_page()
+        page.goto(ui.login_url)
+        held: list[Route] = []
+        page.route("**/static/chat.js", lambda route: held.append(route))  # late: held back
+        page.goto(f"{ui.base}/chat", wait_until="commit")
+        page.wait_for_selector("#question", state="attached")
+        deadline = time.monotonic() + 60
+        while not held:
+            assert time.monotonic() < deadline, "the page never asked for chat.js"
+            page.wait_for_timeout(50)
+        assert page.locator("#question").is_disabled()
+        assert page.locator("#ask").is_disabled()
+        held[0].continue_()
+        page.get_by_label("Your question").fill("asked too early?")  # waits for the script
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".turn[data-state='done']", timeout=120_000)
+        assert "Asked after all." in page.locator(".turn").last.inner_text()
+    assert "asked too early?" in str(fake.last("/chat/completions").json)
 
 
 def test_stop_ends_a_slow_answer_and_the_next_one_works(

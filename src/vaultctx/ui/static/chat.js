@@ -185,4 +185,8 @@
   stop.addEventListener("click", function () {
     if (controller) controller.abort();
   });
+  // The page comes with the question box and Send disabled: a question typed before this
+  // script ran would have been sent nowhere (Enter only added a line). Now it can be asked.
+  question.disabled = false;
+  ask.disabled = false;
 })();
