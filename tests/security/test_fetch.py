@@ -7,10 +7,12 @@ response may take unbounded memory or time.
 from __future__ import annotations
 
 import gzip
+import http.server
 import ipaddress
 import socket
 import time
 import tracemalloc
+import zlib
 from collections.abc import Iterator
 from typing import Any
 
@@ -163,6 +165,56 @@ def test_gzip_bodies_are_decoded() -> None:
         assert fetch(web.url(), allow_hosts=[web.authority]).body == ARTICLE.encode()
 
 
+# An empty, non-final stored deflate block: five compressed bytes that decode to nothing.
+_EMPTY_BLOCK = b"\x00\x00\x00\xff\xff"
+
+
+def _padded_gzip(padding_blocks: int) -> bytes:
+    """A gzip body decoding to ARTICLE, stretched with empty blocks: as many compressed bytes as
+    a server likes for a few decoded ones."""
+    compressor = zlib.compressobj(9, zlib.DEFLATED, 16 + zlib.MAX_WBITS)
+    head = compressor.compress(ARTICLE.encode()) + compressor.flush(zlib.Z_SYNC_FLUSH)
+    return head + _EMPTY_BLOCK * padding_blocks + compressor.flush()
+
+
+def _undeclared(body: bytes) -> Any:
+    """``body`` gzip-encoded with no Content-Length, in 4 KiB writes: only the bytes read count."""
+
+    def route(handler: http.server.BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html")
+        handler.send_header("Content-Encoding", "gzip")
+        handler.end_headers()
+        for start in range(0, len(body), 4096):
+            handler.wfile.write(body[start : start + 4096])
+
+    return route
+
+
+def test_compressed_bytes_count_against_the_limit_even_when_they_decode_to_little() -> None:
+    """A stream of empty deflate blocks decodes to almost nothing: the bytes on the wire are
+    capped too, at the same limit (one and a half times it is refused)."""
+    body = _padded_gzip(60_000)  # 300 KB on the wire, ARTICLE decoded
+    assert gzip.decompress(body) == ARTICLE.encode(), "precondition"
+    with (
+        local_web({"/": _undeclared(body)}) as web,
+        pytest.raises(FetchError, match="larger than the limit of 200,000 bytes"),
+    ):
+        fetch(web.url(), allow_hosts=[web.authority], max_bytes=200_000)
+
+
+def test_the_compressed_limit_is_inclusive() -> None:
+    body = _padded_gzip(20_000)
+    with local_web({"/": _undeclared(body)}) as web:
+        fetched = fetch(web.url(), allow_hosts=[web.authority], max_bytes=len(body))
+        assert fetched.body == ARTICLE.encode()
+        with pytest.raises(FetchError, match="larger than the limit"):
+            fetch(web.url(), allow_hosts=[web.authority], max_bytes=len(body) - 1)
+
+
+# The drip lasts far longer than the deadline: should the deadline slip, the test fails at its
+# own 30 s timeout (pytest-timeout) instead of hanging the suite for the drip's 80 minutes.
+@pytest.mark.timeout(30)
 @pytest.mark.parametrize("headers_too", [False, True])
 def test_a_slow_drip_hits_the_wall_clock_deadline(headers_too: bool) -> None:
     with local_web({"/": drip(0.05, headers_too)}) as web:
