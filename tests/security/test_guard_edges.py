@@ -11,6 +11,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -50,14 +51,15 @@ def test_no_change_writes_into_the_trash_even_when_it_is_indexed(
 ) -> None:
     vault = trash_served
     before = tree(vault.path)
-    for operation in (
+    operations: list[Callable[[], object]] = [
         lambda: vault.create_note(target, "pwned", change=AGENT),
         lambda: vault.replace_note(target, "pwned", change=AGENT),
         lambda: vault.append_to_note(target, "pwned", change=AGENT),
         lambda: vault.edit_note(target, "trashed", "pwned", change=AGENT),
         lambda: vault.move_path("notes/Note.md", target, change=AGENT),
         lambda: vault.move_path(target, "notes/back.md", change=AGENT),
-    ):
+    ]
+    for operation in operations:
         with pytest.raises(NoteChangeError, match="holds Obsidian's, git's or the trash's own"):
             operation()
     assert tree(vault.path) == before
