@@ -18,6 +18,7 @@ from tests.ledger.conftest import isolate_data_dir
 from vaultctx.api import Vault
 from vaultctx.config import Config
 from vaultctx.conversations import ConversationStore, Message, ToolCall, conversations_path
+from vaultctx.conversations.scrubbing import scrub_serialised
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.indexer import Indexer
 from vaultctx.index.text_codec import pack_text
@@ -215,6 +216,19 @@ def test_json_a_redaction_would_break_is_scrubbed_string_by_string(
     folder = conversations_path(vault_dir).parent
     on_disk = b"".join(p.read_bytes() for p in folder.iterdir() if p.is_file())
     assert TOKEN.encode() not in on_disk and SLACK.encode() not in on_disk
+
+
+def test_a_secret_split_between_strings_is_not_kept_by_the_fallback() -> None:
+    """A private key's lines spread over a list, a key and a value: no string alone shows a
+    secret, so scrubbing each on its own would keep the key's body. The strings the redaction of
+    the whole text swallowed are replaced instead, and the JSON stays valid."""
+    body = "MIIEowIBAAKCAQEA7" + "q9Zk3Lm8Np2Rx5Tv" * 12
+    raw = json.dumps(
+        {"pem": ["-----BEGIN RSA PRIVATE KEY-----", {body: "-----END RSA PRIVATE KEY-----"}]}
+    )
+    stored = scrub_serialised(raw)
+    assert body not in stored and "q9Zk3Lm8Np2Rx5Tv" not in stored
+    assert list(json.loads(stored)) == ["pem"]  # what no redaction touched is kept
 
 
 pytestmark = pytest.mark.anyio
