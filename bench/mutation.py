@@ -151,6 +151,7 @@ GROUPS: dict[str, Group] = {
         ["src/vaultctx/brain/markers.py"],
         [
             "tests/brain/test_markers_property.py",
+            "tests/brain/test_markers_messages.py",
             "tests/brain/test_foundations.py",
             "tests/brain/test_wiki.py",
             "tests/brain/test_synthesis.py",
