@@ -28,7 +28,11 @@ def test_an_unclosed_block_names_the_note_the_marker_and_its_line() -> None:
 
 
 def test_without_a_name_it_is_the_note() -> None:
-    for refuse in (lambda: read_block(UNCLOSED, "links"), lambda: block_span(UNCLOSED, "links")):
+    for refuse in (
+        lambda: read_block(UNCLOSED, "links"),
+        lambda: block_span(UNCLOSED, "links"),
+        lambda: upsert_block(UNCLOSED, "links", "x"),
+    ):
         with pytest.raises(MarkerError, match=r"^the note has <!-- @generated:links --> on line 4"):
             refuse()
 
