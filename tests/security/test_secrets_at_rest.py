@@ -224,11 +224,17 @@ def test_a_secret_split_between_strings_is_not_kept_by_the_fallback() -> None:
     the whole text swallowed are replaced instead, and the JSON stays valid."""
     body = "MIIEowIBAAKCAQEA7" + "q9Zk3Lm8Np2Rx5Tv" * 12
     raw = json.dumps(
-        {"pem": ["-----BEGIN RSA PRIVATE KEY-----", {body: "-----END RSA PRIVATE KEY-----"}]}
+        {
+            "pem": ["-----BEGIN RSA PRIVATE KEY-----", {body: "-----END RSA PRIVATE KEY-----"}],
+            "notes": ["café", 7, {"kept": "as written"}],
+        },
+        ensure_ascii=False,
     )
     stored = scrub_serialised(raw)
     assert body not in stored and "q9Zk3Lm8Np2Rx5Tv" not in stored
-    assert list(json.loads(stored)) == ["pem"]  # what no redaction touched is kept
+    # What no redaction touched is kept, non-ASCII text included.
+    assert json.loads(stored)["notes"] == ["café", 7, {"kept": "as written"}]
+    assert '"café"' in stored
 
 
 pytestmark = pytest.mark.anyio
