@@ -321,3 +321,96 @@ def test_tls_is_verified_against_the_name_not_the_pinned_address(
                 f"https://other.example:{port}/foundation-models",
                 allow_hosts=[f"other.example:{port}"],
             )
+
+
+@pytest.mark.parametrize(
+    ("address", "reason"),
+    [
+        ("0.0.0.0", "unspecified"),
+        ("::", "unspecified"),
+        ("127.0.0.1", "loopback"),
+        ("::1", "loopback"),
+        ("169.254.1.1", "link-local"),
+        ("fe80::1", "link-local"),
+        ("224.0.0.1", "multicast"),
+        ("100.64.0.1", "shared (CGNAT)"),
+        ("fec0::1", "site-local"),
+        ("10.0.0.1", "private"),
+        ("::ffff:10.0.0.1", "private (inside an IPv6 address)"),
+        ("::ffff:127.0.0.1", "loopback (inside an IPv6 address)"),
+        ("2002:a00:1::1", "private (inside an IPv6 address)"),  # 6to4
+        ("2001:0:4136:e378:8000:63bf:f5ff:fffe", "private (inside an IPv6 address)"),  # Teredo
+        ("64:ff9b::a00:1", "private (inside an IPv6 address)"),  # NAT64
+        ("64:ff9b::7f00:1", "loopback (inside an IPv6 address)"),
+    ],
+)
+def test_a_refusal_names_what_kind_of_address_it_is(address: str, reason: str) -> None:
+    assert refusal_reason(ipaddress.ip_address(address)) == reason
+
+
+@pytest.mark.parametrize("address", ["64:ff9b::5db8:d822", "2001:0:4136:e378:8000:63bf:a247:2ddd"])
+def test_a_public_address_inside_ipv6_passes(address: str) -> None:
+    assert refusal_reason(ipaddress.ip_address(address)) is None
+
+
+def test_each_limit_says_what_to_do() -> None:
+    with local_web({"/": drip(0.05)}) as web:
+        with pytest.raises(FetchError) as slow:
+            fetch(web.url(), allow_hosts=[web.authority], timeout=1.0)
+        assert slow.value.message == "the fetch took longer than its time limit"
+        assert slow.value.suggestion == "try again later, or fetch a page from a faster server"
+    with local_web({"/": page(ARTICLE)}) as web:
+        with pytest.raises(FetchError) as big:
+            fetch(web.url(), allow_hosts=[web.authority], max_bytes=10)
+        assert big.value.message == "the response is larger than the limit of 10 bytes"
+        assert big.value.suggestion == "fetch a smaller page"
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+def test_a_corrupt_compressed_body_is_an_error(encoding: str) -> None:
+    headers = {"Content-Encoding": encoding}
+    route = lambda h: send(h, 200, b"\xff\xfe not compressed at all", headers=headers)  # noqa: E731
+    with local_web({"/": route}) as web, pytest.raises(FetchError) as corrupt:
+        fetch(web.url(), allow_hosts=[web.authority])
+    assert corrupt.value.message == "the server sent a corrupt compressed response"
+    assert corrupt.value.suggestion == "try again later"
+
+
+def test_raw_deflate_is_decoded_too() -> None:
+    compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = compressor.compress(ARTICLE.encode()) + compressor.flush()
+    route = lambda h: send(h, 200, body, headers={"Content-Encoding": "deflate"})  # noqa: E731
+    with local_web({"/": route}) as web:
+        assert fetch(web.url(), allow_hosts=[web.authority]).body == ARTICLE.encode()
+
+
+@pytest.mark.parametrize(
+    ("content_type", "charset"),
+    [
+        ("text/html; charset=utf-8", "utf-8"),
+        ('text/html; charset="ISO-8859-1"', "ISO-8859-1"),
+        ("text/html;charset='koi8-r'", "koi8-r"),
+        ("text/html; q=1; CHARSET = windows-1252 ", "windows-1252"),
+        ("text/html; format=a=b; charset=utf-8", "utf-8"),
+        ("text/html; charset=", None),
+        ("text/html; title=x", None),
+        ("text/html charset=utf-8", None),
+        ("text/html", None),
+    ],
+)
+def test_the_charset_is_read_from_the_content_type(content_type: str, charset: str | None) -> None:
+    route = lambda h: send(h, 200, b"<p>x</p>", content_type)  # noqa: E731
+    with local_web({"/": route}) as web:
+        fetched = fetch(web.url(), allow_hosts=[web.authority])
+    assert fetched.charset == charset
+    assert fetched.content_type == content_type.split(";")[0].strip()
+
+
+@pytest.mark.parametrize("length", [120, 121])
+def test_a_long_address_is_shortened_in_messages(length: int) -> None:
+    with local_web({}) as web:
+        url = web.url("/" + "a" * (length - len(web.url("/"))))
+        with pytest.raises(FetchError) as failed:
+            fetch(url, allow_hosts=[web.authority])
+    shown = failed.value.message.split(" answered")[0]
+    assert shown == (url if length <= 120 else url[:117] + "...")
