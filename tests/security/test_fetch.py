@@ -414,3 +414,40 @@ def test_a_long_address_is_shortened_in_messages(length: int) -> None:
             fetch(url, allow_hosts=[web.authority])
     shown = failed.value.message.split(" answered")[0]
     assert shown == (url if length <= 120 else url[:117] + "...")
+
+
+@pytest.mark.parametrize(
+    "encoding", ["gzip", "GZIP", "x-gzip", "identity,gzip", "gzip, identity", " gzip ,identity "]
+)
+def test_content_encodings_are_read_as_a_list(encoding: str) -> None:
+    body = gzip.compress(ARTICLE.encode())
+    route = lambda h: send(h, 200, body, headers={"Content-Encoding": encoding})  # noqa: E731
+    with local_web({"/": route}) as web:
+        assert fetch(web.url(), allow_hosts=[web.authority]).body == ARTICLE.encode()
+
+
+@pytest.mark.parametrize("encoding", ["identity", "IDENTITY", ""])
+def test_identity_is_no_encoding(encoding: str) -> None:
+    route = lambda h: send(h, 200, ARTICLE.encode(), headers={"Content-Encoding": encoding})  # noqa: E731
+    with local_web({"/": route}) as web:
+        assert fetch(web.url(), allow_hosts=[web.authority]).body == ARTICLE.encode()
+
+
+@pytest.mark.parametrize("encoding", ["br", "gzip, gzip", "gzip,br"])
+def test_other_encodings_are_refused(encoding: str) -> None:
+    route = lambda h: send(h, 200, b"x", headers={"Content-Encoding": encoding})  # noqa: E731
+    with local_web({"/": route}) as web, pytest.raises(FetchError) as refused:
+        fetch(web.url(), allow_hosts=[web.authority])
+    assert refused.value.message == f"the server sent an unsupported Content-Encoding {encoding!r}"
+
+
+@pytest.mark.parametrize("compressed", [False, True])
+def test_the_decoded_limit_is_inclusive(compressed: bool) -> None:
+    raw = ARTICLE.encode() * 20  # compresses to far less than itself
+    body = gzip.compress(raw) if compressed else raw
+    headers = {"Content-Encoding": "gzip"} if compressed else {}
+    route = lambda h: send(h, 200, body, headers=headers)  # noqa: E731
+    with local_web({"/": route}) as web:
+        assert fetch(web.url(), allow_hosts=[web.authority], max_bytes=len(raw)).body == raw
+        with pytest.raises(FetchError, match="larger than the limit"):
+            fetch(web.url(), allow_hosts=[web.authority], max_bytes=len(raw) - 1)
