@@ -376,6 +376,14 @@ def test_a_corrupt_compressed_body_is_an_error(encoding: str) -> None:
     assert corrupt.value.suggestion == "try again later"
 
 
+@pytest.mark.parametrize("encoding", ["deflate", "Deflate"])
+def test_zlib_deflate_is_decoded(encoding: str) -> None:
+    body = zlib.compress(ARTICLE.encode())
+    route = lambda h: send(h, 200, body, headers={"Content-Encoding": encoding})  # noqa: E731
+    with local_web({"/": route}) as web:
+        assert fetch(web.url(), allow_hosts=[web.authority]).body == ARTICLE.encode()
+
+
 def test_raw_deflate_is_decoded_too() -> None:
     compressor = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
     body = compressor.compress(ARTICLE.encode()) + compressor.flush()
@@ -439,6 +447,7 @@ def test_other_encodings_are_refused(encoding: str) -> None:
     with local_web({"/": route}) as web, pytest.raises(FetchError) as refused:
         fetch(web.url(), allow_hosts=[web.authority])
     assert refused.value.message == f"the server sent an unsupported Content-Encoding {encoding!r}"
+    assert refused.value.suggestion == "fetch the page from another server"
 
 
 @pytest.mark.parametrize("compressed", [False, True])
