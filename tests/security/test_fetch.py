@@ -460,3 +460,64 @@ def test_the_decoded_limit_is_inclusive(compressed: bool) -> None:
         assert fetch(web.url(), allow_hosts=[web.authority], max_bytes=len(raw)).body == raw
         with pytest.raises(FetchError, match="larger than the limit"):
             fetch(web.url(), allow_hosts=[web.authority], max_bytes=len(raw) - 1)
+
+
+def test_the_connection_goes_to_the_checked_address_not_a_default(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Served on 127.0.0.2: a connection made to anything but the checked address (the name
+    resolved again, or the local host) finds no server there."""
+    with local_web({"/": page(ARTICLE)}, host="127.0.0.2") as web:
+        _fake_resolver(monkeypatch, "pinned.example", [["127.0.0.2"], ["127.0.0.1"]])
+        authority = f"pinned.example:{web.port}"
+        fetched = fetch(f"http://{authority}/", allow_hosts=[authority])
+    assert fetched.body == ARTICLE.encode()
+    assert web.hits == [("/", authority)]
+
+
+def test_the_request_says_what_it_accepts_and_who_asks() -> None:
+    seen: list[dict[str, str]] = []
+
+    def route(handler: http.server.BaseHTTPRequestHandler) -> None:
+        seen.append(dict(handler.headers.items()))
+        send(handler, 200, ARTICLE.encode())
+
+    with local_web({"/": route}) as web:
+        fetch(web.url(), allow_hosts=[web.authority])
+        fetch(web.url(), allow_hosts=[web.authority], accept="application/rss+xml")
+    assert [headers["Accept"] for headers in seen] == [
+        "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",
+        "application/rss+xml",
+    ]
+    assert all(headers["Accept-Encoding"] == "gzip, deflate" for headers in seen)
+    assert all(headers["User-Agent"].startswith("vaultctx ") for headers in seen)
+
+
+def test_a_declared_length_over_the_limit_is_refused_before_the_body() -> None:
+    def route(handler: http.server.BaseHTTPRequestHandler) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html")
+        handler.send_header("Content-Length", "10000000")
+        handler.end_headers()
+        handler.wfile.write(b"<p>short</p>")  # then hangs up: the body never arrives
+
+    with local_web({"/": route}) as web, pytest.raises(FetchError) as refused:
+        fetch(web.url(), allow_hosts=[web.authority], max_bytes=1_000)
+    assert refused.value.message == "the response is larger than the limit of 1,000 bytes"
+
+
+def test_a_redirect_to_an_invalid_address_says_so() -> None:
+    with local_web({"/": redirect("http://[::1")}) as web, pytest.raises(FetchError) as refused:
+        fetch(web.url(), allow_hosts=[web.authority])
+    assert refused.value.message.startswith(f"{web.url()} redirected to an invalid address (")
+    assert refused.value.suggestion == "open the page in a browser and use the address it ends at"
+
+
+def test_the_decoded_total_counts_every_chunk() -> None:
+    """Each 4 KiB piece decodes to far less than the limit; together they pass it."""
+    words = " ".join(f"word{n % 997} item{n % 13}" for n in range(40_000)).encode()
+    body = gzip.compress(words)
+    assert len(body) < 100_000 < len(words), "precondition"
+    with local_web({"/": _undeclared(body)}) as web, pytest.raises(FetchError) as refused:
+        fetch(web.url(), allow_hosts=[web.authority], max_bytes=100_000)
+    assert refused.value.message == "the response is larger than the limit of 100,000 bytes"
