@@ -480,7 +480,9 @@ def test_the_request_says_what_it_accepts_and_who_asks() -> None:
     seen: list[dict[str, str]] = []
 
     def route(handler: http.server.BaseHTTPRequestHandler) -> None:
-        seen.append(dict(handler.headers.items()))
+        # Header names are case-insensitive: read them as a server does.
+        names = ("Accept", "Accept-Encoding", "User-Agent")
+        seen.append({name: handler.headers.get(name, "") for name in names})
         send(handler, 200, ARTICLE.encode())
 
     with local_web({"/": route}) as web:
