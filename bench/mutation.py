@@ -7,7 +7,8 @@ bench/mutation.md with the reason it is acceptable. Results are in bench/mutatio
 
 mutmut lives in its own virtualenv, never in the project's:
 
-    python3 -m venv /work/mutvenv && /work/mutvenv/bin/pip install -e '.[dev]' mutmut==3.8.1
+    python3 -m venv /work/mutvenv
+    /work/mutvenv/bin/pip install -c constraints.txt -e '.[dev]' mutmut==3.8.1  # this checkout
     /work/mutvenv/bin/python bench/mutation.py paths --max-children 1 --timeout 1800
 
 The copy (``--workdir``, default a folder in the temp dir) keeps mutmut's ``mutants/`` folder and
@@ -51,13 +52,42 @@ class Group:
     CPU seconds, the tests' time as measured while it maps tests (default multiplier 15). Mapped
     on the loaded machine (rules rebuilt before each test), the scrubber's tests took 224 s
     against 31 s on a quieter run, so a mutant that loops forever could run 6,750 CPU seconds.
+
+    ``only``: mutant names (globs) the group runs when none are given on the command line, for a
+    file of which one part is the promise: the conversation store's scrubbing is three methods
+    of a store whose other code (search, resolving ids, migrations) belongs to no such group.
+    Its figures count only those mutants (mutmut reports the rest as not checked).
     """
 
     mutate: list[str]
     tests: list[str]
     per_test_setup: str = ""
     timeout_multiplier: float | None = None
+    only: tuple[str, ...] = ()
 
+
+# Appended to the copy's tests/conftest.py by groups whose tests run the scrubber: see
+# ``Group.per_test_setup``.
+SCRUBBER_REBUILD = '''
+
+_rules_built_for: set[str] = set()
+
+
+@pytest.fixture(autouse=True)
+def _rebuild_scrubber_caches() -> None:
+    """Added by bench/mutation.py: the rules are compiled with the mutant in force, before every
+    test while mutmut learns which tests call what, then once per mutant."""
+    import os
+
+    from vaultctx.scrub import fingerprint, patterns, scrubber
+
+    mutant = os.environ.get("MUTANT_UNDER_TEST", "")
+    if mutant == "stats" or mutant not in _rules_built_for:
+        _rules_built_for.add(mutant)
+        scrubber._compiled = None
+        for cached in (patterns._regex, fingerprint.scrubber_fingerprint):
+            getattr(cached, "cache_clear", lambda: None)()
+'''
 
 GROUPS: dict[str, Group] = {
     "paths": Group(
@@ -86,31 +116,66 @@ GROUPS: dict[str, Group] = {
     "scrub": Group(
         ["src/vaultctx/scrub/"],
         ["tests/scrub", "tests/security/test_secrets_at_rest.py"],
-        per_test_setup='''
-
-_rules_built_for: set[str] = set()
-
-
-@pytest.fixture(autouse=True)
-def _rebuild_scrubber_caches() -> None:
-    """Added by bench/mutation.py: the rules are compiled with the mutant in force, before every
-    test while mutmut learns which tests call what, then once per mutant."""
-    import os
-
-    from vaultctx.scrub import fingerprint, patterns, scrubber
-
-    mutant = os.environ.get("MUTANT_UNDER_TEST", "")
-    if mutant == "stats" or mutant not in _rules_built_for:
-        _rules_built_for.add(mutant)
-        scrubber._compiled = None
-        for cached in (patterns._regex, fingerprint.scrubber_fingerprint):
-            getattr(cached, "cache_clear", lambda: None)()
-''',
+        per_test_setup=SCRUBBER_REBUILD,
         timeout_multiplier=0.5,
     ),
     "search": Group(["src/vaultctx/search/"], ["tests/search"]),
     "batch": Group(["src/vaultctx/ledger/batch.py"], ["tests/ledger/test_batch.py"]),
-    "markers": Group(["src/vaultctx/brain/markers.py"], ["tests/brain"]),
+    "ledger": Group(
+        ["src/vaultctx/ledger/"],
+        [
+            "tests/ledger/test_batch.py",
+            "tests/ledger/test_batch_folders_and_moves.py",
+            "tests/ledger/test_changes.py",
+            "tests/ledger/test_undo_state_machine.py",
+            "tests/security/test_vault_writes.py",
+            "tests/security/test_batch_confinement.py",
+        ],
+    ),
+    "writes": Group(
+        ["src/vaultctx/vault/writes.py"],
+        [
+            "tests/security/test_vault_writes.py",
+            "tests/security/test_batch_confinement.py",
+            "tests/security/test_guard_edges.py",
+            "tests/security/test_symlinks.py",
+            "tests/ledger/test_changes.py",
+            "tests/ledger/test_undo_state_machine.py",
+        ],
+    ),
+    # The UI's server tests run it in a subprocess, out of mutmut's sight: only the tests that
+    # call the guard in this process count.
+    "ui_guard": Group(["src/vaultctx/ui/guard.py"], ["tests/security/test_ui_server.py"]),
+    "fetch": Group(["src/vaultctx/organize/fetch.py"], ["tests/security/test_fetch.py"]),
+    "markers": Group(
+        ["src/vaultctx/brain/markers.py"],
+        [
+            "tests/brain/test_markers_property.py",
+            "tests/brain/test_markers_messages.py",
+            "tests/brain/test_markers_layout.py",
+            "tests/brain/test_foundations.py",
+            "tests/brain/test_wiki.py",
+            "tests/brain/test_synthesis.py",
+            "tests/security/test_guard_edges.py",
+        ],
+        # A mutant that stops the search for markers from moving on loops forever; at the
+        # default multiplier mutmut would give it 10 CPU minutes (about 45 at load 12).
+        timeout_multiplier=2.0,
+    ),
+    "conversation_scrub": Group(
+        ["src/vaultctx/conversations/scrubbing.py", "src/vaultctx/conversations/store.py"],
+        [
+            "tests/conversations/test_scrubbing.py",
+            "tests/conversations/test_store.py",
+            "tests/security/test_secrets_at_rest.py",
+        ],
+        only=(
+            "vaultctx.conversations.scrubbing.*",
+            "vaultctx.conversations.store.*ConversationStore*new__mutmut_*",
+            "vaultctx.conversations.store.*ConversationStore*append__mutmut_*",
+            "vaultctx.conversations.store.*ConversationStore*rename__mutmut_*",
+        ),
+    ),
 }
 
 
@@ -176,14 +241,8 @@ def main() -> None:
     if args.remap:
         (workdir / "mutants" / "mutmut-stats.json").unlink(missing_ok=True)
     started = time.monotonic()
-    mutmut(
-        workdir,
-        "run",
-        "--max-children",
-        str(args.max_children),
-        *args.mutants,
-        timeout=args.timeout,
-    )
+    mutants = args.mutants or list(GROUPS[args.group].only)
+    mutmut(workdir, "run", "--max-children", str(args.max_children), *mutants, timeout=args.timeout)
     print(f"mutmut run: {time.monotonic() - started:.0f} s")
     mutmut(workdir, "export-cicd-stats")
     stats_file = workdir / "mutants" / "mutmut-cicd-stats.json"

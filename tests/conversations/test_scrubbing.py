@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
 
 from vaultctx.conversations import ConversationStore, Message, ToolCall, conversations_path
 from vaultctx.conversations.scrubbing import scrub_serialised
+from vaultctx.errors import VaultctxError
 
 # Realistic shapes, made up: an AWS key pair as in ~/.aws/credentials, a GitHub token.
 AWS_KEY_ID = "AKIAZ7QK4MWJ3XRP5NDT"
@@ -88,3 +90,57 @@ def test_json_stays_valid_json(value: object) -> None:
 def test_text_without_secrets_is_stored_as_given() -> None:
     raw = '{"a": "ordinary text", "n": 1}'
     assert scrub_serialised(raw) == raw
+
+
+def test_what_is_stored_is_utf_8_text_as_written(vault: Path) -> None:
+    """Non-ASCII text is stored as itself, not as JSON escapes, so the file reads as written;
+    a lone surrogate (a terminal in another encoding) becomes ``?`` instead of failing the
+    save; a value JSON cannot hold is stored as its text."""
+    moment = datetime(2026, 12, 5, 21, 0, tzinfo=timezone.utc)
+    with ConversationStore.open(vault) as store:
+        chat = store.new("café notes", "openai", "gpt-4o-mini")
+        store.append(
+            chat.id,
+            [
+                Message(
+                    "user",
+                    "résumé \ud800 done",
+                    attachments=["café.md"],
+                    tool_calls=[ToolCall("read_note", {"path": "café.md"}, "lu")],
+                    usage={"when": moment},  # type: ignore[dict-item]
+                    model_messages_json=json.dumps({"q": "naïve"}, ensure_ascii=False),
+                )
+            ],
+        )
+        [message] = store.get(chat.id).messages
+    assert message.text == "résumé ? done"
+    assert message.attachments == ("café.md",)
+    assert message.usage == {"when": str(moment)}
+    assert message.model_messages_json == '{"q": "naïve"}'
+    raw = _raw_bytes(vault)
+    for written in ("café.md", "résumé", "naïve"):
+        assert written.encode() in raw, written
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["a\nb.md", "a\x00b.md", "x" * 1025, "\n", "\x00"],
+    ids=["newline", "nul", "long", "nl", "0"],
+)
+def test_an_attachment_that_is_not_a_file_name_is_refused(
+    store: ConversationStore, name: str
+) -> None:
+    chat = store.new("t", "b", "m")
+    with pytest.raises(VaultctxError) as refused:
+        store.append(chat.id, [Message("user", "hi", attachments=[name])])
+    assert refused.value.message == f"attachment name {name[:40]!r}… is not a file name"
+    assert refused.value.suggestion == (
+        "pass attachments as file names; their contents are never stored"
+    )
+    assert store.get(chat.id).messages == ()
+
+
+def test_a_long_file_name_is_still_a_file_name(store: ConversationStore) -> None:
+    chat = store.new("t", "b", "m")
+    store.append(chat.id, [Message("user", "hi", attachments=["x" * 1024])])
+    assert store.get(chat.id).messages[0].attachments == ("x" * 1024,)

@@ -217,3 +217,18 @@ def test_many_openers_of_a_new_store_at_once(vault: Path) -> None:
     assert errors == []
     with ConversationStore.open(vault) as store:
         assert store.count() == 8
+
+
+def test_an_id_already_taken_is_drawn_again(
+    store: ConversationStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Ids are 40 random bits: two conversations may draw the same one, and the second must
+    not fail or overwrite the first."""
+    from vaultctx.conversations import store as store_module
+
+    draws = iter(["aaaaaaaa", "aaaaaaaa", "bbbbbbbb"])
+    monkeypatch.setattr(store_module, "_new_id", lambda: next(draws))
+    first = store.new("first", "b", "m")
+    second = store.new("second", "b", "m")
+    assert (first.id, second.id) == ("aaaaaaaa", "bbbbbbbb")
+    assert store.get("aaaaaaaa").title == "first"

@@ -13,12 +13,18 @@ import pytest
 from mcp_types import TextContent
 
 from mcp import Client
+from tests.conftest import make_vault
 from tests.ledger.conftest import isolate_data_dir
 from vaultctx.api import Vault
 from vaultctx.config import Config
+from vaultctx.conversations import ConversationStore, Message, ToolCall, conversations_path
+from vaultctx.conversations.scrubbing import scrub_serialised
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.indexer import Indexer
+from vaultctx.index.text_codec import pack_text
 from vaultctx.mcp.server import build_server
+from vaultctx.scrub import scrub_secrets
+from vaultctx.scrub.fingerprint import SCRUBBER_META
 
 # A GitHub token shape the scrubber knows; random-looking, so no placeholder rule spares it.
 TOKEN = "ghp_" + "x9K2mQ7vL4pR8sT1wY6zB3nD5fH0jC2aE7gU"
@@ -139,6 +145,99 @@ def test_capture_never_names_a_file_after_a_secret(
         [note] = list((vault / "00-inbox").iterdir())
         assert TOKEN not in note.name
         assert TOKEN in note.read_text()  # the user's own text in the vault is theirs, unchanged
+
+
+def test_search_rescrubs_every_field_an_older_scrubber_left(
+    tmp_path: Path, embedder: StaticEmbedder
+) -> None:
+    """An index whose scrubber fingerprint is not this scrubber's may hold a token anywhere a
+    result reads from: ``Vault.search`` scrubs path, title, section, citation and text again,
+    whatever the caller does next (the MCP layer's own scrub is a second, separate net)."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "deploy.md").write_text("# Deploy\n\nthe lighthouse release checklist\n")
+    db = tmp_path / "index.db"
+    Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
+    conn = apsw.Connection(str(db))  # as an older vaultctx, with an older scrubber, wrote it
+    conn.execute("UPDATE files SET path = ?, title = ?", (f"deploy {TOKEN}.md", f"Deploy {TOKEN}"))
+    conn.execute(
+        "UPDATE chunks SET section = ?, body = ?",
+        (f"Deploy {SLACK}", pack_text(f"the lighthouse release checklist {TOKEN}")),
+    )
+    conn.execute(
+        "UPDATE model_meta SET value = 'an older scrubber' WHERE key = ?", (SCRUBBER_META,)
+    )
+    conn.close()
+    with Vault(vault, db=db) as handle:
+        response = handle.search("lighthouse release", mode="bm25")
+    [result] = response.results
+    for field in ("file_path", "title", "section", "citation", "text"):
+        value = getattr(result, field)
+        assert "REDACTED" in value, field
+        assert TOKEN not in value and TOKEN[4:] not in value and SLACK not in value, field
+    assert result.file_path.startswith("deploy ") and "lighthouse" in result.text
+
+
+def test_json_a_redaction_would_break_is_scrubbed_string_by_string(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A private key split between a JSON key and a value (a model's tool call, say) is one
+    finding in the serialised text, and redacting it would leave broken JSON; the store then
+    scrubs each string on its own. Every secret in every string, key or list is still gone."""
+    pem = "-----BEGIN RSA PRIVATE KEY-----\nMIIEowIBAAKCAQEA7" + "q9Zk3Lm8Np2Rx5Tv" * 12
+    arguments = {
+        "pem": pem,
+        "-----END RSA PRIVATE KEY-----": [f"deploy with {TOKEN}", 7],
+        f"key {SLACK}": {"nested": [f"again {TOKEN}"]},
+    }
+    isolate_data_dir(tmp_path / "data", monkeypatch)
+    vault_dir = make_vault(tmp_path / "vault", {"a.md": "# A\n"})
+    raw = json.dumps(arguments)
+    assert "REDACTED" in scrub_secrets(raw).text, "precondition: one finding across strings"
+    with pytest.raises(ValueError):
+        json.loads(scrub_secrets(raw).text)  # precondition: that redaction breaks the JSON
+    with ConversationStore.open(vault_dir) as store:
+        chat = store.new("deploy", "openai", "gpt-4o-mini")
+        store.append(
+            chat.id,
+            [
+                Message(
+                    "assistant",
+                    "done",
+                    tool_calls=[ToolCall("search_notes", arguments, "ok")],
+                    model_messages_json=raw,
+                )
+            ],
+        )
+        [message] = store.get(chat.id).messages
+    stored = json.dumps(message.as_dict()) + (message.model_messages_json or "")
+    assert TOKEN not in stored and TOKEN[4:] not in stored and SLACK not in stored
+    assert "q9Zk3Lm8Np2Rx5Tv" not in stored
+    history = json.loads(message.model_messages_json or "")
+    assert history["-----END RSA PRIVATE KEY-----"] == ["deploy with [REDACTED:github-pat]", 7]
+    assert list(history["key [REDACTED:slack-bot-token]"]) == ["nested"]
+    folder = conversations_path(vault_dir).parent
+    on_disk = b"".join(p.read_bytes() for p in folder.iterdir() if p.is_file())
+    assert TOKEN.encode() not in on_disk and SLACK.encode() not in on_disk
+
+
+def test_a_secret_split_between_strings_is_not_kept_by_the_fallback() -> None:
+    """A private key's lines spread over a list, a key and a value: no string alone shows a
+    secret, so scrubbing each on its own would keep the key's body. The strings the redaction of
+    the whole text swallowed are replaced instead, and the JSON stays valid."""
+    body = "MIIEowIBAAKCAQEA7" + "q9Zk3Lm8Np2Rx5Tv" * 12
+    raw = json.dumps(
+        {
+            "pem": ["-----BEGIN RSA PRIVATE KEY-----", {body: "-----END RSA PRIVATE KEY-----"}],
+            "notes": ["café", 7, {"kept": "as written"}],
+        },
+        ensure_ascii=False,
+    )
+    stored = scrub_serialised(raw)
+    assert body not in stored and "q9Zk3Lm8Np2Rx5Tv" not in stored
+    # What no redaction touched is kept, non-ASCII text included.
+    assert json.loads(stored)["notes"] == ["café", 7, {"kept": "as written"}]
+    assert '"café"' in stored
 
 
 pytestmark = pytest.mark.anyio

@@ -4,7 +4,8 @@ People paste keys into a chat ("why does this fail: AWS_SECRET_ACCESS_KEY=…") 
 them back; the store must never hold one in the clear. Text goes through ``scrub_secrets``, the
 indexer's scrubber. JSON (tool arguments, usage, the agent's model history) is scrubbed as the
 serialised text, so a key next to its name (``{"api_key": "sk-…"}``) is seen as an assignment;
-when a replacement would leave invalid JSON, each string in it is scrubbed on its own instead.
+when a replacement would leave invalid JSON, each string in it is scrubbed on its own instead,
+and a string that held part of a secret spread over several strings is replaced whole.
 """
 
 from __future__ import annotations
@@ -19,6 +20,8 @@ from vaultctx.errors import VaultctxError
 from vaultctx.scrub import scrub_secrets
 
 _MAX_NAME = 1024
+# In place of a string that held part of a secret spread over several strings.
+_SPLIT_SECRET = "[REDACTED:split-secret]"
 
 
 @dataclass(frozen=True)
@@ -80,8 +83,34 @@ def scrub_serialised(raw: str) -> str:
     try:
         json.loads(scrubbed)
     except ValueError:
-        return json.dumps(_scrub_strings(parsed), ensure_ascii=False)
+        return _scrubbed_string_by_string(parsed)
     return scrubbed
+
+
+def _scrubbed_string_by_string(parsed: Any) -> str:
+    """``parsed`` as JSON with each string scrubbed on its own. A secret spread over several
+    strings (a private key's lines split between a key and a value) shows in none of them alone:
+    every string the redaction of the whole text then swallows is replaced by a marker."""
+    value = _scrub_strings(parsed)
+    text = json.dumps(value, ensure_ascii=False)
+    rescrubbed = scrub_secrets(text).text
+    if rescrubbed == text:
+        return text
+    kept = _strings_left_whole(value, rescrubbed)
+    return json.dumps(kept, ensure_ascii=False)
+
+
+def _strings_left_whole(value: Any, rescrubbed: str) -> Any:
+    if isinstance(value, str):
+        return value if json.dumps(value, ensure_ascii=False) in rescrubbed else _SPLIT_SECRET
+    if isinstance(value, list):
+        return [_strings_left_whole(item, rescrubbed) for item in value]
+    if isinstance(value, Mapping):
+        return {
+            _strings_left_whole(k, rescrubbed): _strings_left_whole(v, rescrubbed)
+            for k, v in value.items()
+        }
+    return value
 
 
 def _scrub_strings(value: Any) -> Any:

@@ -1,0 +1,126 @@
+"""Where "weak matches" starts, pinned on a small real index (SQLite, sqlite-vec, both bundled
+models): queries whose nearest chunk sits within 0.02 of each model's cut-off, on either side.
+
+The cut-offs are measured (bench/weak_match.py, docs/benchmarks.md "Weak matches"): no on-topic
+query scored below them. Moved 0.05 either way, one of these queries changes verdict. With both
+models in use (pass 2 partial) the notice needs every vector list to be weak: a model that finds
+a close chunk outvotes one that does not.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import make_vault
+from vaultctx.api import Vault
+from vaultctx.search.request import SearchRequest
+from vaultctx.search.vector import vector_search
+
+NOTES = {
+    "wal.md": "# Write-ahead log\n\nSQLite checkpoints keep the write-ahead log small; a long "
+    "reader blocks the checkpoint.\n",
+    "compost.md": "# Compost\n\nTurn the compost heap weekly and keep it as damp as a wrung-out "
+    "sponge.\n",
+    "bread.md": "# Sourdough\n\nFeed the starter the night before; bake the loaf in a hot dutch "
+    "oven.\n",
+    "bikes.md": "# Bicycle repair\n\nPatch a punctured inner tube, then pump the tyre to the "
+    "pressure on its wall.\n",
+    "taxes.md": "# Taxes\n\nFile the annual return before the deadline and keep receipts for "
+    "deductions.\n",
+}
+LATE_NOTE = ("castles.md", "# Castles\n\nA motte and bailey castle had a keep on a mound.\n")
+
+# query → its best cosine (rounded), static model and transformer, on NOTES
+STATIC_JUST_BELOW = ("accountant fees", 0.385)
+STATIC_JUST_ABOVE = ("spreadsheet of expenses", 0.418)
+QUALITY_JUST_BELOW = ("weekly chores list", 0.279)
+QUALITY_JUST_ABOVE = ("sponge cake", 0.334)
+
+
+def best_similarity(vault: Vault, table: str, query: str) -> float:
+    """The cosine of ``query`` to its nearest chunk in ``table``, by the vault's own engine."""
+    engine = vault.embedder() if table == "chunk_vecs" else vault.quality_embedder()
+    assert engine is not None
+    hits = vector_search(vault.retriever().db, table, engine.embed([query])[0], 1)
+    return hits[0][1]
+
+
+def weak(vault: Vault, query: str) -> bool:
+    """Whether a vector search for ``query`` says its matches are weak (no keyword list, so the
+    verdict is the vector lists' alone)."""
+    response = vault.search(SearchRequest(query, mode="vector"))
+    assert response.results
+    return any(notice.startswith("weak matches") for notice in response.notices)
+
+
+def _vault(root: Path, *, fast: bool) -> Vault:
+    vault = Vault(make_vault(root / "vault", NOTES), db=root / "index.db")
+    vault.index(fast=fast)
+    return vault
+
+
+@pytest.fixture(scope="module")
+def static_only(tmp_path_factory: pytest.TempPathFactory) -> Vault:
+    vault = _vault(tmp_path_factory.mktemp("static"), fast=True)
+    assert [s.table for s in vault.retriever().vector_sources()] == ["chunk_vecs"]
+    return vault
+
+
+@pytest.fixture(scope="module")
+def quality_only(tmp_path_factory: pytest.TempPathFactory) -> Vault:
+    vault = _vault(tmp_path_factory.mktemp("quality"), fast=False)
+    assert [s.table for s in vault.retriever().vector_sources()] == ["chunk_vecs_quality"]
+    return vault
+
+
+@pytest.fixture(scope="module")
+def both_models(tmp_path_factory: pytest.TempPathFactory) -> Vault:
+    """Pass 2 done, then a note indexed by pass 1 only: both vector lists are searched."""
+    root = tmp_path_factory.mktemp("both")
+    vault = _vault(root, fast=False)
+    (vault.path / LATE_NOTE[0]).write_text(LATE_NOTE[1], encoding="utf-8")
+    vault.index(fast=True)
+    vault.close()
+    vault = Vault(vault.path, db=root / "index.db")
+    tables = [s.table for s in vault.retriever().vector_sources()]
+    assert tables == ["chunk_vecs", "chunk_vecs_quality"], "precondition: pass 2 partial"
+    return vault
+
+
+@pytest.mark.parametrize(("query", "similarity"), [STATIC_JUST_BELOW, STATIC_JUST_ABOVE])
+def test_the_static_cut_off_sits_between_these_queries(
+    static_only: Vault, query: str, similarity: float
+) -> None:
+    assert best_similarity(static_only, "chunk_vecs", query) == pytest.approx(similarity, abs=0.005)
+    assert weak(static_only, query) is ((query, similarity) == STATIC_JUST_BELOW)
+
+
+@pytest.mark.parametrize(("query", "similarity"), [QUALITY_JUST_BELOW, QUALITY_JUST_ABOVE])
+def test_the_transformer_cut_off_sits_between_these_queries(
+    quality_only: Vault, query: str, similarity: float
+) -> None:
+    measured = best_similarity(quality_only, "chunk_vecs_quality", query)
+    assert measured == pytest.approx(similarity, abs=0.005)
+    assert weak(quality_only, query) is ((query, similarity) == QUALITY_JUST_BELOW)
+
+
+@pytest.mark.parametrize(
+    ("query", "static", "transformer"),
+    [
+        ("loaf tin size", 0.359, 0.387),  # only the static model finds nothing close
+        ("my bike makes a clicking noise", 0.472, 0.231),  # only the transformer does
+    ],
+)
+def test_one_close_vector_list_is_enough_to_say_nothing(
+    both_models: Vault, query: str, static: float, transformer: float
+) -> None:
+    assert best_similarity(both_models, "chunk_vecs", query) == pytest.approx(static, abs=0.005)
+    measured = best_similarity(both_models, "chunk_vecs_quality", query)
+    assert measured == pytest.approx(transformer, abs=0.005)
+    assert not weak(both_models, query)
+
+
+def test_both_lists_far_from_the_query_is_weak(both_models: Vault) -> None:
+    assert weak(both_models, "the best hiking boots")
