@@ -130,6 +130,9 @@ GROUPS: dict[str, Group] = {
             "tests/ledger/test_undo_state_machine.py",
             "tests/security/test_vault_writes.py",
             "tests/security/test_batch_confinement.py",
+            "tests/security/test_ledger_names.py",
+            "tests/security/test_ledger_retention.py",
+            "tests/security/test_ledger_write_ahead.py",
         ],
     ),
     "writes": Group(
@@ -145,7 +148,10 @@ GROUPS: dict[str, Group] = {
     ),
     # The UI's server tests run it in a subprocess, out of mutmut's sight: only the tests that
     # call the guard in this process count.
-    "ui_guard": Group(["src/vaultctx/ui/guard.py"], ["tests/security/test_ui_server.py"]),
+    "ui_guard": Group(
+        ["src/vaultctx/ui/guard.py", "src/vaultctx/ui/sessions.py"],
+        ["tests/security/test_ui_server.py", "tests/security/test_ui_csrf.py"],
+    ),
     "fetch": Group(["src/vaultctx/organize/fetch.py"], ["tests/security/test_fetch.py"]),
     "markers": Group(
         ["src/vaultctx/brain/markers.py"],
@@ -200,7 +206,7 @@ def prepare(workdir: Path, name: str, fresh: bool) -> None:
         "also_copy": ["examples"],
         "pytest_add_cli_args_test_selection": group.tests,
         # one process: mutmut maps calls
-        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q", "-n0"],
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q", "-n0", "-m", "not slow"],
     }
     if group.timeout_multiplier is not None:
         settings["timeout_multiplier"] = group.timeout_multiplier
