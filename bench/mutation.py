@@ -110,6 +110,16 @@ def _rebuild_scrubber_caches() -> None:
     ),
     "search": Group(["src/vaultctx/search/"], ["tests/search"]),
     "batch": Group(["src/vaultctx/ledger/batch.py"], ["tests/ledger/test_batch.py"]),
+    # The UI's server tests run it in a subprocess, out of mutmut's sight: only the tests that
+    # call the guard in this process count.
+    "ui_guard": Group(
+        ["src/vaultctx/ui/guard.py", "src/vaultctx/ui/sessions.py"],
+        [
+            "tests/security/test_ui_server.py",
+            "tests/security/test_ui_csrf.py",
+            "tests/security/test_ui_guard_in_process.py",
+        ],
+    ),
     "markers": Group(["src/vaultctx/brain/markers.py"], ["tests/brain"]),
 }
 
@@ -135,7 +145,7 @@ def prepare(workdir: Path, name: str, fresh: bool) -> None:
         "also_copy": ["examples"],
         "pytest_add_cli_args_test_selection": group.tests,
         # one process: mutmut maps calls
-        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q", "-n0"],
+        "pytest_add_cli_args": ["-p", "no:cacheprovider", "-q", "-n0", "-m", "not slow"],
     }
     if group.timeout_multiplier is not None:
         settings["timeout_multiplier"] = group.timeout_multiplier
