@@ -693,3 +693,51 @@ def test_sessions_refuse_an_empty_token() -> None:
         Sessions("")
     for cookie in (None, "", ".", "no-separator"):
         assert Sessions(TOKEN).session_of(cookie) is None
+
+
+def test_the_body_is_replayed_once_then_the_client_is_heard(recorder: Recorder) -> None:
+    """The route gets the form as one final message, then what the client sends next."""
+    headers, csrf = _session_headers()
+    form = f"csrf_token={csrf}".encode()
+    heard: list[Message] = []
+
+    async def route(scope: Scope, receive: Receive, send: Send) -> None:
+        heard.extend([await receive(), await receive()])
+        await PlainTextResponse("changed")(scope, receive, send)
+
+    guard = UiGuard(route, token=TOKEN, host="127.0.0.1", port=PORT)
+    # The first message has no "body", the second no "more_body": both have their defaults.
+    messages: list[Message] = [
+        {"type": "http.request", "more_body": True},
+        {"type": "http.request", "body": form},
+        {"type": "http.request", "body": b"&late=1", "more_body": False},
+    ]
+    status, _ = _drive(guard, headers, messages)
+    assert status == 200
+    assert heard[0] == {"type": "http.request", "body": form, "more_body": False}
+    assert heard[1] == {"type": "http.request", "body": b"&late=1", "more_body": False}
+
+
+def test_other_scopes_pass_through_untouched() -> None:
+    received: list[Message] = []
+    sent: list[Message] = []
+
+    async def inner(scope: Scope, receive: Receive, send: Send) -> None:
+        received.append(await receive())
+        await send({"type": "lifespan.startup.complete"})
+
+    async def receive() -> Message:
+        return {"type": "lifespan.startup"}
+
+    async def send(message: Message) -> None:
+        sent.append(message)
+
+    guard = UiGuard(inner, token=TOKEN, host="127.0.0.1", port=PORT)
+    asyncio.run(guard({"type": "lifespan"}, receive, send))
+    assert received == [{"type": "lifespan.startup"}]
+    assert sent == [{"type": "lifespan.startup.complete"}]
+
+
+def test_the_empty_token_message() -> None:
+    with pytest.raises(ValueError, match=r"^the UI's token must not be empty$"):
+        Sessions("")
