@@ -150,7 +150,11 @@ GROUPS: dict[str, Group] = {
     # call the guard in this process count.
     "ui_guard": Group(
         ["src/vaultctx/ui/guard.py", "src/vaultctx/ui/sessions.py"],
-        ["tests/security/test_ui_server.py", "tests/security/test_ui_csrf.py"],
+        [
+            "tests/security/test_ui_server.py",
+            "tests/security/test_ui_csrf.py",
+            "tests/security/test_ui_guard_in_process.py",
+        ],
     ),
     "fetch": Group(["src/vaultctx/organize/fetch.py"], ["tests/security/test_fetch.py"]),
     "markers": Group(
