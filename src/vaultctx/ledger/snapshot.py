@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -141,44 +141,6 @@ def digests(state: State) -> set[str]:
     if isinstance(state, FolderState):
         return set().union(*(digests(child) for _, child in state.children))
     return set()
-
-
-def from_json(raw: Any) -> State:
-    """A state read back from a ledger record; ``ValueError`` for anything malformed."""
-    if not isinstance(raw, Mapping):
-        raise ValueError("a state must be an object")
-    kind = raw.get("kind")
-    if kind == "missing":
-        return MISSING
-    if kind == "file":
-        sha, size, mode = raw.get("sha256"), raw.get("size"), raw.get("mode", 0o644)
-        if not (
-            isinstance(sha, str) and len(sha) == 64 and all(c in "0123456789abcdef" for c in sha)
-        ):
-            raise ValueError("a file state needs a SHA-256 digest")
-        if not isinstance(size, int) or size < 0 or not isinstance(mode, int):
-            raise ValueError("a file state needs a size and a mode")
-        return FileState(sha, size, mode & 0o7777)
-    if kind == "folder":
-        children = raw.get("children")
-        if not isinstance(children, Mapping):
-            raise ValueError("a folder state needs children")
-        for name in children:
-            if (
-                not isinstance(name, str)
-                or name in ("", ".", "..")
-                or "/" in name
-                or "\\" in name
-                or "\x00" in name
-            ):
-                raise ValueError(f"unsafe name in a folder state: {name!r}")
-        return FolderState(tuple((name, from_json(children[name])) for name in sorted(children)))
-    if kind == "link":
-        target = raw.get("target")
-        if not isinstance(target, str):
-            raise ValueError("a link state needs a target")
-        return LinkState(target)
-    raise ValueError(f"unknown state kind {kind!r}")
 
 
 def total_bytes(state: State) -> int:
