@@ -23,7 +23,7 @@ from typing import Any
 import yaml
 
 from vaultctx.errors import VaultctxError
-from vaultctx.vault.front_matter_edit import list_insertion, value_end
+from vaultctx.vault.front_matter_edit import list_insertion, value_end, value_node
 from vaultctx.vault.note import split_front_matter
 
 _KEY_LINE = re.compile(r"^(tags?)[ \t]*:[ \t]*(.*?)[ \t]*$")
@@ -95,13 +95,7 @@ def _insertion(chunk: str, added: list[str]) -> tuple[int, str] | None:
     listed = list_insertion(chunk, [_plain(t) for t in added], [_flow_item(t) for t in added])
     if listed is not None:
         return listed
-    try:
-        node = yaml.compose(chunk, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return None
-    if not isinstance(node, yaml.MappingNode) or len(node.value) != 1:
-        return None
-    value = node.value[0][1]
+    value = value_node(chunk)
     if not isinstance(value, yaml.ScalarNode) or value.style not in _INLINE_STYLES:
         return None
     if value.tag == "tag:yaml.org,2002:null" or not value.value.strip():

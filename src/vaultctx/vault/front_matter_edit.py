@@ -41,6 +41,19 @@ def _continues(line: str, *, block: bool) -> bool:
     return block and line.startswith("-")
 
 
+def value_node(chunk: str) -> yaml.Node | None:
+    """The YAML node of the one value in ``chunk`` (one ``key: value`` with its lines), with the
+    positions an in-place insertion needs; None when YAML cannot read it alone."""
+    try:
+        node = yaml.compose(chunk, Loader=yaml.SafeLoader)
+    except yaml.YAMLError:
+        return None
+    if not isinstance(node, yaml.MappingNode) or len(node.value) != 1:
+        return None
+    value: yaml.Node = node.value[0][1]
+    return value
+
+
 def list_insertion(
     chunk: str, block_items: Sequence[str], flow_items: Sequence[str], *, newline: str = "\n"
 ) -> tuple[int, str] | None:
@@ -48,13 +61,7 @@ def list_insertion(
     so that its list holds the new items last: ``block_items`` rendered for a block list (each
     goes on a line of its own, indented as the list's first item), ``flow_items`` for a flow
     list (``[a, b]``). None when the value is not a list, or not one YAML can read alone."""
-    try:
-        node = yaml.compose(chunk, Loader=yaml.SafeLoader)
-    except yaml.YAMLError:
-        return None
-    if not isinstance(node, yaml.MappingNode) or len(node.value) != 1:
-        return None
-    value = node.value[0][1]
+    value = value_node(chunk)
     if not isinstance(value, yaml.SequenceNode):
         return None
     if not value.value:  # []
@@ -69,4 +76,4 @@ def list_insertion(
     return len(chunk), lead + "".join(f"{first.group(1)}{item}{newline}" for item in block_items)
 
 
-__all__ = ["list_insertion", "value_end"]
+__all__ = ["list_insertion", "value_end", "value_node"]
