@@ -11,7 +11,7 @@ from vaultctx.agent.llm_backends.base import (
     ModelInfo,
     kind_by_name,
 )
-from vaultctx.agent.llm_backends.openai import openai_client
+from vaultctx.agent.llm_backends.openai import OpenAIBackend, openai_client
 
 if TYPE_CHECKING:
     from pydantic_ai.embeddings import EmbeddingModel
@@ -26,7 +26,7 @@ PLACEHOLDER_KEY = "ollama"
 class OllamaBackend(LLMBackend):
     name = "ollama"
     default_base_url = "http://localhost:11434"
-    packages = ("pydantic_ai", "openai")
+    packages = OpenAIBackend.packages  # its client is OpenAI's
     # Ollama embeds a list in one call, on the user's own hardware: a modest list answers well
     # within the timeout.
     embed_batch_texts = 64
