@@ -149,8 +149,9 @@ def test_a_plugin_backend_maps_effort_in_its_own_field(dummy: DummyBackend) -> N
 
 
 def _file(name: str, media_type: str) -> Attachment:
-    kind = "image" if media_type.startswith("image/") else "document"
-    return Attachment(name=name, kind=kind, media_type=media_type, size=10, data=b"x")
+    if media_type.startswith("image/"):
+        return Attachment(name=name, kind="image", media_type=media_type, size=10, data=b"x")
+    return Attachment(name=name, kind="document", media_type=media_type, size=10, data=b"x")
 
 
 def test_a_plugin_backend_says_which_attachments_it_takes(dummy: DummyBackend) -> None:
@@ -238,7 +239,7 @@ def quoted_names(source: str, names: Sequence[str]) -> set[str]:
     return {
         node.value
         for node in ast.walk(ast.parse(source))
-        if isinstance(node, ast.Constant) and node.value in names
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value in names
     }
 
 

@@ -224,7 +224,10 @@ class RemoteEmbedder:
         with self._lock:
             if self._embedding_model is None:
                 try:
-                    self._embedding_model, self._endpoint = _build_model(self.settings)
+                    # Built by the provider's own module, with explicit credentials only.
+                    backend = get_backend(self.provider)
+                    built = backend.build_embedding_model(self.settings)
+                    self._embedding_model, self._endpoint = built
                 except VaultctxError as exc:
                     raise BackendFailure(
                         f"embedding engine {self.name}: {exc.message}", exc.suggestion
@@ -300,12 +303,6 @@ def batches(texts: list[str], most_texts: int, most_chars: int) -> Iterator[list
         size += len(text)
     if batch:
         yield batch
-
-
-def _build_model(settings: AgentSettings) -> tuple[EmbeddingModel, str]:
-    """pydantic-ai's embedding model for the provider, on a client built with explicit
-    credentials only (its module in agent/llm_backends/), and the address it talks to."""
-    return get_backend(settings.backend).build_embedding_model(settings)
 
 
 def embedding_key(settings: ConnectionSettings) -> str:

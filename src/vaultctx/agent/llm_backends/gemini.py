@@ -52,6 +52,7 @@ class GeminiBackend(LLMBackend):
 
         from vaultctx.agent.remote_embed import embedding_key
 
+        # One attempt, as for the other providers: a failure is reported rather than hidden.
         provider = GoogleProvider(
             api_key=embedding_key(settings),
             base_url=settings.base_url,
