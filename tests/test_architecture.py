@@ -34,9 +34,9 @@ SRC = Path(vaultctx.__file__).resolve().parent
 # or a top-level module; ``vaultctx`` is the package's own __init__ (``from vaultctx import
 # Vault``). A new package must be placed here, which is the point: someone decides where it sits.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    # the foundation: files and markdown, text analysis, scrubbing, embeddings, settings, errors
-    ("errors", "config", "db_location", "destination_keys", "atomic_write", "private_log"),
-    ("text", "vault", "scrub", "embed"),
+    ("errors", "config", "db_location", "destination_keys", "private_log"),  # errors, settings
+    ("atomic_write", "tool_settings"),  # writing our files and other programs' settings safely
+    ("text", "vault", "scrub", "embed"),  # text analysis, files and markdown, secrets, vectors
     ("index",),  # the only writer of the database, the only package that spells SQL
     ("search", "citations", "notes", "ledger", "conversations", "context_blocks", "capture"),
     ("api",),  # Vault, the facade every layer above uses

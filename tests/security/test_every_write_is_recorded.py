@@ -335,7 +335,6 @@ FILE_WRITERS = {
     "cli/conversation_cmds.py": "export --out outside the vault (inside: through the ledger)",
     "context_blocks.py": "the context block cache, user data dir",
     "conversations/location.py": "the conversation store's folder, user data dir",
-    "hooks/install.py": "Claude Code's settings file",
     "loopback/server_link.py": "the running server's address and token, user state dir",
     "hooks/session.py": "the hooks' session memory, user data dir",
     "index/db.py": "the index database, outside the vault",
@@ -343,11 +342,11 @@ FILE_WRITERS = {
     "index/ownership.py": "the index database's owner mark",
     "index/run_lock.py": "the indexer's lock file beside the database",
     "index/set_aside.py": "a damaged index set aside beside it",
-    "mcp/client_config.py": "an AI tool's MCP settings file",
     "loopback/token.py": "the HTTP server's token, user data dir",
     "private_log.py": "logs, user state dir",
     "review/saved_plans.py": "the review lists last shown, user data dir",
     "signals/feed_state.py": "what each feed gave before, user data dir",
+    "tool_settings.py": "AI tools' settings files: Claude Code's hooks, MCP clients' servers",
     "ui/uploads.py": "a private temporary folder for uploads",
 }
 _WRITES = re.compile(
