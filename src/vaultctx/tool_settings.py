@@ -9,10 +9,22 @@ the caller's fix.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
+from typing import Any
 
 from vaultctx.atomic_write import UnsafeWriteError, checked_target, write_atomically
 from vaultctx.errors import VaultctxError
+
+# What a settings file held instead of an object, as its error says it.
+_JSON_KINDS: dict[type, str] = {
+    list: "an array",
+    str: "a string",
+    bool: "true or false",
+    int: "a number",
+    float: "a number",
+    type(None): "null",
+}
 
 
 def read_settings(path: Path, error: type[VaultctxError], unchanged: str, fix: str) -> str | None:
@@ -27,6 +39,24 @@ def read_settings(path: Path, error: type[VaultctxError], unchanged: str, fix: s
         return None
     except (OSError, UnicodeDecodeError) as exc:
         raise error(f"cannot read {path} ({exc}); {unchanged}", fix) from exc
+
+
+def settings_object(
+    text: str | None, error: type[VaultctxError], unchanged: str, fix: str, name: str
+) -> dict[str, Any]:
+    """The JSON object ``text`` holds ({} when there is no text or only blanks); ``error``
+    naming the file as ``name`` when it is not one."""
+    if text is None or not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        where = f"line {exc.lineno}, column {exc.colno}: {exc.msg}"
+        raise error(f"{name} is not valid JSON ({where}); {unchanged}", fix) from exc
+    if not isinstance(data, dict):
+        kind = _JSON_KINDS.get(type(data), "a value")
+        raise error(f"{name} does not hold a JSON object ({kind}, not an object); {unchanged}", fix)
+    return data
 
 
 def write_settings(

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from vaultctx.errors import VaultctxError
-from vaultctx.tool_settings import read_settings, write_settings
+from vaultctx.tool_settings import read_settings, settings_object, write_settings
 
 HOOK_MODULE = "vaultctx.hooks"
 CONTEXT_TIMEOUT_SECONDS = 10
@@ -171,26 +171,11 @@ def _save(path: Path, settings: dict[str, Any]) -> Path | None:
 
 def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
     """The file's text and settings; a link we would not write through is refused unread."""
-    fix = "make the file readable, then run again"
-    original = read_settings(path, HookInstallError, "nothing was changed", fix)
-    if original is None:
-        return None, {}
-    if not original.strip():
-        return original, {}
-    try:
-        settings = json.loads(original)
-    except json.JSONDecodeError as exc:
-        raise HookInstallError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "nothing was changed",
-            "fix the file (or move it away) and run again",
-        ) from exc
-    if not isinstance(settings, dict):
-        raise HookInstallError(
-            f"{path} does not hold a JSON object; nothing was changed",
-            "fix the file (or move it away) and run again",
-        )
-    return original, settings
+    unchanged = "nothing was changed"
+    readable = "make the file readable, then run again"
+    original = read_settings(path, HookInstallError, unchanged, readable)
+    fixed = "fix the file (or move it away) and run again"
+    return original, settings_object(original, HookInstallError, unchanged, fixed, str(path))
 
 
 def _merge(path: Path, hooks: dict[str, Any], entry: HookEntry, command: str) -> None:

@@ -35,7 +35,7 @@ from typing import Any, Literal
 from vaultctx.api import Vault
 from vaultctx.config import default_db_path
 from vaultctx.errors import VaultctxError
-from vaultctx.tool_settings import read_settings, write_settings
+from vaultctx.tool_settings import read_settings, settings_object, write_settings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -261,20 +261,8 @@ def _remove(client: ClientName, existing: str, vault: str) -> tuple[str, tuple[s
 
 def _json_servers(existing: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The file's object and its ``mcpServers`` (added when absent)."""
-    data: Any = {}
-    if existing is not None and existing.strip():
-        try:
-            data = json.loads(existing)
-        except json.JSONDecodeError as exc:
-            raise ClientConfigError(
-                f"the file is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-                "nothing was written",
-                _FIX_THE_FILE,
-            ) from exc
-    if not isinstance(data, dict):
-        raise ClientConfigError(
-            "the file is JSON but not an object; nothing was written", _FIX_THE_FILE
-        )
+    unchanged = "nothing was written"
+    data = settings_object(existing, ClientConfigError, unchanged, _FIX_THE_FILE, "the file")
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise ClientConfigError(
