@@ -35,8 +35,8 @@ SRC = Path(vaultctx.__file__).resolve().parent
 # Vault``). A new package must be placed here, which is the point: someone decides where it sits.
 LAYERS: tuple[tuple[str, ...], ...] = (
     ("errors", "config", "db_location", "destination_keys", "private_log"),  # errors, settings
-    ("atomic_write", "tool_settings"),  # writing our files and other programs' settings safely
     ("text", "vault", "scrub", "embed"),  # text analysis, files and markdown, secrets, vectors
+    ("atomic_write", "tool_settings"),  # writing our files and other programs' settings safely
     ("index",),  # the only writer of the database, the only package that spells SQL
     ("search", "citations", "notes", "ledger", "conversations", "context_blocks", "capture"),
     ("api",),  # Vault, the facade every layer above uses
