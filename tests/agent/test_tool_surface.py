@@ -12,7 +12,7 @@ from pathlib import Path
 
 from tests.agent.tool_surface import SNAPSHOT, dumped, surface
 from vaultctx.agent.brain_tools import BRAIN_TOOLS
-from vaultctx.agent.tools import BASIC_TOOLS
+from vaultctx.agent.tool_list import BASIC_TOOLS
 
 
 def test_tools_seen_by_mcp_clients_and_models_match_the_snapshot(tmp_path: Path) -> None:
