@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, NamedTuple
 
 from pydantic import Field
 
@@ -56,8 +56,7 @@ class McpCall:
     while_warming: Callable[[Vault, Callable[[], float]], Any] | None = None
 
 
-@dataclass(frozen=True)
-class ChangeDone:
+class ChangeDone(NamedTuple):
     """A writer's value: the change the vault made, and the sentence saying so."""
 
     change: Change
@@ -240,14 +239,10 @@ def _changed(
 
 
 def obsidian_create_note(
-    path: PathArg,
-    content: Annotated[str, Field(description="The whole note, markdown.")],
+    path: PathArg, content: Annotated[str, Field(description="The whole note, markdown.")]
 ) -> McpCall:
-    return _changed(
-        f"create_note {path}",
-        lambda vault, change: vault.create_note(path, content, change=change),
-        lambda change: f"Note created: {change.paths[0]}",
-    )
+    written = _content_written("create_note", Vault.create_note, "Note created")
+    return written(path, content, lambda change: change.paths[0])
 
 
 def obsidian_edit_note(
@@ -285,11 +280,24 @@ def obsidian_append_to_note(
     path: PathArg,
     content: Annotated[str, Field(description="Text added at the end, after a newline.")],
 ) -> McpCall:
-    return _changed(
-        f"append_to_note {path}",
-        lambda vault, change: vault.append_to_note(path, content, change=change),
-        lambda change: f"Content appended: {path}",
-    )
+    written = _content_written("append_to_note", Vault.append_to_note, "Content appended")
+    return written(path, content, lambda change: path)
+
+
+def _content_written(
+    tool: str, write: Callable[..., Change], done: str
+) -> Callable[[str, str, Callable[[Change], str]], McpCall]:
+    """Create or append, recorded as the chat tool ``tool``: ``write`` (a ``Vault`` method) puts
+    a content at a path; the answer says ``done`` and names ``shown(change)``."""
+
+    def call(path: str, content: str, shown: Callable[[Change], str]) -> McpCall:
+        return _changed(
+            f"{tool} {path}",
+            lambda vault, change: write(vault, path, content, change=change),
+            lambda change: f"{done}: {shown(change)}",
+        )
+
+    return call
 
 
 def obsidian_move(
