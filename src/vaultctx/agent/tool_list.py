@@ -40,24 +40,26 @@ class Tool:
     brain: bool = False
 
     def __post_init__(self) -> None:
-        if self.agent is None and self.mcp is None:
-            raise ValueError("a tool needs a chat face, an MCP face or both")
-        if self.agent is not None and self.mcp is not None and self.agent.writes != self.mcp.writes:
+        face = self._face  # refuses a tool with neither face
+        if self.mcp is not None and self.mcp.writes != face.writes:
             raise ValueError(f"{self.name}: its chat and MCP faces disagree on whether it writes")
 
     @property
     def name(self) -> str:
         """The chat face's name (the undo ledger's label starts with it, for MCP calls too)."""
-        return self.agent.name if self.agent is not None else self._mcp.name
+        return self._face.name
 
     @property
     def writes(self) -> bool:
-        return self.agent.writes if self.agent is not None else self._mcp.writes
+        return self._face.writes
 
     @property
-    def _mcp(self) -> McpFace:
-        assert self.mcp is not None
-        return self.mcp
+    def _face(self) -> ToolSpec | McpFace:
+        if self.agent is not None:
+            return self.agent
+        if self.mcp is not None:
+            return self.mcp
+        raise ValueError("a tool needs a chat face, an MCP face or both")
 
 
 def _object(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
