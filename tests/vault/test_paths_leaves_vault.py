@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from tests.agent.tool_support import call, vault_copy
-from vaultctx.agent import tool_contract
 from vaultctx.vault import paths
 from vaultctx.vault.paths import UnsafePathError, leaves_vault, normalize_vault_path
 
@@ -48,8 +47,14 @@ def test_a_path_inside_is_not_leaving(raw: str) -> None:
     normalize_vault_path(raw)
 
 
-def test_the_tool_contract_uses_the_vaults_rule(tmp_path: Path) -> None:
-    assert tool_contract.leaves_vault is paths.leaves_vault
+def test_the_tool_contract_uses_the_vaults_rule(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     vault = vault_copy(tmp_path)
     result = call(vault, "read_note", {"path": "%2e%2e/secret.md"})
     assert "paths outside the vault are not allowed" in result
+    # Whatever the vault's rule says is what the contract refuses.
+    monkeypatch.setattr(paths, "leaves_vault", lambda raw: raw == "Welcome.md")
+    assert "paths outside the vault are not allowed" in call(
+        vault, "read_note", {"path": "Welcome.md"}
+    )

@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultctx.agent import tool_results as texts
 from vaultctx.errors import VaultctxError
-from vaultctx.vault.paths import leaves_vault
+from vaultctx.vault import paths
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -118,7 +118,7 @@ def checked_arguments(spec: ToolSpec, raw_args: object, max_bytes: int) -> dict[
     if wrong:
         return texts.missing_arguments(wrong)
     for key, value in args.items():
-        if key in PATH_KEYS and isinstance(value, str) and leaves_vault(value):
+        if key in PATH_KEYS and isinstance(value, str) and paths.leaves_vault(value):
             return texts.outside_vault(spec.name, value)
     for key, value in args.items():
         size = _text_bytes(value)
