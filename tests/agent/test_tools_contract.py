@@ -13,7 +13,7 @@ import pytest
 
 from tests.agent.tool_support import call, snapshot, vault_copy
 from vaultctx.agent.tool_contract import PATH_KEYS
-from vaultctx.agent.tools import BASIC_TOOLS, TOOLS_BY_NAME
+from vaultctx.agent.tool_list import BASIC_TOOLS, TOOLS_BY_NAME
 from vaultctx.api import Vault
 
 GOOD = {

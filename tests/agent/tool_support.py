@@ -9,7 +9,7 @@ from typing import Any
 
 from tests.conftest import copy_example_vault
 from vaultctx.agent.tool_contract import ToolContext, run_tool
-from vaultctx.agent.tools import TOOLS_BY_NAME
+from vaultctx.agent.tool_list import TOOLS_BY_NAME
 from vaultctx.api import Vault
 
 

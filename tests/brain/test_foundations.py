@@ -14,7 +14,7 @@ from vaultctx.agent.brain_tools import BRAIN_TOOLS, session_tools
 from vaultctx.agent.complete import BackendTextModel
 from vaultctx.agent.failures import BackendFailure
 from vaultctx.agent.settings import AgentSettings
-from vaultctx.agent.tools import BASIC_TOOLS
+from vaultctx.agent.tool_list import BASIC_TOOLS
 from vaultctx.api import Vault
 from vaultctx.brain.markers import MarkerError, neutralise, read_block, upsert_block
 from vaultctx.brain.settings import (

@@ -16,7 +16,7 @@ from tests.brain.think_support import chat_bodies, fake_model, turn_on
 from tests.conftest import copy_example_vault
 from vaultctx.agent.brain_read_tools import BRAIN_READ_TOOLS
 from vaultctx.agent.brain_tools import session_tools
-from vaultctx.agent.confirm import CONFIRMED_TOOLS, needs_confirmation
+from vaultctx.agent.confirm import confirmed_tools, needs_confirmation
 from vaultctx.agent.tool_contract import ToolContext, run_tool
 from vaultctx.api import Vault
 from vaultctx.text_model import TextModel
@@ -59,7 +59,7 @@ def test_the_tools_have_the_anchors_names_and_parameters() -> None:
         "architect": (["path"], [], True),
     }
     assert SPECS["emerge"].parameters["properties"]["days"]["type"] == "number"
-    assert "architect" in CONFIRMED_TOOLS and needs_confirmation("architect")
+    assert "architect" in confirmed_tools() and needs_confirmation("architect")
     for name in ("challenge", "connect", "emerge", "reconcile_topic"):
         assert not needs_confirmation(name)
 

@@ -32,7 +32,7 @@ from tests.security.ignored_vault import (
     leaked,
 )
 from vaultctx.agent.tool_contract import ToolContext, run_tool
-from vaultctx.agent.tools import TOOLS_BY_NAME
+from vaultctx.agent.tool_list import TOOLS_BY_NAME
 from vaultctx.errors import VaultctxError
 
 PATHS = st.sampled_from(

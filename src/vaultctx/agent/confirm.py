@@ -1,11 +1,12 @@
 """Asking the user before a tool changes the vault (``confirm_changes`` under [agent]).
 
-The tools that ask are the ones the undo ledger records (``CONFIRMED_TOOLS``, the Second Brain's
-writing tools included) and every MCP tool (``mcp_*``), whose effects vaultctx
-cannot see. The question itself is the CLI's: the session gets a ``Confirm`` callback and hands it
-a ``ConfirmRequest`` (the tool, its arguments and, for a change to a note, a unified diff of what
-it would write). ``always`` stops asking for the rest of the session; a denial goes back to the
-model as "Tool execution denied by user.", which is not a failure.
+The tools that ask are the ones the undo ledger records (``confirmed_tools``: those
+agent/tool_list.py declares as writing, the Second Brain's included) and every MCP tool
+(``mcp_*``), whose effects vaultctx cannot see. The question itself is the CLI's: the session
+gets a ``Confirm`` callback and hands it a ``ConfirmRequest`` (the tool, its arguments and, for a
+change to a note, a unified diff of what it would write). ``always`` stops asking for the rest
+of the session; a denial goes back to the model as "Tool execution denied by user.", which is not
+a failure.
 
 ``confirm_changes`` is on by default (agent/settings.py): ``chat`` and the web UI ask before
 every change. ``ask`` asks at a terminal; without one nobody can be asked, so every change is
@@ -21,24 +22,11 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from vaultctx.agent.tool_list import writing_tools
+
 if TYPE_CHECKING:
     from vaultctx.api import Vault
 
-CONFIRMED_TOOLS = frozenset(
-    {
-        "architect",  # the Second Brain's Architecture.md (agent/brain_read_tools.py)
-        "create_note",
-        "edit_note",
-        "append_to_note",
-        "save_template",
-        "apply_template",
-        "move_file",
-        "delete_file",
-        "create_wiki_note",
-        "update_index",
-        "synthesize_topic",
-    }
-)
 MCP_PREFIX = "mcp_"
 MAX_DIFF_LINES = 200
 SHOWN_ARGUMENT_CHARS = 200
@@ -74,8 +62,13 @@ class ConfirmPolicy:
         return self.enabled and not self.always and needs_confirmation(tool)
 
 
+def confirmed_tools() -> frozenset[str]:
+    """The built-in tools asked about: those that write, as declared in agent/tool_list.py."""
+    return writing_tools()
+
+
 def needs_confirmation(tool: str) -> bool:
-    return tool in CONFIRMED_TOOLS or tool.startswith(MCP_PREFIX)
+    return tool in confirmed_tools() or tool.startswith(MCP_PREFIX)
 
 
 # The argument naming what a tool changes, in the order looked for.

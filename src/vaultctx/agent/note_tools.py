@@ -8,13 +8,16 @@ re-index the note and record the change in the undo ledger under the tool's name
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from vaultctx.agent import tool_results as texts
+from vaultctx.vault.writes import CONTENT_OR_FIND_REQUIRED, FIND_REPLACE_TOGETHER
 
 if TYPE_CHECKING:
     from vaultctx.agent.tool_contract import ToolContext
-    from vaultctx.ledger.context import Change
+    from vaultctx.api import Vault
+    from vaultctx.ledger.context import Change, ChangeContext
     from vaultctx.notes import NoteText
 
 # What read_note shows of one note before cutting it (a section can be read on its own).
@@ -57,45 +60,60 @@ def note_text(note: NoteText) -> str:
 
 
 async def create_note(context: ToolContext, args: dict[str, Any]) -> str:
-    path = args["path"]
-    change = context.vault.create_note(
-        path, args["content"], change=context.change("create_note", path)
-    )
-    return _noted(f"Note created: {_first(change.paths, path)}", change)
+    return _content_written(context, args, context.vault.create_note, "create_note", "Note created")
 
 
 async def edit_note(context: ToolContext, args: dict[str, Any]) -> str:
     path = args["path"]
-    if "find" in args or "replace" in args:
-        if "find" not in args or "replace" not in args:
-            return texts.tool_error(
-                "`find` and `replace` must be given together. "
-                "To replace the whole note, use `content` alone."
-            )
-        if not args["find"]:
-            return texts.tool_error(
-                "`find` is empty: give the exact text to replace, copied from read_note. "
-                "No changes were made."
-            )
-        change = context.vault.edit_note(
-            path, args["find"], args["replace"], change=context.change("edit_note", path)
+    if "find" in args and "replace" in args and not args["find"]:
+        return texts.tool_error(
+            "`find` is empty: give the exact text to replace, copied from read_note. "
+            "No changes were made."
         )
+    change = edit_or_replace(context.vault, path, args, context.change("edit_note", path))
+    if isinstance(change, str):
+        return texts.tool_error(change)
+    if "find" in args:
         shown = _first(change.paths, path)
         return _noted(f"Note partially updated: {shown} ({change.replaced} replaced)", change)
-    if "content" in args:
-        change = context.vault.replace_note(
-            path, args["content"], change=context.change("edit_note", path)
-        )
-        return _noted(f"Note updated: {_first(change.paths, path)}", change)
-    return texts.tool_error("Either `content` or `find`/`replace` is required.")
+    return _noted(f"Note updated: {_first(change.paths, path)}", change)
+
+
+def edit_or_replace(
+    vault: Vault, path: str, args: Mapping[str, str | None], change: ChangeContext
+) -> Change | str:
+    """``edit_note`` for the chat model and for an MCP client: ``find`` and ``replace`` together
+    replace every occurrence of a text, ``content`` alone replaces the whole note. The change
+    made, or what is wrong with the arguments (``FIND_REPLACE_TOGETHER`` or
+    ``CONTENT_OR_FIND_REQUIRED``), for each caller to word."""
+    find, replace = args.get("find"), args.get("replace")
+    if find is not None or replace is not None:
+        if find is None or replace is None:
+            return FIND_REPLACE_TOGETHER
+        return vault.edit_note(path, find, replace, change=change)
+    content = args.get("content")
+    if content is None:
+        return CONTENT_OR_FIND_REQUIRED
+    return vault.replace_note(path, content, change=change)
 
 
 async def append_to_note(context: ToolContext, args: dict[str, Any]) -> str:
-    path = args["path"]
-    change = context.vault.append_to_note(
-        path, args["content"], change=context.change("append_to_note", path)
+    return _content_written(
+        context, args, context.vault.append_to_note, "append_to_note", "Content appended"
     )
-    return _noted(f"Content appended: {_first(change.paths, path)}", change)
+
+
+def _content_written(
+    context: ToolContext,
+    args: dict[str, Any],
+    write: Callable[..., Change],
+    tool: str,
+    done: str,
+) -> str:
+    """``create_note`` and ``append_to_note``: ``write`` puts ``content`` at ``path``."""
+    path = args["path"]
+    change = write(path, args["content"], change=context.change(tool, path))
+    return _noted(f"{done}: {_first(change.paths, path)}", change)
 
 
 async def list_files(context: ToolContext, args: dict[str, Any]) -> str:

@@ -1,7 +1,7 @@
 """One conversation with the vault: each question is searched, answered, streamed and checked.
 
 ``ChatSession.ask`` runs a turn: the vault's passages (and any attachments) go to the model with
-the question, the model may call the vault's tools (agent/tools.py) for up to ten rounds
+the question, the model may call the vault's tools (agent/tool_list.py) for up to ten rounds
 (agent/tool_loop.py), the answer streams to ``on_text`` as it arrives, then every citation in it
 is checked against the vault. A failure mid-answer keeps what had arrived (``Turn.partial``) and
 reports the failure as one line; the conversation history only ever holds complete turns (a loop

@@ -6,9 +6,10 @@ as hostile input, in this order (the common contract of the Agent LLMs tools):
 1. ``null`` arguments are dropped, as if omitted;
 2. every argument the schema types as a string must be one, and every required one present:
    "Missing or non-string arguments: k1, k2. No changes were made.";
-3. path-like arguments that are absolute, start with a drive letter or step up with ``..`` are
-   refused ("{tool}: paths outside the vault are not allowed: {value}"); the real confinement
-   (symlinks, percent-encoding, ignored files) is the vault's, in every read and write;
+3. path-like arguments spelled to leave the vault (absolute, a drive or UNC path, a parent step,
+   also once URL-decoded: ``vault.paths.leaves_vault``, the vault's own rule) are refused
+   ("{tool}: paths outside the vault are not allowed: {value}"); the rest of the confinement
+   (symlinks, ignored files) is the vault's, in every read and write;
 4. no text argument may be larger than the vault's ``max_file_bytes``.
 
 Then the tool runs. A ``VaultctxError`` becomes "Tool execution error: {tool}: {message}; {fix}";
@@ -19,13 +20,13 @@ never ends the chat.
 from __future__ import annotations
 
 import logging
-import re
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from vaultctx.agent import tool_results as texts
 from vaultctx.errors import VaultctxError
+from vaultctx.vault import paths
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -37,7 +38,6 @@ log = logging.getLogger(__name__)
 PATH_KEYS = frozenset(
     {"path", "folder", "source_path", "destination_path", "output_path", "name", "template_name"}
 )
-_DRIVE = re.compile(r"^[A-Za-z]:")
 
 
 @dataclass
@@ -118,20 +118,13 @@ def checked_arguments(spec: ToolSpec, raw_args: object, max_bytes: int) -> dict[
     if wrong:
         return texts.missing_arguments(wrong)
     for key, value in args.items():
-        if key in PATH_KEYS and isinstance(value, str) and leaves_vault(value):
+        if key in PATH_KEYS and isinstance(value, str) and paths.leaves_vault(value):
             return texts.outside_vault(spec.name, value)
     for key, value in args.items():
         size = _text_bytes(value)
         if size > max_bytes:
             return texts.too_large(spec.name, key, size, max_bytes)
     return args
-
-
-def leaves_vault(value: str) -> bool:
-    """The cheap first check of a path: absolute, a drive, or a ``..`` segment."""
-    if value.startswith(("/", "\\")) or _DRIVE.match(value):
-        return True
-    return any(part == ".." for part in re.split(r"[/\\]", value))
 
 
 def exception_result(tool: str, exc: Exception) -> str:

@@ -1,6 +1,6 @@
 """The tools as pydantic-ai sees them, and the guard every tool call of a turn passes through.
 
-``VaultToolset`` offers the built-in tools (agent/tools.py) with their JSON schemas as written;
+``VaultToolset`` offers the built-in tools (agent/tool_list.py) with their JSON schemas as written;
 pydantic-ai does not validate the arguments, because the common contract (agent/tool_contract.py)
 must answer a wrong argument in its own words instead of a retry prompt.
 
@@ -39,7 +39,7 @@ from vaultctx.agent.confirm import (
 )
 from vaultctx.agent.failure_tracker import FailureTracker
 from vaultctx.agent.tool_contract import ToolContext, ToolSpec, exception_result, run_tool
-from vaultctx.agent.tools import BASIC_TOOLS
+from vaultctx.agent.tool_list import agent_tools
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -56,9 +56,10 @@ ToolCallSink = Callable[[dict[str, Any]], None]
 class VaultToolset(AbstractToolset[Any]):
     """The built-in tools over one turn's ``ToolContext``."""
 
-    def __init__(self, context: ToolContext, specs: Sequence[ToolSpec] = BASIC_TOOLS) -> None:
+    def __init__(self, context: ToolContext, specs: Sequence[ToolSpec] | None = None) -> None:
         self.context = context
-        self.specs = {spec.name: spec for spec in specs}
+        chosen = agent_tools(brain=False) if specs is None else specs
+        self.specs = {spec.name: spec for spec in chosen}
 
     @property
     def id(self) -> str:

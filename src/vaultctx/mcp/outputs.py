@@ -116,18 +116,16 @@ NO_RESULTS_ADVICE = (
 )
 
 
+# The fields a hit takes over from a search result under the same name.
+_SAME_NAMED = ("title", "section", "citation", "text", "score", "bm25_rank", "vec_rank")
+
+
 def search_output(response: SearchResponse) -> SearchOutput:
     hits = [
         SearchHit(
             path=r.file_path,
-            title=r.title,
-            section=r.section,
-            citation=r.citation,
-            text=r.text,
-            score=r.score,
-            bm25_rank=r.bm25_rank,
-            vec_rank=r.vec_rank,
             graph=GraphWhy(**asdict(r.graph)) if r.graph else None,
+            **{name: getattr(r, name) for name in _SAME_NAMED},
         )
         for r in response.results
     ]

@@ -1,4 +1,6 @@
-"""The MCP server: four read-only tools and a note resource over one ``Vault``.
+"""The MCP server: four read-only tools (five writers with ``--allow-writes``) and a note
+resource over one ``Vault``. The tools are declared in agent/tool_list.py and made into SDK tools
+by mcp/tool_binding.py.
 
 Everything a tool returns has been through the same API the CLI uses, then scrubbed once more as a
 whole (defence in depth). The tools build the same ``SearchRequest`` and ``Filters`` values as the
@@ -26,7 +28,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
-from typing import Annotated, Any, Literal, TypeVar
+from typing import Any, Literal, TypeVar
 
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
@@ -34,11 +36,11 @@ from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ResourceError
 from mcp.server.transport_security import TransportSecuritySettings
-from mcp_types import CallToolResult, TextContent, ToolAnnotations
-from pydantic import AnyHttpUrl, BaseModel, Field
+from mcp_types import CallToolResult, TextContent
+from pydantic import AnyHttpUrl, BaseModel
 
 from vaultctx import __version__
-from vaultctx.api import CONTEXT_DEFAULTS, Vault
+from vaultctx.api import Vault
 from vaultctx.errors import VaultctxError
 from vaultctx.hooks.context import hook_excerpts
 from vaultctx.index.hangul import index_has_hangul
@@ -48,19 +50,13 @@ from vaultctx.loopback.hook_endpoint import add_hook_endpoint
 from vaultctx.loopback.server_link import CLI_PATH
 from vaultctx.loopback.serving import run_while_serving
 from vaultctx.mcp import outputs
-from vaultctx.mcp.write_tools import WRITE_INSTRUCTIONS, add_write_tools
+from vaultctx.mcp.tool_binding import WRITE_INSTRUCTIONS, add_tools
 from vaultctx.scrub import scrub_secrets
-from vaultctx.search.filters import Filters
-from vaultctx.search.graph import DEFAULT_DEPTH as DEFAULT_GRAPH_DEPTH
-from vaultctx.search.graph import MAX_DEPTH as MAX_GRAPH_DEPTH
 from vaultctx.search.request import SearchRequest
 
 log = logging.getLogger(__name__)
 
 SERVER_NAME = "vaultctx"
-MAX_LIMIT_SEARCH = 50
-MAX_LIMIT_LIST = 200
-MAX_TOKENS_CAP = 32_000
 
 INSTRUCTIONS = """\
 Read-only access to the user's Obsidian vault (their personal markdown notes).
@@ -69,40 +65,7 @@ Read a whole note (or one heading's section) with obsidian_read_note, browse by 
 type or date with obsidian_list_notes, and use obsidian_get_context for a ready-made block of
 background on a topic. Secrets in notes are shown as [REDACTED:<kind>]."""
 
-READ_ONLY = ToolAnnotations(
-    read_only_hint=True,
-    destructive_hint=False,
-    idempotent_hint=True,
-    open_world_hint=False,
-)
-
 T = TypeVar("T")
-
-# Filter arguments shared by obsidian_search and obsidian_list_notes.
-FolderArg = Annotated[
-    str | None,
-    Field(description="Only notes under this vault folder and its subfolders, e.g. `projects`."),
-]
-TagArg = Annotated[
-    str | None,
-    Field(description="Only notes with this tag (nested tags included), e.g. `project`."),
-]
-SinceArg = Annotated[
-    str | None,
-    Field(description="Modified on or after: ISO date (2024-03-01), date-time, or age (7d, 12h)."),
-]
-UntilArg = Annotated[
-    str | None, Field(description="Modified on or before: ISO date (that whole day) or date-time.")
-]
-WhereArg = Annotated[
-    list[str] | None,
-    Field(
-        description="Front matter conditions, all must hold: `KEY OP VALUE`, OP one of = != > >= "
-        '< <= ~ (contains); dotted keys reach nested values. E.g. ["status = active", '
-        '"project.priority >= 2", "due < 2026-01-31"]. Dates compare as dates, numbers as '
-        "numbers; a list matches when any item does."
-    ),
-]
 
 
 class VaultService:
@@ -231,7 +194,7 @@ def build_server(
     cli: CliRunner | None = None,
 ) -> MCPServer[Any]:
     """The configured server; ``token`` makes every HTTP request carry ``Bearer <token>``;
-    ``allow_writes`` adds the tools that change the vault (``mcp.write_tools``); ``cli`` serves
+    ``allow_writes`` adds the tools that change the vault (``mcp.tool_binding``); ``cli`` serves
     CLI processes' commands (``loopback.cli_endpoint``).
 
     ``warm_up`` says when the models start loading: "after handshake" suits stdio, where the
@@ -261,9 +224,14 @@ def build_server(
         log_level=log_level,
         **_auth(token),
     )
-    _add_tools(server, service)
-    if allow_writes:
-        add_write_tools(server, lambda run, render: _respond(service, run, render))
+    add_tools(
+        server,
+        lambda run, render, soon, warming: _respond(
+            service, run, render, soon=soon, while_warming=warming
+        ),
+        service.warming_for,
+        allow_writes=allow_writes,
+    )
     _add_note_resource(server, service)
     add_hook_endpoint(server, service.call, token, hook_excerpts)
     if cli is not None:
@@ -295,172 +263,6 @@ class SharedTokenVerifier:
         if hmac.compare_digest(token.encode(), self._token):
             return AccessToken(token=token, client_id=SERVER_NAME, scopes=[])
         return None
-
-
-def _add_tools(server: MCPServer[Any], service: VaultService) -> None:
-    def obsidian_search(
-        query: Annotated[
-            str,
-            Field(min_length=1, description="What to look for, in natural language or keywords."),
-        ],
-        limit: Annotated[
-            int, Field(ge=1, le=MAX_LIMIT_SEARCH, description="Passages to return.")
-        ] = 5,
-        max_tokens: Annotated[
-            int, Field(ge=50, le=MAX_TOKENS_CAP, description="Token budget of all passages.")
-        ] = 2000,
-        mode: Annotated[
-            Literal["hybrid", "bm25", "vector"],
-            Field(description="hybrid (default); bm25 for exact identifiers; vector for meaning."),
-        ] = "hybrid",
-        graph: Annotated[
-            bool,
-            Field(
-                description="Also return notes linked to the best hits (outlinks and backlinks), "
-                "each saying which note it was reached from, and maps of content linking to them."
-            ),
-        ] = False,
-        depth: Annotated[
-            int, Field(ge=0, le=MAX_GRAPH_DEPTH, description="Links to follow when graph=true.")
-        ] = DEFAULT_GRAPH_DEPTH,
-        folder: FolderArg = None,
-        tag: TagArg = None,
-        where: WhereArg = None,
-        modified_since: SinceArg = None,
-        modified_until: UntilArg = None,
-    ) -> Annotated[CallToolResult, outputs.SearchOutput]:
-        def request() -> SearchRequest:
-            filters = _filters(folder, tag, None, modified_since, modified_until, where)
-            return SearchRequest(
-                query,
-                limit=limit,
-                max_tokens=max_tokens,
-                mode=mode,
-                graph=graph,
-                depth=depth,
-                filters=filters,
-            )
-
-        def run(vault: Vault) -> outputs.SearchOutput:
-            return outputs.search_output(vault.search(request()))
-
-        def keywords_first(vault: Vault) -> outputs.SearchOutput:
-            response = vault.search(replace(request(), mode="bm25"))
-            notice = (
-                f"vector models are still loading ({service.warming_for():.1f} s since start): "
-                "ranked by keywords only; searches rank by meaning too once they are loaded"
-            )
-            return outputs.search_output(replace(response, notices=[notice, *response.notices]))
-
-        if mode == "hybrid":
-            return _respond(service, run, outputs.search_text, while_warming=keywords_first)
-        return _respond(service, run, outputs.search_text)
-
-    def obsidian_read_note(
-        file_path: Annotated[
-            str,
-            Field(
-                min_length=1,
-                description="Vault-relative path as shown in results, e.g. `projects/Plan.md` "
-                "(a `path#Heading` citation also works).",
-            ),
-        ],
-        section: Annotated[
-            str | None,
-            Field(description="Heading text: return only that heading's section."),
-        ] = None,
-        max_tokens: Annotated[
-            int, Field(ge=50, le=MAX_TOKENS_CAP, description="Token budget of the text.")
-        ] = 8000,
-    ) -> Annotated[CallToolResult, outputs.NoteOutput]:
-        def run(vault: Vault) -> outputs.NoteOutput:
-            note = vault.read_note(file_path, section=section, max_tokens=max_tokens)
-            return outputs.note_output(note)
-
-        return _respond(service, run, outputs.note_text, soon=True)
-
-    def obsidian_list_notes(
-        folder: FolderArg = None,
-        tag: TagArg = None,
-        type: Annotated[
-            str | None,
-            Field(description="Front matter `type`: note, project, daily, moc, signal, …"),
-        ] = None,
-        modified_since: SinceArg = None,
-        modified_until: UntilArg = None,
-        where: WhereArg = None,
-        limit: Annotated[int, Field(ge=1, le=MAX_LIMIT_LIST, description="Notes to return.")] = 20,
-    ) -> Annotated[CallToolResult, outputs.NoteListOutput]:
-        def run(vault: Vault) -> outputs.NoteListOutput:
-            filters = _filters(folder, tag, type, modified_since, modified_until, where)
-            return outputs.note_list_output(vault.list_notes(filters, limit=limit))
-
-        return _respond(service, run, outputs.note_list_text, soon=True)
-
-    def obsidian_get_context(
-        topic: Annotated[str, Field(min_length=1, description="The subject to gather notes on.")],
-        max_tokens: Annotated[
-            int, Field(ge=100, le=MAX_TOKENS_CAP, description="Token budget of the block.")
-        ] = 2000,
-    ) -> Annotated[CallToolResult, outputs.ContextOutput]:
-        def run(vault: Vault) -> outputs.ContextOutput:
-            request = SearchRequest(topic, limit=CONTEXT_DEFAULTS["limit"], max_tokens=max_tokens)
-            return outputs.context_output(vault.context(request))
-
-        return _respond(service, run, outputs.context_text)
-
-    tools: list[tuple[Callable[..., CallToolResult], str, str]] = [
-        (
-            obsidian_search,
-            "Search notes",
-            "Search the user's Obsidian vault (their personal notes) by meaning and keywords. "
-            "Use it first for any question their notes might answer: projects, decisions, "
-            "meetings, how-tos, people, past incidents. Returns the best passages with "
-            "`path#Section` citations; read a whole note with obsidian_read_note.",
-        ),
-        (
-            obsidian_read_note,
-            "Read a note",
-            "Read one note of the vault by its vault-relative path, as given in search or list "
-            "results. Pass `section` (a heading's text) to read only that part. Long notes are "
-            "cut at max_tokens and the response says so and lists the headings.",
-        ),
-        (
-            obsidian_list_notes,
-            "List notes",
-            "List the vault's notes by folder, tag, type and modification date, newest first, "
-            "with titles and tags. Use it to browse or find recent notes, not to search content "
-            "(use obsidian_search for that).",
-        ),
-        (
-            obsidian_get_context,
-            "Get context on a topic",
-            "Gather the vault's most relevant passages about a topic into one markdown block with "
-            "a Sources list, ready to ground an answer or a plan. Use it for background on a "
-            "topic; use obsidian_search to see individual hits.",
-        ),
-    ]
-    for function, title, description in tools:
-        server.add_tool(
-            function,
-            title=title,
-            description=description,
-            annotations=READ_ONLY,
-            structured_output=True,
-        )
-
-
-def _filters(
-    folder: str | None,
-    tag: str | None,
-    note_type: str | None,
-    since: str | None,
-    until: str | None,
-    where: list[str] | None,
-) -> Filters:
-    """The filter arguments, as obsidian_search and obsidian_list_notes both take them."""
-    tags = [tag] if tag else []
-    return Filters(folder, tags, note_type, since=since, until=until, where=where or [])
 
 
 OutputT = TypeVar("OutputT", bound=BaseModel)

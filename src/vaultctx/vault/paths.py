@@ -112,16 +112,38 @@ def _check_spelling(raw: str, candidate: str) -> None:
     encoded = "" if candidate is raw else " once URL-decoded"
     if _CONTROL.search(candidate):
         raise UnsafePathError(raw, f"contains a NUL byte or control character{encoded}")
+    leaving = _way_out(candidate)
+    if leaving is not None:
+        raise UnsafePathError(raw, f"{leaving}{encoded}")
+
+
+def _way_out(candidate: str) -> str | None:
+    """How ``candidate``, as spelled, reaches outside the vault; None if it does not."""
     slashed = candidate.replace("\\", "/")
     if slashed.startswith("/"):
-        kind = "a UNC network path" if slashed.startswith("//") else "an absolute path"
-        raise UnsafePathError(raw, f"is {kind}{encoded}")
+        return "is a UNC network path" if slashed.startswith("//") else "is an absolute path"
     if _DRIVE.match(slashed):
-        raise UnsafePathError(raw, f"is a Windows drive path{encoded}")
+        return "is a Windows drive path"
     for part in slashed.split("/"):
         # Windows drops trailing dots and spaces, so `...` and `.. ` also mean the parent.
         if part not in ("", ".") and not part.strip(". "):
-            raise UnsafePathError(raw, f"goes up to a parent folder with `{part}`{encoded}")
+            return f"goes up to a parent folder with `{part}`"
+    return None
+
+
+def leaves_vault(raw: str) -> bool:
+    """Whether ``raw`` is spelled to reach outside the vault (absolute, a drive or UNC path, a
+    parent step), as given or URL-decoded: ``normalize_vault_path``'s own rule, for a caller
+    that words the refusal itself (the agent's tool contract) before the full confinement."""
+    decoded = raw
+    for _ in range(_MAX_DECODING_ROUNDS):
+        if _way_out(decoded) is not None:
+            return True
+        once_more = unquote(decoded) if "%" in decoded else decoded
+        if once_more == decoded:
+            return False
+        decoded = once_more
+    return True
 
 
 def resolve_vault_file(vault: Path, raw: str, rules: IgnoreRules) -> VaultPath:
