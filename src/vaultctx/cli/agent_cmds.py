@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from vaultctx.agent.llm_backends.registry import builtin_names, or_list
 from vaultctx.cli.answer_output import ASK_HINT, AnswerPrinter, denied_changes, report_turn
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
 
@@ -30,7 +31,7 @@ BackendOption = Annotated[
     str | None,
     typer.Option(
         "--backend",
-        help="openai, ollama, gemini or bedrock (default: \\[agent] backend).",
+        help=f"{or_list(builtin_names())} (default: \\[agent] backend).",
         show_default=False,
     ),
 ]
