@@ -17,10 +17,8 @@ from vaultctx.vault.paths import VaultAccessError
 # Exceptions that never leave vaultctx: each is caught where it is raised and becomes a skipped
 # file, an HTTP status or a fallback, never a message for the user.
 INTERNAL = {
-    "vaultctx.vault.bounded_yaml.FrontMatterTooCostlyError",  # the note's recorded problem
     "vaultctx.scrub.patterns._Unknown",  # control flow inside the scrubber
     "vaultctx.agent.mcp_config._DuplicateKey",  # control flow: becomes the ConfigError naming it
-    "vaultctx.index.run_lock.LockHeldError",  # the indexer raises IndexerBusyError instead
 }
 # Modules that need the MCP SDK or an optional engine; imported all the same when present.
 SKIP_MODULES = {"vaultctx.__main__", "vaultctx.hooks.__main__"}
@@ -57,8 +55,10 @@ def test_every_error_a_user_can_meet_is_a_vaultctx_error() -> None:
 def test_errors_keep_the_builtin_kinds_callers_catch() -> None:
     from vaultctx.atomic_write import UnsafeWriteError
     from vaultctx.config import ConfigError
+    from vaultctx.index.run_lock import LockHeldError
 
     assert issubclass(ConfigError, ValueError)
+    assert issubclass(LockHeldError, OSError)
     assert issubclass(UnsafeWriteError, OSError)
 
 

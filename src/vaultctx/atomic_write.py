@@ -10,8 +10,8 @@ next free number (which also keeps every earlier backup). The file itself may be
 made (dotfile managers do this): it stays a link, and the write goes to its target only when that
 target is a regular file the user owns.
 
-This module imports nothing from vaultctx but its error type: every layer that saves a file uses
-it.
+This module imports nothing from vaultctx but its error type and ``vault.durable`` (the staged,
+fsynced write it shares with the vault's own changes): every layer that saves a file uses it.
 """
 
 from __future__ import annotations
@@ -19,10 +19,10 @@ from __future__ import annotations
 import contextlib
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from vaultctx.errors import VaultctxError
+from vaultctx.vault.durable import replace_with_staged, sync_folder
 
 MAX_BACKUPS = 1000
 _NEW_FILE_MODE = 0o666  # what open() asks for; the umask takes away from it
@@ -63,19 +63,8 @@ def write_atomically(
         mode = stat.S_IMODE(current.st_mode) if current is not None else _default_mode()
     saved = _back_up(path, target, stat.S_IMODE(current.st_mode)) if backup and current else None
     payload = data.encode("utf-8") if isinstance(data, str) else data
-    fd, staging = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(payload)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(staging, mode)
-        os.replace(staging, target)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(staging)
-        raise
-    _sync_folder(target.parent)
+    replace_with_staged(target, payload, mode, prefix=f".{target.name}.", suffix=".tmp")
+    sync_folder(target.parent)
     return saved
 
 
@@ -157,13 +146,3 @@ def _default_mode() -> int:
     umask = os.umask(0o022)
     os.umask(umask)
     return _NEW_FILE_MODE & ~umask
-
-
-def _sync_folder(folder: Path) -> None:
-    """Make the rename itself durable; best effort (Windows cannot open a folder)."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)

@@ -14,6 +14,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
@@ -51,10 +52,7 @@ def open_private_log(path: Path, *, limit: int | None = None) -> BinaryIO:
     except OSError as exc:
         raise PrivateLogError(path, _why(exc)) from exc
     try:
-        info = os.fstat(fd)
-        _check_owned(path, info, stat.S_ISREG(info.st_mode), "it is not a regular file")
-        if stat.S_IMODE(info.st_mode) & ~FILE_MODE:
-            os.fchmod(fd, FILE_MODE)
+        info = _checked(path, fd, stat.S_ISREG, "it is not a regular file", FILE_MODE)
         if limit is not None and info.st_size > limit:
             os.ftruncate(fd, 0)
         return os.fdopen(fd, "ab")
@@ -83,10 +81,7 @@ def private_folder(folder: Path) -> Path:
     except OSError as exc:
         raise PrivateLogError(folder, _why(exc)) from exc
     try:
-        info = os.fstat(fd)
-        _check_owned(folder, info, stat.S_ISDIR(info.st_mode), "it is not a folder")
-        if stat.S_IMODE(info.st_mode) & ~FOLDER_MODE:
-            os.fchmod(fd, FOLDER_MODE)
+        _checked(folder, fd, stat.S_ISDIR, "it is not a folder", FOLDER_MODE)
     finally:
         os.close(fd)
     return folder
@@ -104,11 +99,19 @@ def _open_in(folder: Path, name: str, flags: int, mode: int) -> int:
         os.close(folder_fd)
 
 
-def _check_owned(path: Path, info: os.stat_result, right_kind: bool, wrong_kind: str) -> None:
-    if not right_kind:
+def _checked(
+    path: Path, fd: int, is_kind: Callable[[int], bool], wrong_kind: str, mode: int
+) -> os.stat_result:
+    """The status of ``path``, open as ``fd``: refused unless it is of the right kind and the
+    user's own, and tightened to ``mode`` when group or others could use it."""
+    info = os.fstat(fd)
+    if not is_kind(info.st_mode):
         raise PrivateLogError(path, wrong_kind)
     if hasattr(os, "getuid") and info.st_uid != os.getuid():
         raise PrivateLogError(path, f"it belongs to another user (uid {info.st_uid})")
+    if stat.S_IMODE(info.st_mode) & ~mode:
+        os.fchmod(fd, mode)
+    return info
 
 
 def _why(exc: OSError) -> str:

@@ -327,6 +327,8 @@ def test_the_readme_lists_exactly_the_commands_that_write() -> None:
 # is added here with where it writes; one writing into the vault must go through the ledger.
 FILE_WRITERS = {
     "vault/writes.py": "the vault: the primitives the ledger's change operations use",
+    "vault/durable.py": "a staged, fsynced file put in place: for vault/writes.py, ledger/store.py "
+    "and atomic_write.py, wherever they write",
     "ledger/changes.py": "the vault, each change recorded first",
     "ledger/store.py": "the ledger's folder in the user data dir",
     "ledger/undo.py": "the vault: a record's earlier state put back",

@@ -70,14 +70,13 @@ class Message:
 
 
 @dataclass(frozen=True)
-class ConversationSummary:
-    """A line of ``conversations list``."""
+class _ConversationHead:
+    """What a conversation's line in a list and the conversation itself both start with."""
 
     id: str
     title: str
     created: datetime
     updated: datetime
-    message_count: int
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -85,19 +84,24 @@ class ConversationSummary:
             "title": self.title,
             "created": self.created.isoformat(),
             "updated": self.updated.isoformat(),
-            "messages": self.message_count,
         }
 
 
 @dataclass(frozen=True)
-class Conversation:
+class ConversationSummary(_ConversationHead):
+    """A line of ``conversations list``."""
+
+    message_count: int
+
+    def as_dict(self) -> dict[str, Any]:
+        return {**super().as_dict(), "messages": self.message_count}
+
+
+@dataclass(frozen=True)
+class Conversation(_ConversationHead):
     """A conversation with its messages in the order they were appended. ``vault`` is the
     resolved path of the vault it belongs to."""
 
-    id: str
-    title: str
-    created: datetime
-    updated: datetime
     backend: str
     model: str
     vault: str
@@ -106,10 +110,7 @@ class Conversation:
     def as_dict(self) -> dict[str, Any]:
         """Everything but the agent's opaque model history."""
         return {
-            "id": self.id,
-            "title": self.title,
-            "created": self.created.isoformat(),
-            "updated": self.updated.isoformat(),
+            **super().as_dict(),
             "backend": self.backend,
             "model": self.model,
             "vault": self.vault,

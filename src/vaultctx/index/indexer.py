@@ -703,6 +703,25 @@ def _merge_phases(report: IndexReport, phases: dict[str, float]) -> None:
         report.phase_seconds[phase] = report.phase_seconds.get(phase, 0.0) + seconds
 
 
+def _chunk_values(
+    cid: int, file_id: int, row: ChunkRow, mtime_ns: int, now: float
+) -> tuple[object, ...]:
+    """A ``chunks`` row, in the order ``_write_files`` inserts its columns."""
+    return (
+        cid,
+        file_id,
+        row.ordinal,
+        row.section,
+        row.heading_path,
+        row.body,
+        row.context,
+        row.text_hash,
+        mtime_ns,
+        now if row.vector is not None else None,
+        now if row.quality_vector is not None else None,
+    )
+
+
 def _delete_file_rows(db: IndexDatabase, file_id: int, *, keep_file: bool) -> list[int]:
     """Delete a file's chunks, vectors, tags and links; returns the chunk ids, whose FTS rows
     the caller deletes with the rest of its batch (see ``_FtsChanges``)."""
@@ -922,21 +941,7 @@ class _BatchWriter:
                 fts.deleted.extend(_delete_file_rows(self.db, file_id, keep_file=True))
             mtime_ns = work.file.mtime_ns
             for cid, row in enumerate(work.chunks, next_chunk):
-                chunks.append(
-                    (
-                        cid,
-                        file_id,
-                        row.ordinal,
-                        row.section,
-                        row.heading_path,
-                        row.body,
-                        row.context,
-                        row.text_hash,
-                        mtime_ns,
-                        now if row.vector is not None else None,
-                        now if row.quality_vector is not None else None,
-                    )
-                )
+                chunks.append(_chunk_values(cid, file_id, row, mtime_ns, now))
                 fts.added.append((cid, row.fts_columns))
                 if row.vector:
                     vectors.append((cid, row.vector))

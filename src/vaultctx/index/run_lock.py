@@ -12,9 +12,19 @@ import os
 from pathlib import Path
 from types import TracebackType
 
+from vaultctx.errors import VaultctxError
 
-class LockHeldError(OSError):
-    """Another process holds the lock (not a user error by itself: the indexer words it)."""
+
+class LockHeldError(VaultctxError, OSError):
+    """Another process holds the lock. The indexer words it for the user (``IndexerBusyError``)
+    and catches it before any other ``OSError``, which it also is."""
+
+    def __init__(self, path: Path, detail: str) -> None:
+        super().__init__(
+            f"{path} is held by another process ({detail})",
+            "wait for the other `vaultctx index` to finish (or stop it) and run again",
+        )
+        self.path = path
 
 
 class RunLock:
@@ -35,7 +45,7 @@ class RunLock:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError as exc:
             os.close(fd)
-            raise LockHeldError(exc.errno, "held by another process") from exc
+            raise LockHeldError(self._path, exc.strerror or "locked") from exc
         except BaseException:
             os.close(fd)
             raise
@@ -48,7 +58,7 @@ class RunLock:
         try:
             lock.acquire(timeout=0)
         except Timeout as exc:
-            raise LockHeldError(str(exc)) from exc
+            raise LockHeldError(self._path, str(exc)) from exc
         self._fallback = lock
 
     def release(self) -> None:

@@ -81,6 +81,13 @@ class NoteChanger:
     def _confine(self, raw: str, *, folder: bool = False) -> WritePath:
         return confine_write_path(self.root, raw, self._rules(), folder=folder)
 
+    def _existing(self, raw: str) -> tuple[WritePath, bool]:
+        """The note or folder ``raw`` names, which must exist, and whether it is a folder."""
+        path = self._confine(raw, folder=True)
+        if not exists(path.absolute):
+            raise _not_found(path.relative)
+        return path, os.path.isdir(path.absolute)
+
     def _check_content(self, data: bytes, what: str = "The content") -> None:
         limit = self.config.settings.max_file_bytes
         if len(data) > limit:
@@ -215,10 +222,7 @@ class NoteChanger:
         _check_context(change)
         with self._recorded(change, "move") as recording:
             ahead = recording.ahead
-            src = self._confine(source, folder=True)
-            if not exists(src.absolute):
-                raise _not_found(src.relative)
-            is_folder = os.path.isdir(src.absolute)
+            src, is_folder = self._existing(source)
             dst = self._confine(destination, folder=is_folder)
             if exists(dst.absolute):
                 raise destination_taken(dst.relative)
@@ -305,10 +309,7 @@ class NoteChanger:
         _check_context(change)
         with self._recorded(change, "trash") as recording:
             ahead = recording.ahead
-            src = self._confine(path, folder=True)
-            if not exists(src.absolute):
-                raise _not_found(src.relative)
-            is_folder = os.path.isdir(src.absolute)
+            src, is_folder = self._existing(path)
             if is_folder:
                 self._check_private_tree(src.relative, None)
             trash = self.root / TRASH_FOLDER

@@ -41,7 +41,6 @@ import os
 import re
 import secrets
 import stat
-import tempfile
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -55,7 +54,8 @@ from vaultctx.config import APP_NAME, default_db_path
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger import codec, snapshot
 from vaultctx.ledger.snapshot import State
-from vaultctx.vault.writes import digest, sync_folder
+from vaultctx.vault.durable import replace_with_staged, sync_folder
+from vaultctx.vault.writes import digest
 
 KEEP_DAYS = 7  # a record younger than this is never dropped
 MAX_BYTES = 500_000_000  # contents kept for records older than KEEP_DAYS
@@ -708,18 +708,7 @@ def _write_all(fd: int, data: bytes) -> None:
 def _write_private(path: Path, data: bytes, *, sync: bool = True) -> None:
     """``path`` holding ``data``, mode 0600, atomically: staged in the same folder, fsynced,
     renamed, and (``sync``) the folder fsynced so the rename itself survives a power cut."""
-    fd, staging = tempfile.mkstemp(prefix=".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(staging, 0o600)
-        os.replace(staging, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(staging)
-        raise
+    replace_with_staged(path, data, 0o600, prefix=".", suffix=".tmp")
     if sync:
         sync_folder(path.parent)
 

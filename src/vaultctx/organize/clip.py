@@ -149,26 +149,12 @@ async def clip(
     notices: list[str] = []
     if article.truncated:
         notices.append(f"the article was cut at {MAX_ARTICLE_CHARS:,} characters")
-    body, summarised = article.text, False
     if model is None or no_summary:
+        body, summarised = article.text, False
         if model is None and not no_summary:
             notices.append("no model is configured ([agent] model): saved the article itself")
     else:
-        failure_notice = ""
-        try:
-            reply = await model.complete(
-                system_prompt(translate), article_prompt(article), max_tokens=max_tokens
-            )
-        except VaultctxError as failure:
-            reply = ""
-            failure_notice = f"the model failed ({failure.one_line()})"
-        summary = safe_markdown(_unwrapped(reply), base_url=article.url).strip()
-        if summary:
-            body, summarised = summary, True
-        else:
-            problem = failure_notice or "the model gave an empty answer"
-            notices.append(f"{problem}: saved the first {FALLBACK_CHARS:,} characters instead")
-            body = article.text[:FALLBACK_CHARS]
+        body, summarised = await _summary(model, article, translate, max_tokens, notices)
     day = today or date.today()
     content = note_content(article, body, day, note_type)
     change = ChangeContext(label=f"clip {article.url}", source="cli")
@@ -193,6 +179,27 @@ async def clip(
         f"every name for {article.title!r} in {target} is taken",
         "move some clips out of the folder, or use --folder",
     )
+
+
+async def _summary(
+    model: TextModel, article: Article, translate: str | None, max_tokens: int, notices: list[str]
+) -> tuple[str, bool]:
+    """The note's body and whether the model wrote it: its summary (or translation), else the
+    start of the article and a notice saying why."""
+    failure_notice = ""
+    try:
+        reply = await model.complete(
+            system_prompt(translate), article_prompt(article), max_tokens=max_tokens
+        )
+    except VaultctxError as failure:
+        reply = ""
+        failure_notice = f"the model failed ({failure.one_line()})"
+    summary = safe_markdown(_unwrapped(reply), base_url=article.url).strip()
+    if summary:
+        return summary, True
+    problem = failure_notice or "the model gave an empty answer"
+    notices.append(f"{problem}: saved the first {FALLBACK_CHARS:,} characters instead")
+    return article.text[:FALLBACK_CHARS], False
 
 
 def _unwrapped(reply: str) -> str:

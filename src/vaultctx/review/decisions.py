@@ -165,16 +165,7 @@ def validated(items: list[Any], paths: list[str], notices: list[str]) -> list[De
             dropped += 1
             continue
         status = _text(item.get("status")).lower()
-        entry = Decision(
-            decision=decision,
-            rationale=_text(item.get("rationale")),
-            owner=_text(item.get("owner")),
-            due=_date(item.get("due")),
-            superseded_by=_text(item.get("supersededBy")),
-            status=status if status in STATUSES else "open",
-            sources=sources,
-            decided_on=_date(item.get("decidedOn")),
-        )
+        entry = _decision(item, decision, sources, status, ("supersededBy", "decidedOn"))
         if entry.key not in entries:
             entries[entry.key] = entry
     if dropped:
@@ -210,15 +201,28 @@ def _from_data(data: dict[str, Any]) -> Decision | None:
     if not decision or not normalised(decision):
         return None
     status = _text(data.get("status"))
+    return _decision(data, decision, sources, status, ("superseded_by", "decided_on"))
+
+
+def _decision(
+    fields: dict[str, Any],
+    decision: str,
+    sources: tuple[str, ...],
+    status: str,
+    keys: tuple[str, str],
+) -> Decision:
+    """A ``Decision`` from checked ``fields``; ``keys`` name its "superseded by" and "decided
+    on" fields (the model's answer spells them in camelCase, a saved list in snake_case)."""
+    superseded_key, decided_key = keys
     return Decision(
         decision=decision,
-        rationale=_text(data.get("rationale")),
-        owner=_text(data.get("owner")),
-        due=_date(data.get("due")),
-        superseded_by=_text(data.get("superseded_by")),
+        rationale=_text(fields.get("rationale")),
+        owner=_text(fields.get("owner")),
+        due=_date(fields.get("due")),
+        superseded_by=_text(fields.get(superseded_key)),
         status=status if status in STATUSES else "open",
         sources=sources,
-        decided_on=_date(data.get("decided_on")),
+        decided_on=_date(fields.get(decided_key)),
     )
 
 

@@ -819,22 +819,29 @@ def _pem_tail_start(text: str, end_marker: int) -> int | None:
     return start if longest >= 16 else None
 
 
-def _structural_rule(
-    name: str,
-    pattern: str,
-    keywords: tuple[str, ...],
-    *validators: Validator,
-    entropy: float = 0.0,
-) -> Rule:
-    regex = re.compile(pattern)
+class _Structural(NamedTuple):
+    """One of vaultctx's own rules, found by the secret's shape: ``keywords`` gate it,
+    ``validators`` judge what it finds, ``reach_back`` as in ``Rule``."""
+
+    name: str
+    pattern: str
+    keywords: tuple[str, ...]
+    validators: tuple[Validator, ...] = ()
+    entropy: float = 0.0
+    reach_back: Callable[[str, int], int | None] | None = None
+
+
+def _structural_rule(spec: _Structural) -> Rule:
+    regex = re.compile(spec.pattern)
     return Rule(
-        name=name,
+        name=spec.name,
         regex=regex,
-        keywords=keywords,
+        keywords=spec.keywords,
         priority=PRIORITY_STRUCTURAL,
-        entropy=entropy,
+        entropy=spec.entropy,
         groups=_secret_groups(regex, 0),
-        validators=validators,
+        validators=spec.validators,
+        reach_back=spec.reach_back,
     )
 
 
@@ -869,6 +876,92 @@ _ARTIFACTORY_CREDENTIAL = (
 _ARTIFACTORY_KEYWORDS = ("akc", *(f"ap{digit}" for digit in "0123456789abcdef"))
 
 
+# The structural rules, in the order they are tried.
+_STRUCTURAL = (
+    _Structural("private-key", _PEM_PRIVATE_KEY, ("private key",)),
+    _Structural("private-key", _PEM_END, ("-----end",), reach_back=_pem_tail_start),
+    _Structural(
+        "jwt",
+        r"(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{8,}\.ey[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]{8,})?)",
+        ("eyj",),
+        (_is_jwt,),
+    ),
+    _Structural(
+        "bearer-token",
+        r"\b[Bb]earer[ \t]+([A-Za-z0-9\-._~+/]{12,}=*)(?![A-Za-z0-9\-._~+/])",
+        ("bearer",),
+        (_random_looking(min_entropy=3.0),),
+    ),
+    _Structural(
+        "authorization-header",
+        r"(?i)\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?"
+        r"(?:(?:basic|token|api-?key|key|digest|sso-key)[ \t]+)?"
+        r"([A-Za-z0-9\-._~+/]{8,}=*)(?![A-Za-z0-9\-._~+/])",
+        ("authorization",),
+        (_random_looking(min_entropy=2.5),),
+    ),
+    _Structural(
+        "url-credentials",
+        r"://[^\s:@/?#'\"`<>\[\]{}]{0,128}:([^\s@/?#'\"`<>\[\]{}]{1,256})@(?=[A-Za-z0-9\[])",
+        ("://",),
+        (_url_password_plausible,),
+    ),
+    _Structural(
+        "telegram-bot-api-token",
+        r"(?<![\w:])(\d{8,10}:AA[A-Za-z0-9_-]{33})(?![\w-])",
+        (":aa",),
+    ),
+    _Structural(
+        "mailchimp-api-key",
+        r"(?<=(?<![0-9A-Za-z])([0-9a-f]{32}))-us\d{1,2}(?![\w-])",
+        ("-us",),
+    ),
+    _Structural(
+        "openai-api-key",
+        r"\b(sk-(?:proj-)?[A-Za-z0-9_-]{20,74}T3BlbkFJ[A-Za-z0-9_-]{20,74})(?![\w-])",
+        ("t3blbkfj",),
+    ),
+    # Bot tokens are base64(user id) . timestamp . HMAC; ids start with 1-9, so M, N or O.
+    # No keyword pins them down, so this rule runs on every text; the leading class keeps
+    # that cheap (the engine skips to the next M, N or O).
+    _Structural(
+        "discord-bot-token",
+        r"[MNO](?<![A-Za-z0-9_-][MNO])[A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\."
+        r"[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_-])",
+        (),
+    ),
+    _Structural("gitlab-token", _GITLAB_TOKEN, _GITLAB_PREFIXES, entropy=3.0),
+    # A letters-only run is an identifier (APDUResponse), a repeated character a filler
+    # (AKCxxxxxxxxxx), as gitleaks' entropy limits treat ghp_xxxx…
+    _Structural(
+        "artifactory-credential",
+        _ARTIFACTORY_CREDENTIAL,
+        _ARTIFACTORY_KEYWORDS,
+        (_random_looking(min_entropy=3.0),),
+    ),
+    # Square's OAuth application secret: gitleaks has the rule but its default config
+    # no longer ships it.
+    _Structural(
+        "square-secret",
+        rf"\b(sq0csp-[A-Za-z0-9_-]{{43}}){_TOKEN_END}",
+        ("sq0csp-",),
+        entropy=2.0,
+    ),
+    # IBM SoftLayer's SOAP endpoint takes the API key as a path segment.
+    _Structural(
+        "softlayer-api-key",
+        rf"(?i)api\.softlayer\.com/soap/v3(?:\.1)?/([a-z0-9]{{64}}){_TOKEN_END}",
+        ("api.softlayer.com/soap/",),
+        entropy=2.0,
+    ),
+    _Structural(
+        "pypi-upload-token",
+        r"\b(pypi-AgENdGVzdC5weXBpLm9yZw[\w-]{50,1000})",
+        ("pypi-agendgvzdc5wexbplm9yzw",),
+    ),
+)
+
+
 def generic_rules(shared_allowlists: tuple[Allowlist, ...] = ()) -> list[Rule]:
     """vaultctx's own rules, for secrets gitleaks only finds with a file path or a vendor name.
 
@@ -877,87 +970,5 @@ def generic_rules(shared_allowlists: tuple[Allowlist, ...] = ()) -> list[Rule]:
     """
     return [
         *(_assignment_rule(spec, shared_allowlists) for spec in _ASSIGNMENTS),
-        _structural_rule("private-key", _PEM_PRIVATE_KEY, ("private key",)),
-        _structural_rule("private-key", _PEM_END, ("-----end",))._replace(
-            reach_back=_pem_tail_start
-        ),
-        _structural_rule(
-            "jwt",
-            r"(?<![A-Za-z0-9_-])(eyJ[A-Za-z0-9_-]{8,}\.ey[A-Za-z0-9_-]{8,}(?:\.[A-Za-z0-9_-]{8,})?)",
-            ("eyj",),
-            _is_jwt,
-        ),
-        _structural_rule(
-            "bearer-token",
-            r"\b[Bb]earer[ \t]+([A-Za-z0-9\-._~+/]{12,}=*)(?![A-Za-z0-9\-._~+/])",
-            ("bearer",),
-            _random_looking(min_entropy=3.0),
-        ),
-        _structural_rule(
-            "authorization-header",
-            r"(?i)\bauthorization[\"']?[ \t]*[:=][ \t]*[\"']?"
-            r"(?:(?:basic|token|api-?key|key|digest|sso-key)[ \t]+)?"
-            r"([A-Za-z0-9\-._~+/]{8,}=*)(?![A-Za-z0-9\-._~+/])",
-            ("authorization",),
-            _random_looking(min_entropy=2.5),
-        ),
-        _structural_rule(
-            "url-credentials",
-            r"://[^\s:@/?#'\"`<>\[\]{}]{0,128}:([^\s@/?#'\"`<>\[\]{}]{1,256})@(?=[A-Za-z0-9\[])",
-            ("://",),
-            _url_password_plausible,
-        ),
-        _structural_rule(
-            "telegram-bot-api-token",
-            r"(?<![\w:])(\d{8,10}:AA[A-Za-z0-9_-]{33})(?![\w-])",
-            (":aa",),
-        ),
-        _structural_rule(
-            "mailchimp-api-key",
-            r"(?<=(?<![0-9A-Za-z])([0-9a-f]{32}))-us\d{1,2}(?![\w-])",
-            ("-us",),
-        ),
-        _structural_rule(
-            "openai-api-key",
-            r"\b(sk-(?:proj-)?[A-Za-z0-9_-]{20,74}T3BlbkFJ[A-Za-z0-9_-]{20,74})(?![\w-])",
-            ("t3blbkfj",),
-        ),
-        # Bot tokens are base64(user id) . timestamp . HMAC; ids start with 1-9, so M, N or O.
-        # No keyword pins them down, so this rule runs on every text; the leading class keeps
-        # that cheap (the engine skips to the next M, N or O).
-        _structural_rule(
-            "discord-bot-token",
-            r"[MNO](?<![A-Za-z0-9_-][MNO])[A-Za-z0-9_-]{23,25}\.[A-Za-z0-9_-]{6}\."
-            r"[A-Za-z0-9_-]{27,38}(?![A-Za-z0-9_-])",
-            (),
-        ),
-        _structural_rule("gitlab-token", _GITLAB_TOKEN, _GITLAB_PREFIXES, entropy=3.0),
-        # A letters-only run is an identifier (APDUResponse), a repeated character a filler
-        # (AKCxxxxxxxxxx), as gitleaks' entropy limits treat ghp_xxxx…
-        _structural_rule(
-            "artifactory-credential",
-            _ARTIFACTORY_CREDENTIAL,
-            _ARTIFACTORY_KEYWORDS,
-            _random_looking(min_entropy=3.0),
-        ),
-        # Square's OAuth application secret: gitleaks has the rule but its default config
-        # no longer ships it.
-        _structural_rule(
-            "square-secret",
-            rf"\b(sq0csp-[A-Za-z0-9_-]{{43}}){_TOKEN_END}",
-            ("sq0csp-",),
-            entropy=2.0,
-        ),
-        # IBM SoftLayer's SOAP endpoint takes the API key as a path segment.
-        _structural_rule(
-            "softlayer-api-key",
-            rf"(?i)api\.softlayer\.com/soap/v3(?:\.1)?/([a-z0-9]{{64}}){_TOKEN_END}",
-            ("api.softlayer.com/soap/",),
-            entropy=2.0,
-        ),
-        _structural_rule(
-            "pypi-upload-token",
-            r"\b(pypi-AgENdGVzdC5weXBpLm9yZw[\w-]{50,1000})",
-            ("pypi-agendgvzdc5wexbplm9yzw",),
-        ),
+        *(_structural_rule(spec) for spec in _STRUCTURAL),
     ]

@@ -25,6 +25,8 @@ from vaultctx.signals.settings import SignalSettings
 from vaultctx.signals.triage import signal_inbox
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from vaultctx.api import Vault
     from vaultctx.organize.fetch import Fetched
 
@@ -156,6 +158,19 @@ def fetch_feeds(
             planned.append((feed, path, content, entry))
     if dry_run or not planned:
         return run
+    _write_planned(vault, run, planned, seen, state)
+    return run
+
+
+def _write_planned(
+    vault: Vault,
+    run: IntakeRun,
+    planned: list[tuple[FeedResult, str, str, FeedEntry]],
+    seen: dict[str, list[str]],
+    state: Path,
+) -> None:
+    """Create the planned notes in one recorded change, then remember the entries written (an
+    entry that could not be written is fetched again next time)."""
     label = f"fetch {len(planned)} feed entries as signals"
     written: list[tuple[str, str]] = []  # (feed url, entry key)
     with vault.change_batch(ChangeContext(label, source="cli"), "signals-fetch") as batch:
@@ -179,7 +194,6 @@ def fetch_feeds(
             f"the list of entries taken could not be saved ({exc}); the next run skips them "
             "by their source link instead"
         )
-    return run
 
 
 def _downloads(

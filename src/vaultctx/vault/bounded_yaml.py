@@ -23,6 +23,8 @@ from typing import Any
 
 import yaml
 
+from vaultctx.vault.errors import VaultError
+
 # Real front matter is a few hundred bytes; tens of KB of YAML is a pasted dump, not properties.
 MAX_CHARS = 64 * 1024
 # After alias expansion. A long tag list is ~100 values; 10,000 keeps any write-out well under
@@ -38,13 +40,21 @@ MAX_DEPTH = 50
 # Below this many `[` and `{`, libyaml's per-token cost stays small (at most this many simple
 # keys to check per token); above it the Python scanner, which checks the depth as it goes.
 MAX_FLOW_OPENERS = 1000
+SIMPLIFY = (
+    "shorten or simplify the front matter: Obsidian's properties are a few keys and values, "
+    "without YAML anchors that repeat large parts"
+)
 
 # libyaml's loader is ~10x faster and accepts the same safe subset of YAML.
 _FAST_LOADER: Any = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
 
 
-class FrontMatterTooCostlyError(Exception):
-    """Front matter over one of the caps; the message completes "front matter …"."""
+class FrontMatterTooCostlyError(VaultError):
+    """Front matter over one of the caps; the message completes "front matter …" (the note's
+    reader records it as the note's problem, the alias editor names the note)."""
+
+    def __init__(self, detail: str) -> None:
+        super().__init__(detail, SIMPLIFY)
 
 
 class _DepthCheckingLoader(yaml.SafeLoader):

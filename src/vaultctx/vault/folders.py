@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultctx.vault.paths import UnsafePathError, is_vault_folder, normalize_vault_path
-from vaultctx.vault.scanner import _GIT_DIR_NAME, _OWN_FILES_PREFIX, IgnoreRules
+from vaultctx.vault.scanner import IgnoreRules, is_excluded, is_own_path
 
 
 @dataclass(frozen=True)
@@ -63,13 +63,4 @@ def _served(
 
 
 def _hidden(relative: str, rules: IgnoreRules, *, is_folder: bool) -> bool:
-    parts = relative.split("/")
-    if any(part == _GIT_DIR_NAME or part.startswith(_OWN_FILES_PREFIX) for part in parts):
-        return True
-    folders = ["/".join(parts[:depth]) for depth in range(1, len(parts) + is_folder)]
-    if any(rules.excludes_folder(path) for path in folders):
-        return True
-    if is_folder:
-        return False
-    touched = any(rules.folder_is_touched(path) for path in folders)
-    return rules.excludes_file(relative, parts[-1], touched)
+    return is_own_path(relative) or is_excluded(relative, rules, is_folder=is_folder)

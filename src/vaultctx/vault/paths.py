@@ -17,13 +17,7 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from vaultctx.vault.errors import VaultError
-from vaultctx.vault.private_paths import is_ignored
-from vaultctx.vault.scanner import (
-    _GIT_DIR_NAME,
-    _OWN_FILES_PREFIX,
-    IgnoreRules,
-    is_indexed_name,
-)
+from vaultctx.vault.scanner import IgnoreRules, unserved_reason
 
 PATH_SUGGESTION = (
     "pass a vault-relative path with forward slashes, such as `folder/Note.md`, "
@@ -178,15 +172,9 @@ def is_vault_folder(vault: Path, relative: str) -> bool:
 
 
 def _check_served(raw: str, relative: str, rules: IgnoreRules) -> None:
-    parts = relative.split("/")
-    if any(part == _GIT_DIR_NAME or part.startswith(_OWN_FILES_PREFIX) for part in parts):
-        raise UnsafePathError(raw, "is inside git's or vaultctx's own files")
-    if is_ignored(relative, rules, folder=False):
-        raise UnsafePathError(
-            raw, "is excluded from the index (.indexignore or a default such as .obsidian/)"
-        )
-    if not is_indexed_name(parts[-1]):
-        raise UnsafePathError(raw, "is not a note type vaultctx serves (.md, .txt, .csv, …)")
+    reason = unserved_reason(relative, rules)
+    if reason is not None:
+        raise UnsafePathError(raw, reason)
 
 
 def _shown(path: str) -> str:

@@ -251,17 +251,41 @@ def is_indexed_name(name: str) -> bool:
 
 
 def is_served_path(relative: str, rules: IgnoreRules) -> bool:
-    """Whether the vault-relative file ``relative`` is one vaultctx indexes and serves: not in git's
-    or vaultctx's own files, in no excluded folder, not excluded itself, of a note type. The one
+    """Whether the vault-relative file ``relative`` is one vaultctx indexes and serves. The one
     rule for the scanner's links, the readers and capture."""
+    return unserved_reason(relative, rules) is None
+
+
+def unserved_reason(relative: str, rules: IgnoreRules) -> str | None:
+    """Why vaultctx does not index and serve the vault-relative file ``relative`` (completing
+    "the path …"), or None when it does."""
+    if is_own_path(relative):
+        return "is inside git's or vaultctx's own files"
+    if is_excluded(relative, rules):
+        return "is excluded from the index (.indexignore or a default such as .obsidian/)"
+    if not is_indexed_name(relative.rsplit("/", 1)[-1]):
+        return "is not a note type vaultctx serves (.md, .txt, .csv, …)"
+    return None
+
+
+def is_own_path(relative: str) -> bool:
+    """Whether ``relative`` lies in git's or vaultctx's own files, which are never served."""
+    return any(
+        part == _GIT_DIR_NAME or part.startswith(_OWN_FILES_PREFIX) for part in relative.split("/")
+    )
+
+
+def is_excluded(relative: str, rules: IgnoreRules, *, is_folder: bool = False) -> bool:
+    """Whether the ignore rules (or their defaults) leave ``relative`` out: a folder above it,
+    or the file or folder itself."""
     parts = relative.split("/")
-    if any(part == _GIT_DIR_NAME or part.startswith(_OWN_FILES_PREFIX) for part in parts):
-        return False
-    folders = ["/".join(parts[:depth]) for depth in range(1, len(parts))]
+    folders = ["/".join(parts[:depth]) for depth in range(1, len(parts) + is_folder)]
     if any(rules.excludes_folder(folder) for folder in folders):
+        return True
+    if is_folder:
         return False
     touched = any(rules.folder_is_touched(folder) for folder in folders)
-    return is_indexed_name(parts[-1]) and not rules.excludes_file(relative, parts[-1], touched)
+    return rules.excludes_file(relative, parts[-1], touched)
 
 
 def scan_vault(

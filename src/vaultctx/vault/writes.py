@@ -10,8 +10,8 @@ through a link (``O_NOFOLLOW``), new contents are staged in a fresh temporary fi
 target, fsynced and renamed over it, and a replacement happens only if the file still holds the
 bytes the change was computed from (so a save made by the user in between is never overwritten).
 
-Nothing here records anything: ``vaultctx.note_changes`` snapshots around these operations for the
-AI change ledger.
+Nothing here records anything: ``ledger.changes`` (``NoteChanger``) snapshots around these
+operations for the AI change ledger.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ import contextlib
 import hashlib
 import os
 import stat
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from vaultctx.vault.durable import stage_file, sync_folder
 from vaultctx.vault.errors import VaultError
 from vaultctx.vault.paths import (
     PATH_SUGGESTION,
@@ -201,19 +201,16 @@ def make_folders(root: Path, folder: Path) -> None:
 
 
 def _staged(folder: Path, name: str, data: bytes, mode: int) -> str:
-    """A fresh temporary file in ``folder`` holding ``data`` (fsynced, ``mode``): its path."""
-    fd, staging = tempfile.mkstemp(prefix=f".{name}.", suffix=".vaultctx-tmp", dir=folder)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.chmod(staging, mode)
-    except BaseException:
+    """A fresh temporary file in ``folder`` holding ``data`` (fsynced, ``mode``), named so that
+    ``ledger.undo`` recognises a leftover one: its path."""
+    return stage_file(folder, data, mode, prefix=f".{name}.", suffix=".vaultctx-tmp")
+
+
+def _discard(staging: str) -> None:
+    """Remove a staged file that did not take its place (``""``: it did)."""
+    if staging:
         with contextlib.suppress(OSError):
             os.unlink(staging)
-        raise
-    return staging
 
 
 def create_file(path: Path, data: bytes, mode: int, shown: str) -> None:
@@ -234,9 +231,7 @@ def create_file(path: Path, data: bytes, mode: int, shown: str) -> None:
             os.replace(staging, path)
             staging = ""
     finally:
-        if staging:
-            with contextlib.suppress(OSError):
-                os.unlink(staging)
+        _discard(staging)
     sync_folder(path.parent)
 
 
@@ -257,9 +252,7 @@ def replace_file(path: Path, data: bytes, *, expected: bytes, mode: int, shown: 
         os.replace(staging, path)
         staging = ""
     finally:
-        if staging:
-            with contextlib.suppress(OSError):
-                os.unlink(staging)
+        _discard(staging)
     sync_folder(path.parent)
 
 
@@ -290,16 +283,6 @@ def rename(source: Path, destination: Path, shown: str) -> None:
             os.unlink(source)
     sync_folder(source.parent)
     sync_folder(destination.parent)
-
-
-def sync_folder(folder: Path) -> None:
-    """Make a rename durable; best effort (Windows cannot open a folder)."""
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def digest(data: bytes) -> str:
