@@ -90,26 +90,17 @@ def write_server_state(db: Path, host: str, port: int, token: str | None) -> Pat
     """Record this server for hooks; readable by the user only, as it may hold the token.
 
     ``ServerStateTakenError`` when another server that still runs has recorded itself. Written
-    under a fresh ``mkstemp`` name (created with ``O_EXCL``, mode 0600) and renamed into place: a
-    rename replaces a link planted at the name instead of writing through it.
+    under a fresh ``mkstemp`` name (created with ``O_EXCL``, mode 0600) and renamed into place
+    (``vault.durable``): a rename replaces a link planted at the name instead of writing through it.
     """
-    import tempfile  # here: the CLI and hooks only read the record
+    from vaultctx.vault.durable import replace_with_staged  # here: the CLI and hooks only read
 
     path = state_path(db)
     holder = _read_state_file(path)
     if holder is not None and holder.pid != os.getpid() and _is_running(holder):
         raise ServerStateTakenError(holder)
     state = {"url": local_url(host, port), "pid": os.getpid(), "token": token}
-    fd, temporary = tempfile.mkstemp(prefix=path.name, suffix=".tmp", dir=path.parent)
-    try:
-        os.chmod(temporary, 0o600)
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(state, handle)
-        os.replace(temporary, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(temporary)
-        raise
+    replace_with_staged(path, json.dumps(state).encode(), 0o600, prefix=path.name, suffix=".tmp")
     return path
 
 
