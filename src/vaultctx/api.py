@@ -39,6 +39,7 @@ if TYPE_CHECKING:
     from vaultctx.search.graph import LinkGraph, NoteLinks, RelatedMoc, ResolvedLink
     from vaultctx.search.request import SearchRequest
     from vaultctx.search.retriever import Retriever, SearchResponse, SearchResult
+    from vaultctx.search.vector_sources import IndexRetriever
 
 
 @dataclass(frozen=True)
@@ -179,19 +180,6 @@ def _as_request(request: SearchRequest | str, options: dict[str, Any]) -> Search
     return SearchRequest(request, **options)
 
 
-# Fusion weights of the vector lists (BM25 has 1.0), from bench/fusion_explore.py on BEIR SciFact
-# (docs/benchmarks.md, "Fusion"): the static model is much weaker than BM25, so it only nudges;
-# 0.67 is min-max fusion with a = 0.6 on BM25 (0.5–0.7 all measured within 0.005).
-STATIC_VECTOR_WEIGHT = 0.25
-QUALITY_VECTOR_WEIGHT = 0.67
-# Below these cosines the nearest chunk is not about the query (bench/weak_match.py, measured on
-# the example vault, Obsidian Help and SciFact; docs/benchmarks.md, "Weak matches"): no on-topic
-# query's best hit scored lower (static 0.432, transformer 0.329), while half (static) or 96 %
-# (transformer) of off-topic queries did. Without a keyword hit either, a search says so.
-STATIC_WEAK_BELOW = 0.40
-QUALITY_WEAK_BELOW = 0.30
-
-
 def _create_engine(name: str, setting: str) -> Embedder:
     from vaultctx.embed.registry import UnknownEngineError, create_embedder
 
@@ -199,21 +187,6 @@ def _create_engine(name: str, setting: str) -> Embedder:
         return create_embedder(name)
     except UnknownEngineError as exc:
         raise ConfigError(f"{setting} in vaultctx.toml: {exc.message}", exc.suggestion) from exc
-
-
-def _stored_hash_matches(stored: str | None, engine: Embedder, notices: list[str]) -> bool:
-    """Whether the index's vectors are ``engine``'s. A remote engine learns its hash from the
-    provider; when that fails the search goes on without its vectors, and says so."""
-    if stored is None:
-        return False
-    try:
-        return stored == engine.model_hash
-    except VaultctxError as exc:
-        notices.append(
-            f"the embedding engine {engine.name} is unavailable ({exc.message}): "
-            "searching without its vectors"
-        )
-        return False
 
 
 class Vault:
@@ -229,9 +202,7 @@ class Vault:
         self.config = config or load_config(path, db)
         self._embedder: Embedder | None = None
         self._quality_embedder: Embedder | None = None
-        self._reader: IndexDatabase | None = None
-        self._retriever: Retriever | None = None
-        self._engines_checked: set[str] = set()
+        self._retrievers: IndexRetriever | None = None
         self._changer: NoteChanger | None = None
         # Set by a caller that can ask a running server (``vaultctx ask``): it answers a search
         # there, or returns None and the search runs here.
@@ -280,62 +251,15 @@ class Vault:
         return self._quality_embedder
 
     def retriever(self, *, vectors: bool = True) -> Retriever:
-        """A read-only retriever, opened once and reused so models stay warm between queries.
+        """A read-only retriever, opened once and reused so models stay warm between queries;
+        its vector sources come with ``vectors`` (search/vector_sources.py says which)."""
+        if self._retrievers is None:
+            from vaultctx.search.vector_sources import IndexRetriever
 
-        An embedding engine is loaded only when a query needs its vectors, as start-up is most
-        of a one-shot search: ``vectors=False`` (keyword search) loads none, unless the index has
-        no keyword table to search; the static engine waits until pass 2 leaves chunks without
-        transformer vectors (``Retriever.vector_sources``).
-        """
-        if self._retriever is None:
-            from vaultctx.index.db import open_index
-            from vaultctx.search.retriever import Retriever
-
-            self._reader = open_index(self.config.db, readonly=True)
-            self._retriever = Retriever(self._reader, None)
-            self._engines_checked = set()
-        if vectors or not self._retriever.has_fts:
-            self._add_vector_sources(self._retriever)
-        return self._retriever
-
-    def _add_vector_sources(self, retriever: Retriever) -> None:
-        """Each engine once per retriever: used only if the index's vectors are its own."""
-        from vaultctx.index.schema import (
-            META_MODEL_HASH,
-            META_QUALITY_MODEL_HASH,
-            QUALITY_TABLE,
-            VECTOR_TABLE,
-        )
-        from vaultctx.search.retriever import VectorSource
-
-        reader = retriever.db
-        if not reader.capabilities.vectors:
-            return
-        if "quality" not in self._engines_checked:
-            self._engines_checked.add("quality")
-            better = self.quality_embedder() if reader.has_table(QUALITY_TABLE) else None
-            if better is not None and _stored_hash_matches(
-                reader.meta(META_QUALITY_MODEL_HASH), better, retriever.source_notices
-            ):
-                retriever.quality = VectorSource(
-                    QUALITY_TABLE,
-                    lambda q: better.embed([q])[0],
-                    weight=QUALITY_VECTOR_WEIGHT,
-                    weak_below=QUALITY_WEAK_BELOW,
-                )
-        if "static" in self._engines_checked:
-            return
-        if retriever.quality is None or not retriever.quality_complete():
-            self._engines_checked.add("static")
-            if reader.has_table(VECTOR_TABLE):
-                engine = self.embedder()
-                if reader.meta(META_MODEL_HASH) == engine.model_hash:
-                    retriever.static = VectorSource(
-                        VECTOR_TABLE,
-                        lambda q: engine.embed([q])[0],
-                        weight=STATIC_VECTOR_WEIGHT,
-                        weak_below=STATIC_WEAK_BELOW,
-                    )
+            self._retrievers = IndexRetriever(
+                self.config.db, static=self.embedder, quality=self.quality_embedder
+            )
+        return self._retrievers.get(vectors=vectors)
 
     def index_command(self, *, full: bool = False) -> str:
         """The command that (re)builds this very index, for advice a user copies: with ``--db``
@@ -384,9 +308,8 @@ class Vault:
         )
 
     def close(self) -> None:
-        if self._reader is not None:
-            self._reader.close()
-        self._reader = self._retriever = None
+        if self._retrievers is not None:
+            self._retrievers.close()
 
     def __enter__(self) -> Vault:
         return self

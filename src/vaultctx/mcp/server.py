@@ -49,8 +49,8 @@ from vaultctx.mcp import http_policy, outputs
 from vaultctx.mcp.write_tools import WRITE_INSTRUCTIONS, add_write_tools
 from vaultctx.scrub import scrub_secrets
 from vaultctx.search.filters import Filters
-from vaultctx.search.graph import DEFAULT_DEPTH as DEFAULT_GRAPH_DEPTH
-from vaultctx.search.graph import MAX_DEPTH as MAX_GRAPH_DEPTH
+from vaultctx.search.ranking_constants import DEFAULT_DEPTH as DEFAULT_GRAPH_DEPTH
+from vaultctx.search.ranking_constants import MAX_DEPTH as MAX_GRAPH_DEPTH
 from vaultctx.search.request import SearchRequest
 
 log = logging.getLogger(__name__)
