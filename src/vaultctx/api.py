@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import contextlib
 import shlex
-import time
 from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
@@ -26,8 +25,9 @@ if TYPE_CHECKING:
     from vaultctx.citations import CitationReport
     from vaultctx.context_blocks import BlockResult
     from vaultctx.embed.base import Embedder
-    from vaultctx.index.db import IndexDatabase
+    from vaultctx.index.doctor import DoctorReport
     from vaultctx.index.indexer import Indexer, IndexReport, ProgressSink
+    from vaultctx.index.status import IndexStatus
     from vaultctx.index.watch import VaultWatcher, WatchEvent
     from vaultctx.ledger.batch import ChangeBatch
     from vaultctx.ledger.changes import NoteChanger
@@ -60,87 +60,6 @@ class ContextBlock:
             "results": [r.as_dict() for r in self.results],
             "related_mocs": [asdict(moc) for moc in self.related_mocs],
         }
-
-
-@dataclass(frozen=True)
-class IndexStatus:
-    """What ``vaultctx status`` shows; ``as_dict`` is its ``--json`` form."""
-
-    vault: str
-    db: str
-    exists: bool
-    files: int = 0
-    chunks: int = 0
-    vectors: int = 0
-    model_name: str | None = None
-    model_hash: str | None = None
-    quality_vectors: int = 0
-    quality_model_name: str | None = None
-    last_run: dict[str, Any] | None = None
-    db_bytes: int = 0
-    sqlite_version: str | None = None
-    vec_version: str | None = None
-    fts_tokenizer: str | None = None
-    problems: int = 0
-    fts_analyzer: str | None = None  # text.lexical.analyzer_id() the keyword index was built with
-    korean_share: float = 0.0  # share of Korean words, from a sample of chunks
-    language_note: str | None = None  # set for a mostly Korean vault
-    scrubber_note: str | None = None  # set when chunks predate this version's scrubber
-    writable: bool = True  # False: searchable, but `vaultctx index` cannot update it there
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class DoctorReport:
-    """Checks of the index with advice; ``ok`` is False when something needs action."""
-
-    checks: list[dict[str, str]]
-
-    @property
-    def ok(self) -> bool:
-        return all(check["status"] != "fail" for check in self.checks)
-
-
-def _korean_share(db: IndexDatabase, samples: int = 200) -> float:
-    """Share of Korean words in chunks spread evenly over the index: a sample keeps status fast."""
-    from vaultctx.index.inspect import sample_chunk_texts
-    from vaultctx.text.cjk import hangul_word_share
-
-    return hangul_word_share(sample_chunk_texts(db, samples))
-
-
-def _language_note(korean_share: float) -> str | None:
-    if korean_share <= 0.5:
-        return None
-    return (
-        f"mostly Korean ({korean_share:.0%} of words): the bundled vector models are English-only, "
-        "so BM25 keywords carry Korean queries"
-    )
-
-
-def _scrubber_note(db: IndexDatabase) -> str | None:
-    """Chunks scrubbed by an older scrubber are still safe (every output is scrubbed again), but
-    each query pays for that second pass until a full reindex records this scrubber."""
-    from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
-
-    stored = db.meta(SCRUBBER_META)
-    if stored is None or stored == scrubber_fingerprint():
-        return None
-    return (
-        "some chunks were scrubbed by an older credential scrubber, so search output is "
-        "scrubbed again (slower queries); `vaultctx index --full` rescrubs them"
-    )
-
-
-def _database_bytes(db: Path) -> int:
-    total = 0
-    for suffix in ("", "-wal"):
-        candidate = Path(f"{db}{suffix}")
-        if candidate.exists():
-            total += candidate.stat().st_size
-    return total
 
 
 def _context_block(
@@ -494,18 +413,10 @@ class Vault:
     def korean_share(self) -> float:
         """Share of Korean words in the indexed notes (a sample of chunks; 0.0 without an index):
         the agent translates a question that is not in the notes' language."""
-        from vaultctx.index.db import IndexMissingError, open_index
+        from vaultctx.index.status import indexed_korean_share
 
-        try:
-            with self._naming_this_index():
-                db = open_index(self.config.db, readonly=True)
-        except IndexMissingError:
-            return 0.0
-        try:
-            with self._naming_this_index():
-                return _korean_share(db)
-        finally:
-            db.close()
+        with self._naming_this_index():
+            return indexed_korean_share(self.config.db)
 
     # -- changes to the vault (docs/changes.md) ---------------------------------------------
 
@@ -640,145 +551,14 @@ class Vault:
         return []
 
     def status(self) -> IndexStatus:
-        from vaultctx.index.db import IndexMissingError, index_is_writable, open_index
-        from vaultctx.index.inspect import counts, fts_tokenizer
-        from vaultctx.index.schema import (
-            META_LAST_RUN,
-            META_MODEL_HASH,
-            META_MODEL_NAME,
-            META_QUALITY_MODEL_NAME,
-        )
-        from vaultctx.text.lexical import FTS_ANALYZER_META
+        from vaultctx.index.status import index_status
 
-        base: dict[str, Any] = {"vault": str(self.config.vault), "db": str(self.config.db)}
-        try:
-            with self._naming_this_index():
-                db = open_index(self.config.db, readonly=True)
-        except IndexMissingError:
-            return IndexStatus(**base, exists=False)
-        try:
-            with self._naming_this_index():
-                numbers = counts(db)
-                korean_share = _korean_share(db)
-                return IndexStatus(
-                    **base,
-                    exists=True,
-                    quality_vectors=numbers.quality_vectors,
-                    quality_model_name=db.meta(META_QUALITY_MODEL_NAME),
-                    files=numbers.files,
-                    chunks=numbers.chunks,
-                    vectors=numbers.vectors,
-                    model_name=db.meta(META_MODEL_NAME),
-                    model_hash=db.meta(META_MODEL_HASH),
-                    last_run=db.meta_json(META_LAST_RUN),
-                    db_bytes=_database_bytes(self.config.db),
-                    sqlite_version=db.capabilities.sqlite_version,
-                    vec_version=db.capabilities.vec_version,
-                    fts_tokenizer=fts_tokenizer(db),
-                    fts_analyzer=db.meta(FTS_ANALYZER_META),
-                    korean_share=round(korean_share, 3),
-                    language_note=_language_note(korean_share),
-                    scrubber_note=_scrubber_note(db),
-                    problems=numbers.notes_with_problems,
-                    writable=index_is_writable(self.config.db),
-                )
-        finally:
-            db.close()
+        with self._naming_this_index():
+            return index_status(self.config.vault, self.config.db)
 
     def doctor(self) -> DoctorReport:
         """Run SQLite's and FTS5's integrity checks and compare the index with the vault."""
-        from vaultctx.index.db import (
-            DAMAGE_ERRORS,
-            IndexDatabaseError,
-            IndexFromNewerVersionError,
-            NotAnIndexError,
-            index_is_writable,
-            open_index,
-        )
-
-        checks: list[dict[str, str]] = []
-
-        def add(name: str, status: str, detail: str, advice: str = "") -> None:
-            checks.append({"check": name, "status": status, "detail": detail, "advice": advice})
+        from vaultctx.index.doctor import run_doctor
 
         update = f"run `{self.index_command()}`"
-        try:
-            db = open_index(self.config.db, readonly=True)
-        except (NotAnIndexError, IndexFromNewerVersionError) as exc:
-            add("database", "fail", exc.message, exc.suggestion)  # never "rebuild"
-            return DoctorReport(checks)
-        except IndexDatabaseError as exc:
-            add("database", "fail", exc.message, self._rebuild_advice())
-            return DoctorReport(checks)
-        try:
-            add("database", "ok", f"{self.config.db} ({_database_bytes(self.config.db)} bytes)")
-            if not index_is_writable(self.config.db):
-                add(
-                    "access",
-                    "warn",
-                    "the index is read-only here: it is readable and search works, but "
-                    "`vaultctx index` cannot update it",
-                    f"to update it, make {self.config.db.parent} writable, or index into a "
-                    "writable location with --db",
-                )
-            problems = db.integrity_problems()
-            if problems:
-                add(
-                    "sqlite integrity",
-                    "fail",
-                    "; ".join(problems[:3]),
-                    f"the index is damaged: {self._rebuild_advice()}",
-                )
-            else:
-                # SQLite >= 3.44 runs FTS5's own integrity check inside integrity_check.
-                add("sqlite integrity", "ok", "integrity_check ok (tables, indexes, FTS5)")
-            _doctor_contents(db, add, update)
-        except DAMAGE_ERRORS as exc:  # a check below met a damaged page
-            add("contents", "fail", f"cannot read the index ({exc})", self._rebuild_advice())
-        finally:
-            db.close()
-        return DoctorReport(checks)
-
-
-def _doctor_contents(db: IndexDatabase, add: Callable[..., None], update: str) -> None:
-    """The checks that read the index's rows: vectors, the last run, notes with problems."""
-    from vaultctx.index.inspect import counts, has_vector_table, notes_with_problems
-    from vaultctx.index.schema import META_LAST_RUN
-
-    numbers = counts(db)
-    if has_vector_table(db):
-        status = "ok" if numbers.vectors == numbers.chunks else "warn"
-        add(
-            "vectors",
-            status,
-            f"{numbers.vectors} vectors for {numbers.chunks} chunks",
-            "" if status == "ok" else f"{update} to embed the missing chunks",
-        )
-    elif not db.capabilities.vectors:
-        add(
-            "vectors",
-            "warn",
-            "sqlite-vec could not be loaded: search uses BM25 only",
-            "reinstall vaultctx so the sqlite-vec wheel for this platform is present",
-        )
-    last = db.meta_json(META_LAST_RUN)
-    if last is None:
-        add("last run", "warn", "no completed index run recorded", update)
-    elif last.get("interrupted"):
-        add(
-            "last run",
-            "warn",
-            "the last run was interrupted",
-            f"{update} to finish it",
-        )
-    else:
-        ago = time.time() - float(last["finished_at"])
-        add("last run", "ok", f"finished {ago / 60:.0f} min ago")
-    broken = notes_with_problems(db, 20)
-    for path, note_problems in broken:
-        add(
-            "note",
-            "warn",
-            f"{path}: {note_problems[0]}",
-            "fix the front matter; the note is indexed as plain text meanwhile",
-        )
+        return run_doctor(self.config.db, update=update, rebuild=self._rebuild_advice())
