@@ -335,10 +335,9 @@ class Vault:
         """A new draft note in the inbox folder (``inbox``, else ``inbox_folder``, else the
         vault's own ``00-inbox/`` or ``Inbox/``), never overwriting one, searchable at once;
         recorded in the ledger like every change, so ``undo`` removes it."""
-        from vaultctx.capture import capture
+        from vaultctx.capture import CaptureDraft, capture
 
-        return capture(
-            self,
+        draft = CaptureDraft(
             text,
             title=title,
             note_type=note_type,
@@ -347,6 +346,7 @@ class Vault:
             source=source,
             inbox=inbox,
         )
+        return capture(self, draft)
 
     def watcher(
         self,

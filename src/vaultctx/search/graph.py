@@ -244,14 +244,13 @@ class GraphOrigin:
     seed: str | None = None  # the seed note the path started at
 
 
-@dataclass(frozen=True)
-class GraphHit:
+# Plain records made per seed and per candidate: tuples, as ResolvedLink is.
+class GraphHit(NamedTuple):
     chunk_id: int
     origin: GraphOrigin
 
 
-@dataclass(frozen=True)
-class Seed:
+class Seed(NamedTuple):
     chunk_id: int
     note_id: int
     similarity: float  # cosine, as the vector search returned it
