@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import shlex
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -25,6 +25,7 @@ if TYPE_CHECKING:
     from vaultctx.citations import CitationReport
     from vaultctx.context_blocks import BlockResult
     from vaultctx.embed.base import Embedder
+    from vaultctx.index.db import IndexDatabase
     from vaultctx.index.doctor import DoctorReport
     from vaultctx.index.indexer import Indexer, IndexReport, ProgressSink
     from vaultctx.index.status import IndexStatus
@@ -35,53 +36,12 @@ if TYPE_CHECKING:
     from vaultctx.ledger.store import LedgerRecord, LedgerStore, UnreadableRecord
     from vaultctx.ledger.undo import UndoReport
     from vaultctx.notes import NoteList, NoteText
+    from vaultctx.search.context import ContextBlock
     from vaultctx.search.filters import Filters
-    from vaultctx.search.graph import LinkGraph, NoteLinks, RelatedMoc, ResolvedLink
+    from vaultctx.search.graph import LinkGraph, NoteLinks, ResolvedLink
     from vaultctx.search.request import SearchRequest
-    from vaultctx.search.retriever import Retriever, SearchResponse, SearchResult
+    from vaultctx.search.retriever import Retriever, SearchResponse
     from vaultctx.search.vector_sources import IndexRetriever
-
-
-@dataclass(frozen=True)
-class ContextBlock:
-    """Vault context ready to paste into any AI tool, with its sources."""
-
-    topic: str
-    markdown: str
-    sources: list[str]
-    results: list[SearchResult]
-    related_mocs: list[RelatedMoc] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "topic": self.topic,
-            "markdown": self.markdown,
-            "sources": self.sources,
-            "results": [r.as_dict() for r in self.results],
-            "related_mocs": [asdict(moc) for moc in self.related_mocs],
-        }
-
-
-def _context_block(
-    topic: str, results: list[SearchResult], mocs: Sequence[RelatedMoc] = ()
-) -> ContextBlock:
-    """Facts first, then where they come from, so a model can cite its sources."""
-    parts = [f"## Context from my notes: {topic}\n"]
-    sources: list[str] = []
-    for result in results:
-        parts.append(f"### {result.title} ({result.citation})\n{result.text}\n")
-        if result.citation not in sources:
-            sources.append(result.citation)
-    if sources:
-        parts.append("Sources:\n" + "\n".join(f"- {s}" for s in sources) + "\n")
-    else:
-        parts.append("(nothing in the notes matches this topic)\n")
-    shown = {result.file_path for result in results}
-    mocs = [moc for moc in mocs if shown.intersection(moc.links_to)]
-    if mocs:
-        lines = [f"- {moc.path} ({moc.title})" for moc in mocs]
-        parts.append("Maps of content linking to these notes:\n" + "\n".join(lines) + "\n")
-    return ContextBlock(topic, "\n".join(parts), sources, results, mocs)
 
 
 # What a context block asks for unless told otherwise: fewer, longer passages than a search.
@@ -267,20 +227,16 @@ class Vault:
         The whole block, headings and sources included, fits ``request.max_tokens``. A string is
         shorthand for ``SearchRequest(topic, limit=8, max_tokens=2000, **options)``.
         """
-        from vaultctx.search.budget import estimate_tokens
+        from vaultctx.search.context import fitted_block, passage_budget
 
         if isinstance(request, str):
             options = {**CONTEXT_DEFAULTS, **options}
         request = _as_request(request, options)
-        budget = request.max_tokens
-        text_budget = max(budget - 25 - 15 * request.limit, budget // 2)
-        response = self.search(replace(request, max_tokens=text_budget))
-        results = list(response.results)
-        while True:
-            block = _context_block(request.query, results, response.related_mocs)
-            if estimate_tokens(block.markdown) <= budget or not results:
-                return block
-            results.pop()
+        passages = passage_budget(request.max_tokens, request.limit)
+        response = self.search(replace(request, max_tokens=passages))
+        return fitted_block(
+            request.query, response.results, response.related_mocs, request.max_tokens
+        )
 
     def links(self, note: str) -> NoteLinks:
         """A note's outlinks and backlinks with line numbers; ``note`` is a path, name or alias."""
@@ -304,14 +260,21 @@ class Vault:
         return broken_without_ignored(broken_links(self._link_graph()), self._ignored_now())
 
     def _link_graph(self) -> LinkGraph:
-        from vaultctx.index.db import open_index
         from vaultctx.search.graph import load_link_graph
         from vaultctx.vault.links import vault_file_paths
+
+        with self._reading_index() as db:
+            return load_link_graph(db, vault_file_paths(self.config.vault))
+
+    @contextlib.contextmanager
+    def _reading_index(self) -> Iterator[IndexDatabase]:
+        """The index opened read-only for one question, its errors naming this vault's commands."""
+        from vaultctx.index.db import open_index
 
         with self._naming_this_index():
             db = open_index(self.config.db, readonly=True)
             try:
-                return load_link_graph(db, vault_file_paths(self.config.vault))
+                yield db
             finally:
                 db.close()
 
@@ -390,15 +353,10 @@ class Vault:
 
     def tag_counts(self, *, limit: int = 200) -> list[tuple[str, int]]:
         """The vault's tags with how many notes carry each, most used first."""
-        from vaultctx.index.db import open_index
         from vaultctx.index.tag_queries import tag_counts
 
-        with self._naming_this_index():
-            db = open_index(self.config.db, readonly=True)
-            try:
-                return tag_counts(db, limit)
-            finally:
-                db.close()
+        with self._reading_index() as db:
+            return tag_counts(db, limit)
 
     def verify_citations(self, text: str, *, source: str | None = None) -> CitationReport:
         """The note, heading and block citations in ``text`` (an answer) that do not resolve.
