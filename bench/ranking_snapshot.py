@@ -123,6 +123,10 @@ def write_snapshot(out: Path, sets: list[str], workdir: Path, *, fast: bool) -> 
             root, queries, shapes = prepare_set(name, workdir / name)
             with Vault(root, db=workdir / name / "index.db") as vault:
                 vault.index(fast=fast)
+                # Vectors are ranked from memory from a retriever's third query on, loaded in the
+                # background; until then sqlite-vec answers, whose scores differ in the last
+                # rounded digit. Loaded before the first query, every run ranks the same way.
+                vault.retriever().hold_vectors_in_memory(wait=True)
                 indexed = time.perf_counter() - started
                 for line in snapshot_lines(name, vault, queries, shapes):
                     handle.write(json.dumps(line, ensure_ascii=False, sort_keys=True) + "\n")
