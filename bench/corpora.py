@@ -7,7 +7,10 @@ import tarfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
+# VAULTCTX_SHARED_DATA: where the corpora are when the repo is not beside them (a git worktree).
+SHARED_DATA = Path(
+    os.environ.get("VAULTCTX_SHARED_DATA", REPO / ".." / "shared" / "data")
+).resolve()
 CACHE = Path(os.environ.get("VAULTCTX_BENCH_CACHE", "/tmp/vaultctx-bench"))
 
 

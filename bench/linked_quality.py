@@ -28,7 +28,8 @@ from corpora import CACHE, REPO, SHARED_DATA
 from vaultctx.api import Vault
 from vaultctx.index.search_queries import chunk_notes
 from vaultctx.search.graph import graph_ranking
-from vaultctx.search.vector import VECTOR_TOP_K, vector_search
+from vaultctx.search.ranking_constants import VECTOR_TOP_K
+from vaultctx.search.vector import vector_search
 from vaultctx.vault.links import Link, LinkResolver
 from vaultctx.vault.note import parse_note
 from vaultctx.vault.scanner import read_vault_file, scan_vault

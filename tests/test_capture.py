@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 from tests.ledger.conftest import isolate_data_dir
 from vaultctx.api import Vault
 from vaultctx.capture import (
+    CaptureDraft,
     CaptureError,
     derive_title,
     note_markdown,
@@ -120,9 +121,9 @@ def _bare(tmp_path: Path) -> Vault:
 
 def test_never_overwrites(tmp_path: Path) -> None:
     vault = _bare(tmp_path)
-    first = write_capture(vault, "one", title="Same")
-    second = write_capture(vault, "two", title="Same")
-    third = write_capture(vault, "three", title="Same")
+    first = write_capture(vault, CaptureDraft("one", title="Same"))
+    second = write_capture(vault, CaptureDraft("two", title="Same"))
+    third = write_capture(vault, CaptureDraft("three", title="Same"))
     assert [first[0], second[0], third[0]] == [
         "00-inbox/Same.md",
         "00-inbox/Same 2.md",
@@ -132,7 +133,7 @@ def test_never_overwrites(tmp_path: Path) -> None:
 
 
 def test_a_title_of_only_unsafe_characters_gets_a_dated_name(tmp_path: Path) -> None:
-    path, file, title, _ = write_capture(_bare(tmp_path), "body", title="///")
+    path, file, title, _ = write_capture(_bare(tmp_path), CaptureDraft("body", title="///"))
     assert path.startswith("00-inbox/Capture ") and file.is_file() and title == "///"
 
 
@@ -145,7 +146,7 @@ def test_a_title_of_only_unsafe_characters_gets_a_dated_name(tmp_path: Path) -> 
 )
 def test_refused_captures(tmp_path: Path, text: str, options: dict[str, str], message: str) -> None:
     with pytest.raises(CaptureError, match=message):
-        write_capture(_bare(tmp_path), text, **options)  # type: ignore[arg-type]
+        write_capture(_bare(tmp_path), CaptureDraft(text, **options))  # type: ignore[arg-type]
     assert not (tmp_path / "00-inbox").exists() or not any((tmp_path / "00-inbox").iterdir())
 
 
@@ -197,7 +198,7 @@ def test_an_ignored_inbox_is_refused_before_anything_is_written(vault: Vault) ->
 def test_an_existing_inbox_folder_is_used(tmp_path: Path, folders: list[str], inbox: str) -> None:
     for folder in folders:
         (tmp_path / folder).mkdir()
-    path, file, _, _ = write_capture(_bare(tmp_path), "body", title="Idea")
+    path, file, _, _ = write_capture(_bare(tmp_path), CaptureDraft("body", title="Idea"))
     assert path == f"{inbox}/Idea.md" and file == tmp_path / inbox / "Idea.md"
     assert {p.name for p in tmp_path.iterdir()} == set(folders) | {inbox}
 

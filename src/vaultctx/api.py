@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import contextlib
 import shlex
-import time
 from collections.abc import Iterator
-from dataclasses import asdict, dataclass, field, replace
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -27,7 +26,9 @@ if TYPE_CHECKING:
     from vaultctx.context_blocks import BlockResult
     from vaultctx.embed.base import Embedder
     from vaultctx.index.db import IndexDatabase
+    from vaultctx.index.doctor import DoctorReport
     from vaultctx.index.indexer import Indexer, IndexReport, ProgressSink
+    from vaultctx.index.status import IndexStatus
     from vaultctx.index.watch import VaultWatcher, WatchEvent
     from vaultctx.ledger.batch import ChangeBatch
     from vaultctx.ledger.changes import NoteChanger
@@ -35,133 +36,12 @@ if TYPE_CHECKING:
     from vaultctx.ledger.store import LedgerRecord, LedgerStore, UnreadableRecord
     from vaultctx.ledger.undo import UndoReport
     from vaultctx.notes import NoteList, NoteText
+    from vaultctx.search.context import ContextBlock
     from vaultctx.search.filters import Filters
-    from vaultctx.search.graph import LinkGraph, NoteLinks, RelatedMoc, ResolvedLink
+    from vaultctx.search.graph import LinkGraph, NoteLinks, ResolvedLink
     from vaultctx.search.request import SearchRequest
-    from vaultctx.search.retriever import Retriever, SearchResponse, SearchResult
-
-
-@dataclass(frozen=True)
-class ContextBlock:
-    """Vault context ready to paste into any AI tool, with its sources."""
-
-    topic: str
-    markdown: str
-    sources: list[str]
-    results: list[SearchResult]
-    related_mocs: list[RelatedMoc] = field(default_factory=list)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "topic": self.topic,
-            "markdown": self.markdown,
-            "sources": self.sources,
-            "results": [r.as_dict() for r in self.results],
-            "related_mocs": [asdict(moc) for moc in self.related_mocs],
-        }
-
-
-@dataclass(frozen=True)
-class IndexStatus:
-    """What ``vaultctx status`` shows; ``as_dict`` is its ``--json`` form."""
-
-    vault: str
-    db: str
-    exists: bool
-    files: int = 0
-    chunks: int = 0
-    vectors: int = 0
-    model_name: str | None = None
-    model_hash: str | None = None
-    quality_vectors: int = 0
-    quality_model_name: str | None = None
-    last_run: dict[str, Any] | None = None
-    db_bytes: int = 0
-    sqlite_version: str | None = None
-    vec_version: str | None = None
-    fts_tokenizer: str | None = None
-    problems: int = 0
-    fts_analyzer: str | None = None  # text.lexical.analyzer_id() the keyword index was built with
-    korean_share: float = 0.0  # share of Korean words, from a sample of chunks
-    language_note: str | None = None  # set for a mostly Korean vault
-    scrubber_note: str | None = None  # set when chunks predate this version's scrubber
-    writable: bool = True  # False: searchable, but `vaultctx index` cannot update it there
-
-    def as_dict(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-@dataclass(frozen=True)
-class DoctorReport:
-    """Checks of the index with advice; ``ok`` is False when something needs action."""
-
-    checks: list[dict[str, str]]
-
-    @property
-    def ok(self) -> bool:
-        return all(check["status"] != "fail" for check in self.checks)
-
-
-def _korean_share(db: IndexDatabase, samples: int = 200) -> float:
-    """Share of Korean words in chunks spread evenly over the index: a sample keeps status fast."""
-    from vaultctx.index.inspect import sample_chunk_texts
-    from vaultctx.text.cjk import hangul_word_share
-
-    return hangul_word_share(sample_chunk_texts(db, samples))
-
-
-def _language_note(korean_share: float) -> str | None:
-    if korean_share <= 0.5:
-        return None
-    return (
-        f"mostly Korean ({korean_share:.0%} of words): the bundled vector models are English-only, "
-        "so BM25 keywords carry Korean queries"
-    )
-
-
-def _scrubber_note(db: IndexDatabase) -> str | None:
-    """Chunks scrubbed by an older scrubber are still safe (every output is scrubbed again), but
-    each query pays for that second pass until a full reindex records this scrubber."""
-    from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
-
-    stored = db.meta(SCRUBBER_META)
-    if stored is None or stored == scrubber_fingerprint():
-        return None
-    return (
-        "some chunks were scrubbed by an older credential scrubber, so search output is "
-        "scrubbed again (slower queries); `vaultctx index --full` rescrubs them"
-    )
-
-
-def _database_bytes(db: Path) -> int:
-    total = 0
-    for suffix in ("", "-wal"):
-        candidate = Path(f"{db}{suffix}")
-        if candidate.exists():
-            total += candidate.stat().st_size
-    return total
-
-
-def _context_block(
-    topic: str, results: list[SearchResult], mocs: Sequence[RelatedMoc] = ()
-) -> ContextBlock:
-    """Facts first, then where they come from, so a model can cite its sources."""
-    parts = [f"## Context from my notes: {topic}\n"]
-    sources: list[str] = []
-    for result in results:
-        parts.append(f"### {result.title} ({result.citation})\n{result.text}\n")
-        if result.citation not in sources:
-            sources.append(result.citation)
-    if sources:
-        parts.append("Sources:\n" + "\n".join(f"- {s}" for s in sources) + "\n")
-    else:
-        parts.append("(nothing in the notes matches this topic)\n")
-    shown = {result.file_path for result in results}
-    mocs = [moc for moc in mocs if shown.intersection(moc.links_to)]
-    if mocs:
-        lines = [f"- {moc.path} ({moc.title})" for moc in mocs]
-        parts.append("Maps of content linking to these notes:\n" + "\n".join(lines) + "\n")
-    return ContextBlock(topic, "\n".join(parts), sources, results, mocs)
+    from vaultctx.search.retriever import Retriever, SearchResponse
+    from vaultctx.search.vector_sources import IndexRetriever
 
 
 # What a context block asks for unless told otherwise: fewer, longer passages than a search.
@@ -179,19 +59,6 @@ def _as_request(request: SearchRequest | str, options: dict[str, Any]) -> Search
     return SearchRequest(request, **options)
 
 
-# Fusion weights of the vector lists (BM25 has 1.0), from bench/fusion_explore.py on BEIR SciFact
-# (docs/benchmarks.md, "Fusion"): the static model is much weaker than BM25, so it only nudges;
-# 0.67 is min-max fusion with a = 0.6 on BM25 (0.5–0.7 all measured within 0.005).
-STATIC_VECTOR_WEIGHT = 0.25
-QUALITY_VECTOR_WEIGHT = 0.67
-# Below these cosines the nearest chunk is not about the query (bench/weak_match.py, measured on
-# the example vault, Obsidian Help and SciFact; docs/benchmarks.md, "Weak matches"): no on-topic
-# query's best hit scored lower (static 0.432, transformer 0.329), while half (static) or 96 %
-# (transformer) of off-topic queries did. Without a keyword hit either, a search says so.
-STATIC_WEAK_BELOW = 0.40
-QUALITY_WEAK_BELOW = 0.30
-
-
 def _create_engine(name: str, setting: str) -> Embedder:
     from vaultctx.embed.registry import UnknownEngineError, create_embedder
 
@@ -199,21 +66,6 @@ def _create_engine(name: str, setting: str) -> Embedder:
         return create_embedder(name)
     except UnknownEngineError as exc:
         raise ConfigError(f"{setting} in vaultctx.toml: {exc.message}", exc.suggestion) from exc
-
-
-def _stored_hash_matches(stored: str | None, engine: Embedder, notices: list[str]) -> bool:
-    """Whether the index's vectors are ``engine``'s. A remote engine learns its hash from the
-    provider; when that fails the search goes on without its vectors, and says so."""
-    if stored is None:
-        return False
-    try:
-        return stored == engine.model_hash
-    except VaultctxError as exc:
-        notices.append(
-            f"the embedding engine {engine.name} is unavailable ({exc.message}): "
-            "searching without its vectors"
-        )
-        return False
 
 
 class Vault:
@@ -229,9 +81,7 @@ class Vault:
         self.config = config or load_config(path, db)
         self._embedder: Embedder | None = None
         self._quality_embedder: Embedder | None = None
-        self._reader: IndexDatabase | None = None
-        self._retriever: Retriever | None = None
-        self._engines_checked: set[str] = set()
+        self._retrievers: IndexRetriever | None = None
         self._changer: NoteChanger | None = None
         # Set by a caller that can ask a running server (``vaultctx ask``): it answers a search
         # there, or returns None and the search runs here.
@@ -280,62 +130,15 @@ class Vault:
         return self._quality_embedder
 
     def retriever(self, *, vectors: bool = True) -> Retriever:
-        """A read-only retriever, opened once and reused so models stay warm between queries.
+        """A read-only retriever, opened once and reused so models stay warm between queries;
+        its vector sources come with ``vectors`` (search/vector_sources.py says which)."""
+        if self._retrievers is None:
+            from vaultctx.search.vector_sources import IndexRetriever
 
-        An embedding engine is loaded only when a query needs its vectors, as start-up is most
-        of a one-shot search: ``vectors=False`` (keyword search) loads none, unless the index has
-        no keyword table to search; the static engine waits until pass 2 leaves chunks without
-        transformer vectors (``Retriever.vector_sources``).
-        """
-        if self._retriever is None:
-            from vaultctx.index.db import open_index
-            from vaultctx.search.retriever import Retriever
-
-            self._reader = open_index(self.config.db, readonly=True)
-            self._retriever = Retriever(self._reader, None)
-            self._engines_checked = set()
-        if vectors or not self._retriever.has_fts:
-            self._add_vector_sources(self._retriever)
-        return self._retriever
-
-    def _add_vector_sources(self, retriever: Retriever) -> None:
-        """Each engine once per retriever: used only if the index's vectors are its own."""
-        from vaultctx.index.schema import (
-            META_MODEL_HASH,
-            META_QUALITY_MODEL_HASH,
-            QUALITY_TABLE,
-            VECTOR_TABLE,
-        )
-        from vaultctx.search.retriever import VectorSource
-
-        reader = retriever.db
-        if not reader.capabilities.vectors:
-            return
-        if "quality" not in self._engines_checked:
-            self._engines_checked.add("quality")
-            better = self.quality_embedder() if reader.has_table(QUALITY_TABLE) else None
-            if better is not None and _stored_hash_matches(
-                reader.meta(META_QUALITY_MODEL_HASH), better, retriever.source_notices
-            ):
-                retriever.quality = VectorSource(
-                    QUALITY_TABLE,
-                    lambda q: better.embed([q])[0],
-                    weight=QUALITY_VECTOR_WEIGHT,
-                    weak_below=QUALITY_WEAK_BELOW,
-                )
-        if "static" in self._engines_checked:
-            return
-        if retriever.quality is None or not retriever.quality_complete():
-            self._engines_checked.add("static")
-            if reader.has_table(VECTOR_TABLE):
-                engine = self.embedder()
-                if reader.meta(META_MODEL_HASH) == engine.model_hash:
-                    retriever.static = VectorSource(
-                        VECTOR_TABLE,
-                        lambda q: engine.embed([q])[0],
-                        weight=STATIC_VECTOR_WEIGHT,
-                        weak_below=STATIC_WEAK_BELOW,
-                    )
+            self._retrievers = IndexRetriever(
+                self.config.db, static=self.embedder, quality=self.quality_embedder
+            )
+        return self._retrievers.get(vectors=vectors)
 
     def index_command(self, *, full: bool = False) -> str:
         """The command that (re)builds this very index, for advice a user copies: with ``--db``
@@ -384,9 +187,8 @@ class Vault:
         )
 
     def close(self) -> None:
-        if self._reader is not None:
-            self._reader.close()
-        self._reader = self._retriever = None
+        if self._retrievers is not None:
+            self._retrievers.close()
 
     def __enter__(self) -> Vault:
         return self
@@ -425,20 +227,16 @@ class Vault:
         The whole block, headings and sources included, fits ``request.max_tokens``. A string is
         shorthand for ``SearchRequest(topic, limit=8, max_tokens=2000, **options)``.
         """
-        from vaultctx.search.budget import estimate_tokens
+        from vaultctx.search.context import fitted_block, passage_budget
 
         if isinstance(request, str):
             options = {**CONTEXT_DEFAULTS, **options}
         request = _as_request(request, options)
-        budget = request.max_tokens
-        text_budget = max(budget - 25 - 15 * request.limit, budget // 2)
-        response = self.search(replace(request, max_tokens=text_budget))
-        results = list(response.results)
-        while True:
-            block = _context_block(request.query, results, response.related_mocs)
-            if estimate_tokens(block.markdown) <= budget or not results:
-                return block
-            results.pop()
+        passages = passage_budget(request.max_tokens, request.limit)
+        response = self.search(replace(request, max_tokens=passages))
+        return fitted_block(
+            request.query, response.results, response.related_mocs, request.max_tokens
+        )
 
     def links(self, note: str) -> NoteLinks:
         """A note's outlinks and backlinks with line numbers; ``note`` is a path, name or alias."""
@@ -462,14 +260,21 @@ class Vault:
         return broken_without_ignored(broken_links(self._link_graph()), self._ignored_now())
 
     def _link_graph(self) -> LinkGraph:
-        from vaultctx.index.db import open_index
         from vaultctx.search.graph import load_link_graph
         from vaultctx.vault.links import vault_file_paths
+
+        with self._reading_index() as db:
+            return load_link_graph(db, vault_file_paths(self.config.vault))
+
+    @contextlib.contextmanager
+    def _reading_index(self) -> Iterator[IndexDatabase]:
+        """The index opened read-only for one question, its errors naming this vault's commands."""
+        from vaultctx.index.db import open_index
 
         with self._naming_this_index():
             db = open_index(self.config.db, readonly=True)
             try:
-                return load_link_graph(db, vault_file_paths(self.config.vault))
+                yield db
             finally:
                 db.close()
 
@@ -493,10 +298,9 @@ class Vault:
         """A new draft note in the inbox folder (``inbox``, else ``inbox_folder``, else the
         vault's own ``00-inbox/`` or ``Inbox/``), never overwriting one, searchable at once;
         recorded in the ledger like every change, so ``undo`` removes it."""
-        from vaultctx.capture import capture
+        from vaultctx.capture import CaptureDraft, capture
 
-        return capture(
-            self,
+        draft = CaptureDraft(
             text,
             title=title,
             note_type=note_type,
@@ -505,6 +309,7 @@ class Vault:
             source=source,
             inbox=inbox,
         )
+        return capture(self, draft)
 
     def watcher(
         self,
@@ -548,15 +353,10 @@ class Vault:
 
     def tag_counts(self, *, limit: int = 200) -> list[tuple[str, int]]:
         """The vault's tags with how many notes carry each, most used first."""
-        from vaultctx.index.db import open_index
         from vaultctx.index.tag_queries import tag_counts
 
-        with self._naming_this_index():
-            db = open_index(self.config.db, readonly=True)
-            try:
-                return tag_counts(db, limit)
-            finally:
-                db.close()
+        with self._reading_index() as db:
+            return tag_counts(db, limit)
 
     def verify_citations(self, text: str, *, source: str | None = None) -> CitationReport:
         """The note, heading and block citations in ``text`` (an answer) that do not resolve.
@@ -571,18 +371,10 @@ class Vault:
     def korean_share(self) -> float:
         """Share of Korean words in the indexed notes (a sample of chunks; 0.0 without an index):
         the agent translates a question that is not in the notes' language."""
-        from vaultctx.index.db import IndexMissingError, open_index
+        from vaultctx.index.status import indexed_korean_share
 
-        try:
-            with self._naming_this_index():
-                db = open_index(self.config.db, readonly=True)
-        except IndexMissingError:
-            return 0.0
-        try:
-            with self._naming_this_index():
-                return _korean_share(db)
-        finally:
-            db.close()
+        with self._naming_this_index():
+            return indexed_korean_share(self.config.db)
 
     # -- changes to the vault (docs/changes.md) ---------------------------------------------
 
@@ -717,145 +509,14 @@ class Vault:
         return []
 
     def status(self) -> IndexStatus:
-        from vaultctx.index.db import IndexMissingError, index_is_writable, open_index
-        from vaultctx.index.inspect import counts, fts_tokenizer
-        from vaultctx.index.schema import (
-            META_LAST_RUN,
-            META_MODEL_HASH,
-            META_MODEL_NAME,
-            META_QUALITY_MODEL_NAME,
-        )
-        from vaultctx.text.lexical import FTS_ANALYZER_META
+        from vaultctx.index.status import index_status
 
-        base: dict[str, Any] = {"vault": str(self.config.vault), "db": str(self.config.db)}
-        try:
-            with self._naming_this_index():
-                db = open_index(self.config.db, readonly=True)
-        except IndexMissingError:
-            return IndexStatus(**base, exists=False)
-        try:
-            with self._naming_this_index():
-                numbers = counts(db)
-                korean_share = _korean_share(db)
-                return IndexStatus(
-                    **base,
-                    exists=True,
-                    quality_vectors=numbers.quality_vectors,
-                    quality_model_name=db.meta(META_QUALITY_MODEL_NAME),
-                    files=numbers.files,
-                    chunks=numbers.chunks,
-                    vectors=numbers.vectors,
-                    model_name=db.meta(META_MODEL_NAME),
-                    model_hash=db.meta(META_MODEL_HASH),
-                    last_run=db.meta_json(META_LAST_RUN),
-                    db_bytes=_database_bytes(self.config.db),
-                    sqlite_version=db.capabilities.sqlite_version,
-                    vec_version=db.capabilities.vec_version,
-                    fts_tokenizer=fts_tokenizer(db),
-                    fts_analyzer=db.meta(FTS_ANALYZER_META),
-                    korean_share=round(korean_share, 3),
-                    language_note=_language_note(korean_share),
-                    scrubber_note=_scrubber_note(db),
-                    problems=numbers.notes_with_problems,
-                    writable=index_is_writable(self.config.db),
-                )
-        finally:
-            db.close()
+        with self._naming_this_index():
+            return index_status(self.config.vault, self.config.db)
 
     def doctor(self) -> DoctorReport:
         """Run SQLite's and FTS5's integrity checks and compare the index with the vault."""
-        from vaultctx.index.db import (
-            DAMAGE_ERRORS,
-            IndexDatabaseError,
-            IndexFromNewerVersionError,
-            NotAnIndexError,
-            index_is_writable,
-            open_index,
-        )
-
-        checks: list[dict[str, str]] = []
-
-        def add(name: str, status: str, detail: str, advice: str = "") -> None:
-            checks.append({"check": name, "status": status, "detail": detail, "advice": advice})
+        from vaultctx.index.doctor import run_doctor
 
         update = f"run `{self.index_command()}`"
-        try:
-            db = open_index(self.config.db, readonly=True)
-        except (NotAnIndexError, IndexFromNewerVersionError) as exc:
-            add("database", "fail", exc.message, exc.suggestion)  # never "rebuild"
-            return DoctorReport(checks)
-        except IndexDatabaseError as exc:
-            add("database", "fail", exc.message, self._rebuild_advice())
-            return DoctorReport(checks)
-        try:
-            add("database", "ok", f"{self.config.db} ({_database_bytes(self.config.db)} bytes)")
-            if not index_is_writable(self.config.db):
-                add(
-                    "access",
-                    "warn",
-                    "the index is read-only here: it is readable and search works, but "
-                    "`vaultctx index` cannot update it",
-                    f"to update it, make {self.config.db.parent} writable, or index into a "
-                    "writable location with --db",
-                )
-            problems = db.integrity_problems()
-            if problems:
-                add(
-                    "sqlite integrity",
-                    "fail",
-                    "; ".join(problems[:3]),
-                    f"the index is damaged: {self._rebuild_advice()}",
-                )
-            else:
-                # SQLite >= 3.44 runs FTS5's own integrity check inside integrity_check.
-                add("sqlite integrity", "ok", "integrity_check ok (tables, indexes, FTS5)")
-            _doctor_contents(db, add, update)
-        except DAMAGE_ERRORS as exc:  # a check below met a damaged page
-            add("contents", "fail", f"cannot read the index ({exc})", self._rebuild_advice())
-        finally:
-            db.close()
-        return DoctorReport(checks)
-
-
-def _doctor_contents(db: IndexDatabase, add: Callable[..., None], update: str) -> None:
-    """The checks that read the index's rows: vectors, the last run, notes with problems."""
-    from vaultctx.index.inspect import counts, has_vector_table, notes_with_problems
-    from vaultctx.index.schema import META_LAST_RUN
-
-    numbers = counts(db)
-    if has_vector_table(db):
-        status = "ok" if numbers.vectors == numbers.chunks else "warn"
-        add(
-            "vectors",
-            status,
-            f"{numbers.vectors} vectors for {numbers.chunks} chunks",
-            "" if status == "ok" else f"{update} to embed the missing chunks",
-        )
-    elif not db.capabilities.vectors:
-        add(
-            "vectors",
-            "warn",
-            "sqlite-vec could not be loaded: search uses BM25 only",
-            "reinstall vaultctx so the sqlite-vec wheel for this platform is present",
-        )
-    last = db.meta_json(META_LAST_RUN)
-    if last is None:
-        add("last run", "warn", "no completed index run recorded", update)
-    elif last.get("interrupted"):
-        add(
-            "last run",
-            "warn",
-            "the last run was interrupted",
-            f"{update} to finish it",
-        )
-    else:
-        ago = time.time() - float(last["finished_at"])
-        add("last run", "ok", f"finished {ago / 60:.0f} min ago")
-    broken = notes_with_problems(db, 20)
-    for path, note_problems in broken:
-        add(
-            "note",
-            "warn",
-            f"{path}: {note_problems[0]}",
-            "fix the front matter; the note is indexed as plain text meanwhile",
-        )
+        return run_doctor(self.config.db, update=update, rebuild=self._rebuild_advice())

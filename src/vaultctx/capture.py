@@ -17,7 +17,7 @@ import datetime as dt
 import os
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -75,6 +75,23 @@ class ChangingVault(Protocol):
 
 class CaptureError(VaultctxError):
     """The capture cannot be written: the message says why, the suggestion what to change."""
+
+
+@dataclass(frozen=True)
+class CaptureDraft:
+    """A capture before it is written: the text and what its front matter should say.
+
+    ``inbox`` (vault-relative, already checked) overrides the ``inbox_folder`` setting: signals
+    go to ``[signals] inbox`` when that is set.
+    """
+
+    text: str
+    title: str | None = None
+    note_type: str = "note"
+    domain: str | None = None
+    tags: Sequence[str] = ()
+    source: str | None = None
+    inbox: str | None = None
 
 
 @dataclass(frozen=True)
@@ -167,48 +184,39 @@ def note_markdown(
 
 
 def write_capture(
-    vault: ChangingVault,
-    text: str,
-    *,
-    title: str | None = None,
-    note_type: str = "note",
-    domain: str | None = None,
-    tags: Sequence[str] = (),
-    source: str | None = None,
-    today: dt.date | None = None,
-    inbox: str | None = None,
+    vault: ChangingVault, draft: CaptureDraft, *, today: dt.date | None = None
 ) -> tuple[str, Path, str, Change]:
     """Create the note as one ledger record (``vaultctx undo`` removes it); returns
     (vault-relative path, file, title, the recorded change). Never replaces a file.
 
-    ``inbox`` is the ``inbox_folder`` setting (see ``inbox_folder``). The inbox may be a symbolic
-    link (a synced vault, a cloned repo): the note is written only where the link leads inside
-    the vault, and the path returned is that real location.
+    ``draft.inbox`` is the ``inbox_folder`` setting (see ``inbox_folder``). The inbox may be a
+    symbolic link (a synced vault, a cloned repo): the note is written only where the link leads
+    inside the vault, and the path returned is that real location.
     """
     from vaultctx.ledger.context import ChangeContext as Context
     from vaultctx.vault.writes import NoteChangeError, vault_root
 
-    if not text.strip():
+    if not draft.text.strip():
         raise CaptureError(
             "nothing to capture: the text is empty", "give the text to save, or - for stdin"
         )
-    if note_type not in NOTE_TYPES:
+    if draft.note_type not in NOTE_TYPES:
         raise CaptureError(
-            f"unknown note type {note_type!r}", f"use one of: {', '.join(NOTE_TYPES)}"
+            f"unknown note type {draft.note_type!r}", f"use one of: {', '.join(NOTE_TYPES)}"
         )
-    chosen = secret_free_title(title or derive_title(text))
+    chosen = secret_free_title(draft.title or derive_title(draft.text))
     stem = safe_file_stem(chosen) or f"Capture {dt.datetime.now():%Y-%m-%d %H%M%S}"
     chosen = chosen or stem
     root = vault_root(vault.path)
-    folder = _inbox(root, inbox_folder(vault.path, inbox))
+    folder = _inbox(root, inbox_folder(vault.path, draft.inbox))
     _check_served(vault.config, folder)
     content = note_markdown(
-        text,
+        draft.text,
         title=chosen,
-        note_type=note_type,
-        domain=domain,
-        tags=tags,
-        source=source,
+        note_type=draft.note_type,
+        domain=draft.domain,
+        tags=draft.tags,
+        source=draft.source,
         today=today,
     )
     for attempt in range(1, MAX_NAME_ATTEMPTS + 1):
@@ -296,21 +304,8 @@ def _check_served(config: Config, folder: str) -> None:
         )
 
 
-def capture(
-    vault: ChangingVault,
-    text: str,
-    *,
-    title: str | None = None,
-    note_type: str = "note",
-    domain: str | None = None,
-    tags: Sequence[str] = (),
-    source: str | None = None,
-    inbox: str | None = None,
-) -> CaptureResult:
+def capture(vault: ChangingVault, draft: CaptureDraft) -> CaptureResult:
     """Write the note (one ledger record), then make sure the next search finds it.
-
-    ``inbox`` (vault-relative, already checked) overrides ``inbox_folder``: signals go to
-    ``[signals] inbox`` when that is set.
 
     The change updates an existing index itself; a vault never indexed gets its index now (the
     fast pass). When another indexer (``vaultctx watch``, ``serve --http --watch``) holds the
@@ -322,16 +317,8 @@ def capture(
 
     config = vault.config
     had_index = config.db.exists()
-    path, file, chosen, change = write_capture(
-        vault,
-        text,
-        title=title,
-        note_type=note_type,
-        domain=domain,
-        tags=tags,
-        source=source,
-        inbox=inbox or config.settings.inbox_folder,
-    )
+    inbox = draft.inbox or config.settings.inbox_folder
+    path, file, chosen, change = write_capture(vault, replace(draft, inbox=inbox))
     notices = list(change.notices)
     skipped: list[str] = []
     if not had_index:
@@ -353,6 +340,7 @@ def capture(
 
 __all__ = [
     "INBOX_FOLDER",
+    "CaptureDraft",
     "CaptureError",
     "CaptureResult",
     "capture",

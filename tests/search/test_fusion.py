@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from vaultctx.search.fusion import RRF_K, fuse_rrf, fuse_scores
+from vaultctx.search.fusion import fuse_rrf, fuse_scores
+from vaultctx.search.ranking_constants import RRF_K
 
 
 def test_scores_follow_the_formula() -> None:

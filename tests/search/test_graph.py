@@ -8,7 +8,6 @@ import pytest
 
 from vaultctx.search.fusion import Fused, fuse_rrf
 from vaultctx.search.graph import (
-    MAX_CANDIDATES_PER_HOP,
     GraphHit,
     GraphNote,
     GraphOrigin,
@@ -23,6 +22,7 @@ from vaultctx.search.graph import (
     related_mocs,
     reserve_keyword_slots,
 )
+from vaultctx.search.ranking_constants import MAX_CANDIDATES_PER_HOP
 from vaultctx.vault.links import LinkResolver
 
 

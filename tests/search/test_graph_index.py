@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-import vaultctx.search.vector as vector_module
+import vaultctx.search.retriever as retriever_module
 from vaultctx.api import Vault
 from vaultctx.search.graph import (
-    MIN_RELEVANCE,
     GraphOrigin,
     _as_stored,
     load_link_graph,
@@ -22,6 +21,7 @@ from vaultctx.search.graph import (
     normalised,
     note_similarities,
 )
+from vaultctx.search.ranking_constants import MIN_RELEVANCE
 from vaultctx.search.request import SearchRequest
 from vaultctx.search.retriever import SearchResponse
 
@@ -73,7 +73,7 @@ def vault(tmp_path_factory: pytest.TempPathFactory) -> Vault:
 
 @pytest.fixture(autouse=True)
 def one_vector_hit(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(vector_module, "VECTOR_TOP_K", 1)
+    monkeypatch.setattr(retriever_module, "VECTOR_TOP_K", 1)
 
 
 def by_path(response: SearchResponse) -> dict[str, GraphOrigin | None]:

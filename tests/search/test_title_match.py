@@ -6,7 +6,6 @@ from __future__ import annotations
 import pytest
 
 import vaultctx.search.retriever as retriever_module
-import vaultctx.search.vector as vector_module
 from vaultctx.api import Vault
 from vaultctx.search.filters import Filters
 from vaultctx.search.request import SearchRequest
@@ -64,7 +63,7 @@ def test_the_titled_note_is_found_beyond_the_ranked_lists(
 ) -> None:
     """Ranked lists only one hit long: the note named by the query still comes first."""
     monkeypatch.setattr(retriever_module, "BM25_TOP_K", 1)
-    monkeypatch.setattr(vector_module, "VECTOR_TOP_K", 1)
+    monkeypatch.setattr(retriever_module, "VECTOR_TOP_K", 1)
     response = vault.search("compost", limit=5)
     assert [r.file_path for r in response.results][:2] == ["Compost.md", "Garden plan.md"]
     assert response.results[0].bm25_rank is None and response.results[0].vec_rank is None

@@ -28,8 +28,8 @@ from vaultctx.agent.note_tools import edit_or_replace
 from vaultctx.api import CONTEXT_DEFAULTS, Vault
 from vaultctx.ledger.context import Change, ChangeContext
 from vaultctx.search.filters import Filters
-from vaultctx.search.graph import DEFAULT_DEPTH as DEFAULT_GRAPH_DEPTH
-from vaultctx.search.graph import MAX_DEPTH as MAX_GRAPH_DEPTH
+from vaultctx.search.ranking_constants import DEFAULT_DEPTH as DEFAULT_GRAPH_DEPTH
+from vaultctx.search.ranking_constants import MAX_DEPTH as MAX_GRAPH_DEPTH
 from vaultctx.search.request import SearchRequest
 from vaultctx.vault.writes import CONTENT_OR_FIND_REQUIRED, FIND_REPLACE_TOGETHER, NoteChangeError
 

@@ -18,7 +18,8 @@ from vaultctx.api import CONTEXT_DEFAULTS, Vault
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, console, open_vault
 from vaultctx.errors import VaultctxError
 from vaultctx.search.filters import Filters
-from vaultctx.search.graph import DEFAULT_DEPTH, MAX_DEPTH, GraphOrigin
+from vaultctx.search.graph import GraphOrigin
+from vaultctx.search.ranking_constants import DEFAULT_DEPTH, MAX_DEPTH
 from vaultctx.search.request import Fusion, Mode, SearchRequest, Weights
 from vaultctx.search.retriever import SearchResponse
 from vaultctx.text.counting import counted

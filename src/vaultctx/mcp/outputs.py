@@ -15,8 +15,8 @@ from pydantic import BaseModel, Field
 from vaultctx.text.counting import counted
 
 if TYPE_CHECKING:
-    from vaultctx.api import ContextBlock
     from vaultctx.notes import NoteList, NoteText
+    from vaultctx.search.context import ContextBlock
     from vaultctx.search.retriever import SearchResponse
 
 

@@ -8,10 +8,8 @@ from vaultctx.index.db import IndexDatabase
 from vaultctx.index.hangul import index_has_hangul
 from vaultctx.index.search_queries import bm25_candidates
 from vaultctx.search.fts_query import build_fts_query
+from vaultctx.search.ranking_constants import BM25_TOP_K, BM25_WEIGHTS
 from vaultctx.text.lexical import FTS_ANALYZER_META
-
-BM25_WEIGHTS = (1.0, 0.5, 0.3)  # chunk_text, section, heading_context
-BM25_TOP_K = 30
 
 
 def bm25_search(

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-RRF_K = 60
+from vaultctx.search.ranking_constants import RRF_K
 
 
 @dataclass(frozen=True)

@@ -5,9 +5,9 @@ Obsidian's rule (``vault.links.LinkResolver``), because which note ``[[Plan]]`` 
 whenever any note is added, renamed or given an alias. A warm process resolves the whole vault
 once and again only after the indexer commits (``LinkGraphCache``).
 
-Expansion (docs/reference.md#graph-search): vector hits are seeds; the notes they link to and the
-notes
-linking to them are candidates, to ``depth`` links away. A candidate's relevance is 0.6 × its own
+Expansion (docs/reference.md#graph-search; the numbers live in ``ranking_constants.py``): vector
+hits are seeds; the notes they link to and the notes linking to them are candidates, to
+``depth`` links away. A candidate's relevance is 0.6 × its own
 normalised similarity + 0.4 × its seed's; below 0.55 it is dropped; its score is the relevance
 × 0.5 per link followed. The seeds and kept neighbours, ranked by score, are fused with the
 keyword ranking by RRF (keyword weight 0.5), and two result slots are kept for keyword-only hits
@@ -27,6 +27,16 @@ from vaultctx.index.db import IndexDatabase
 from vaultctx.index.link_queries import linkable_notes, written_links
 from vaultctx.index.search_queries import chunk_notes
 from vaultctx.index.vector_queries import note_chunk_vectors
+from vaultctx.search.ranking_constants import (
+    DECAY_PER_HOP,
+    DEFAULT_DEPTH,
+    MAX_CANDIDATES_PER_HOP,
+    MAX_DEPTH,
+    MIN_RELEVANCE,
+    OWN_WEIGHT,
+    RESERVED_KEYWORD_SLOTS,
+    SEED_WEIGHT,
+)
 from vaultctx.vault.errors import VaultError
 from vaultctx.vault.links import LinkResolver
 
@@ -35,18 +45,6 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-DEFAULT_DEPTH = 1
-MAX_DEPTH = 3
-OWN_WEIGHT = 0.6
-SEED_WEIGHT = 0.4
-MIN_RELEVANCE = 0.55
-DECAY_PER_HOP = 0.5
-KEYWORD_WEIGHT = 0.5
-GRAPH_WEIGHT = 1.0
-RESERVED_KEYWORD_SLOTS = 2
-# Each candidate note costs a stored-vector read per chunk (~10 µs): a hub linked from thousands
-# of notes must not turn one query into seconds. Candidates are taken best seed first.
-MAX_CANDIDATES_PER_HOP = 100
 MAX_RELATED_MOCS = 5
 MOC_TYPE = "moc"
 
@@ -246,14 +244,13 @@ class GraphOrigin:
     seed: str | None = None  # the seed note the path started at
 
 
-@dataclass(frozen=True)
-class GraphHit:
+# Plain records made per seed and per candidate: tuples, as ResolvedLink is.
+class GraphHit(NamedTuple):
     chunk_id: int
     origin: GraphOrigin
 
 
-@dataclass(frozen=True)
-class Seed:
+class Seed(NamedTuple):
     chunk_id: int
     note_id: int
     similarity: float  # cosine, as the vector search returned it

@@ -14,7 +14,7 @@ from typing import Literal
 
 from vaultctx.errors import VaultctxError
 from vaultctx.search.filters import Filters
-from vaultctx.search.graph import DEFAULT_DEPTH, KEYWORD_WEIGHT, MAX_DEPTH
+from vaultctx.search.ranking_constants import BM25_WEIGHT, DEFAULT_DEPTH, KEYWORD_WEIGHT, MAX_DEPTH
 
 Mode = Literal["hybrid", "bm25", "vector"]
 Fusion = Literal["score", "rrf"]
@@ -31,7 +31,8 @@ class Weights:
     """How much each ranked list counts when the lists are fused; None: its measured weight.
 
     ``bm25`` weighs the keyword list (measured: 1.0; 0.5 in a graph search); ``vector`` every
-    vector list (measured per model, see ``Vault``), or in a graph search the graph list (1.0).
+    vector list (measured per model), or in a graph search the graph list (1.0): the measured
+    ones are ``ranking_constants``'.
     """
 
     bm25: float | None = None
@@ -48,7 +49,7 @@ class Weights:
     def keyword(self, *, graph: bool) -> float:
         if self.bm25 is not None:
             return self.bm25
-        return KEYWORD_WEIGHT if graph else 1.0
+        return KEYWORD_WEIGHT if graph else BM25_WEIGHT
 
     def vectors(self, measured: float) -> float:
         """The weight of a vector list (or the graph list) whose measured weight is ``measured``."""

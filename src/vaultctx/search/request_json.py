@@ -15,7 +15,8 @@ from dataclasses import fields
 from typing import Any, get_args
 
 from vaultctx.search.filters import Filters
-from vaultctx.search.graph import DEFAULT_DEPTH, GraphOrigin, RelatedMoc, Role
+from vaultctx.search.graph import GraphOrigin, RelatedMoc, Role
+from vaultctx.search.ranking_constants import DEFAULT_DEPTH
 from vaultctx.search.request import InvalidSearchError, SearchRequest, Weights
 from vaultctx.search.retriever import SearchResponse, SearchResult
 

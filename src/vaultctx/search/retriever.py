@@ -35,18 +35,23 @@ from vaultctx.index.search_queries import (
 )
 from vaultctx.scrub import scrub_secrets
 from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
-from vaultctx.search.bm25 import BM25_TOP_K, bm25_search
+from vaultctx.search.bm25 import bm25_search
 from vaultctx.search.budget import fit_to_budget
 from vaultctx.search.fts_query import build_title_query, title_key
 from vaultctx.search.fusion import Fused, fuse_rrf, fuse_scores
 from vaultctx.search.graph import (
-    GRAPH_WEIGHT,
     GraphOrigin,
     LinkGraphCache,
     RelatedMoc,
     graph_ranking,
     related_mocs,
     reserve_keyword_slots,
+)
+from vaultctx.search.ranking_constants import (
+    BM25_TOP_K,
+    GRAPH_WEIGHT,
+    NOTE_POOL_PER_RESULT,
+    VECTOR_TOP_K,
 )
 from vaultctx.search.request import Mode, SearchRequest
 from vaultctx.text.lexical import FTS_ANALYZER_META, query_notice
@@ -324,7 +329,7 @@ class Retriever:
         # Embedded before numpy is imported here: a cold engine loads its parts side by side
         # while numpy imports (embed/onnx.py).
         vector = source.embed_query(request.query)
-        from vaultctx.search.vector import VECTOR_TOP_K, vector_search
+        from vaultctx.search.vector import vector_search
 
         k = _pool(request, VECTOR_TOP_K)
         hits = None
@@ -463,7 +468,7 @@ def _weak_match_notice(lists: list[RankedList]) -> str | None:
 
 def _pool(request: SearchRequest, top_k: int) -> int:
     """How many hits a ranker returns: its top k, or more when results are one per note."""
-    return max(top_k, request.limit * 3) if request.notes else top_k
+    return max(top_k, request.limit * NOTE_POOL_PER_RESULT) if request.notes else top_k
 
 
 def _candidate(entry: Fused, lists: list[RankedList], origins: dict[int, GraphOrigin]) -> Candidate:

@@ -10,8 +10,7 @@ import numpy.typing as npt
 from vaultctx.embed.base import quantize_int8
 from vaultctx.index.db import IndexDatabase
 from vaultctx.index.vector_queries import nearest_chunks
-
-VECTOR_TOP_K = 30
+from vaultctx.search.ranking_constants import VECTOR_TOP_K
 
 
 def vector_search(

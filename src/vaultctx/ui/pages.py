@@ -33,7 +33,7 @@ from starlette.responses import (
 from vaultctx.api import Vault
 from vaultctx.errors import VaultctxError
 from vaultctx.search.filters import Filters
-from vaultctx.search.graph import DEFAULT_DEPTH, MAX_DEPTH
+from vaultctx.search.ranking_constants import DEFAULT_DEPTH, MAX_DEPTH
 from vaultctx.search.request import MODES, SearchRequest
 from vaultctx.ui import i18n
 from vaultctx.ui.chat import ChatRooms

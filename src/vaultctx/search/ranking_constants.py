@@ -1,0 +1,60 @@
+"""Every number that decides how results rank, in one place, each with where it was measured.
+
+Change ranking here and re-run the benches that measured it (docs/benchmarks.md: "Retrieval
+quality", "Fusion", "Weak matches", "Graph RAG"), then ``bench/ranking_snapshot.py --compare`` to
+see every result that moved. A change meant to leave ranking alone must leave that file identical.
+"""
+
+from __future__ import annotations
+
+# --- the lists each ranker returns ----------------------------------------------------------------
+
+# FTS5 bm25() column weights: chunk text, section, heading context (docs/reference.md#retrieval).
+BM25_WEIGHTS = (1.0, 0.5, 0.3)
+# Hits per ranked list: fusion was measured on each ranker's top 30 (bench/fusion_explore.py).
+BM25_TOP_K = 30
+VECTOR_TOP_K = 30
+# With one result per note a list holds this many hits per result asked for (when more than its
+# top k), so notes with many matching chunks do not crowd the others out of the pool.
+NOTE_POOL_PER_RESULT = 3
+
+# --- fusion (docs/benchmarks.md, "Fusion") --------------------------------------------------------
+
+# The keyword list's weight; every other weight is relative to it.
+BM25_WEIGHT = 1.0
+# Fusion weights of the vector lists, from bench/fusion_explore.py on BEIR SciFact: the static
+# model is much weaker than BM25, so it only nudges; 0.67 is min-max fusion with a = 0.6 on BM25
+# (0.5–0.7 all measured within 0.005).
+STATIC_VECTOR_WEIGHT = 0.25
+QUALITY_VECTOR_WEIGHT = 0.67
+# Reciprocal rank fusion's k (score = Σ weight / (k + rank)), the value of the RRF paper.
+RRF_K = 60
+
+# --- weak matches (bench/weak_match.py; docs/benchmarks.md, "Weak matches") -----------------------
+
+# Below these cosines the nearest chunk is not about the query (measured on the example vault,
+# Obsidian Help and SciFact): no on-topic query's best hit scored lower (static 0.432, transformer
+# 0.329), while half (static) or 96 % (transformer) of off-topic queries did. Without a keyword
+# hit either, a search says so.
+STATIC_WEAK_BELOW = 0.40
+QUALITY_WEAK_BELOW = 0.30
+
+# --- graph expansion (docs/reference.md#graph-search; docs/benchmarks.md, "Graph RAG") ------------
+
+# Links followed from the vector hits: 1 by default, at most 3 (depth 0, 1 and 2 measured alike).
+DEFAULT_DEPTH = 1
+MAX_DEPTH = 3
+# A neighbour's relevance: 0.6 × its own normalised similarity + 0.4 × its seed's; below 0.55 it
+# is dropped; its score is the relevance × 0.5 per link followed.
+OWN_WEIGHT = 0.6
+SEED_WEIGHT = 0.4
+MIN_RELEVANCE = 0.55
+DECAY_PER_HOP = 0.5
+# The graph ranking is fused with the keyword ranking by RRF, keywords at 0.5, and two result
+# slots are kept for keyword-only hits so exact identifiers are not pushed out by meaning.
+KEYWORD_WEIGHT = 0.5
+GRAPH_WEIGHT = 1.0
+RESERVED_KEYWORD_SLOTS = 2
+# Each candidate note costs a stored-vector read per chunk (~10 µs): a hub linked from thousands
+# of notes must not turn one query into seconds. Candidates are taken best seed first.
+MAX_CANDIDATES_PER_HOP = 100
