@@ -1,0 +1,65 @@
+"""Options that travel together (the four that choose a model, the five that filter a search),
+declared once as a group and taken by a command as one parameter.
+
+typer has no option groups: an option is a parameter of the command's function. So a group is a
+frozen dataclass whose fields are typer options (``backend: BackendOption = None``), a command
+takes one parameter annotated with it, and ``takes_option_groups`` shows typer the group's
+options in that parameter's place: through the function's ``__signature__``, which
+``inspect.signature`` (what typer reads) honours, no typer internals involved. ``--help`` lists
+them where the parameter stands, and the command receives one value.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import inspect
+import typing
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+Result = TypeVar("Result")
+
+
+@functools.cache
+def group_options(group: type) -> dict[str, Any]:
+    """The group's options, by parameter name, in their order: each an ``Annotated`` typer
+    option."""
+    hints = typing.get_type_hints(group, include_extras=True)
+    return {field.name: hints[field.name] for field in dataclasses.fields(group)}
+
+
+def takes_option_groups(command: Callable[..., Result]) -> Callable[..., Result]:
+    """``command`` as typer should see it: each parameter annotated with a group (a dataclass)
+    shown as the group's options, which arrive back as one value of the group."""
+    declared = inspect.signature(command, eval_str=True)
+    groups: dict[str, type] = {}
+    shown: list[inspect.Parameter] = []
+    for parameter in declared.parameters.values():
+        group = parameter.annotation
+        if not (isinstance(group, type) and dataclasses.is_dataclass(group)):
+            shown.append(parameter)
+            continue
+        groups[parameter.name] = group
+        shown.extend(
+            inspect.Parameter(name, parameter.kind, default=None, annotation=option)
+            for name, option in group_options(group).items()
+        )
+    if not groups:
+        raise TypeError(f"{command.__name__} takes no option group")
+    # Raises ValueError when two groups, or a group and the command, share a parameter name.
+    signature = declared.replace(parameters=shown)
+
+    @functools.wraps(command)
+    def with_groups(*args: Any, **kwargs: Any) -> Result:
+        for name, group in groups.items():
+            values = {field.name: kwargs.pop(field.name) for field in dataclasses.fields(group)}
+            kwargs[name] = group(**values)
+        return command(*args, **kwargs)
+
+    with_groups.__signature__ = signature  # type: ignore[attr-defined]
+    with_groups.__annotations__ = {
+        **{p.name: p.annotation for p in shown},
+        "return": signature.return_annotation,
+    }
+    return with_groups
