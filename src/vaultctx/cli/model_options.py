@@ -49,3 +49,9 @@ class ModelFlags:
 
 # A command's default for ``model_flags`` (typer never uses it: the four options have theirs).
 NO_MODEL_FLAGS = ModelFlags()
+
+# Both triage commands: score signals without a model even when one is set up.
+OfflineOption = Annotated[
+    bool,
+    typer.Option("--offline", help="Score with the offline heuristic even if a model is set up."),
+]

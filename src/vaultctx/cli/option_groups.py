@@ -22,11 +22,19 @@ Result = TypeVar("Result")
 
 
 @functools.cache
-def group_options(group: type) -> dict[str, Any]:
-    """The group's options, by parameter name, in their order: each an ``Annotated`` typer
-    option."""
+def group_options(group: type) -> list[inspect.Parameter]:
+    """The group's options in their order, as the parameters typer reads: each annotated with
+    its ``Annotated`` typer option, with the field's default."""
     hints = typing.get_type_hints(group, include_extras=True)
-    return {field.name: hints[field.name] for field in dataclasses.fields(group)}
+    return [
+        inspect.Parameter(
+            field.name,
+            inspect.Parameter.POSITIONAL_OR_KEYWORD,
+            default=field.default,
+            annotation=hints[field.name],
+        )
+        for field in dataclasses.fields(group)
+    ]
 
 
 def takes_option_groups(command: Callable[..., Result]) -> Callable[..., Result]:
@@ -41,10 +49,7 @@ def takes_option_groups(command: Callable[..., Result]) -> Callable[..., Result]
             shown.append(parameter)
             continue
         groups[parameter.name] = group
-        shown.extend(
-            inspect.Parameter(name, parameter.kind, default=None, annotation=option)
-            for name, option in group_options(group).items()
-        )
+        shown.extend(option.replace(kind=parameter.kind) for option in group_options(group))
     if not groups:
         raise TypeError(f"{command.__name__} takes no option group")
     # Raises ValueError when two groups, or a group and the command, share a parameter name.
@@ -53,8 +58,8 @@ def takes_option_groups(command: Callable[..., Result]) -> Callable[..., Result]
     @functools.wraps(command)
     def with_groups(*args: Any, **kwargs: Any) -> Result:
         for name, group in groups.items():
-            values = {field.name: kwargs.pop(field.name) for field in dataclasses.fields(group)}
-            kwargs[name] = group(**values)
+            given = {o.name: kwargs.pop(o.name, o.default) for o in group_options(group)}
+            kwargs[name] = group(**given)
         return command(*args, **kwargs)
 
     with_groups.__signature__ = signature  # type: ignore[attr-defined]

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
-from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags
+from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags, OfflineOption
 from vaultctx.cli.option_groups import takes_option_groups
 from vaultctx.cli.review_cmds import AcceptOption
 
@@ -96,12 +96,7 @@ def triage(
     accept: AcceptOption = None,
     vault: VaultOption = None,
     db: DbOption = None,
-    offline: Annotated[
-        bool,
-        typer.Option(
-            "--offline", help="Score with the offline heuristic even if a model is set up."
-        ),
-    ] = False,
+    offline: OfflineOption = False,
     model_flags: ModelFlags = NO_MODEL_FLAGS,
     as_json: JsonOption = False,
 ) -> None:

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Annotated
 import typer
 
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
-from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags
+from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags, OfflineOption
 from vaultctx.cli.option_groups import takes_option_groups
 from vaultctx.text.terminal import printable
 
@@ -40,10 +40,6 @@ AllowPrivateOption = Annotated[
         "--allow-private",
         help="Also fetch feeds from private, loopback and link-local addresses (your own network).",
     ),
-]
-OfflineOption = Annotated[
-    bool,
-    typer.Option("--offline", help="Score with the offline heuristic even if a model is set up."),
 ]
 
 

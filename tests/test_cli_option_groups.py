@@ -1,10 +1,13 @@
 """The model options (``--backend``, ``--model``, ``--base-url``, ``--api-key-secret``) are
 declared once, in ``cli/model_options.py``, and every command that asks a model shows all four,
-in the same place and words, and receives them as one ``ModelFlags`` (cli/option_groups.py)."""
+in the same place and words, and receives them as one ``ModelFlags`` (cli/option_groups.py);
+``search`` and ``context`` show the one group of filter options."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 import typer
 import typer.main
@@ -35,6 +38,14 @@ ASKING = {
     "review decisions",
     "review triage",
 }
+
+
+@dataclass(frozen=True)
+class Loudness:
+    """A second group, with a default that is not None."""
+
+    loud: Annotated[bool, typer.Option("--loud", help="Say it loudly.")] = False
+    times: Annotated[int, typer.Option("--times", help="How often.")] = 1
 
 
 def _commands(command: object, path: str = "") -> dict[str, object]:
@@ -71,15 +82,18 @@ def test_the_options_are_declared_only_in_model_options() -> None:
 
 def test_the_command_receives_the_options_as_one_value() -> None:
     received: list[ModelFlags] = []
+    loudness: list[Loudness] = []
 
     @takes_option_groups
     def dummy(
         topic: str,
         model_flags: ModelFlags = NO_MODEL_FLAGS,
+        how: Loudness = Loudness(),
         as_json: bool = False,
     ) -> None:
         """A dummy command."""
         received.append(model_flags)
+        loudness.append(how)
 
     app = typer.Typer()
     app.command()(dummy)
@@ -88,6 +102,9 @@ def test_the_command_receives_the_options_as_one_value() -> None:
     result = CliRunner().invoke(app, args)
     assert result.exit_code == 0, result.output
     assert received == [ModelFlags(model="m", api_key_secret="s")]
+    assert loudness == [Loudness(loud=False, times=1)]
+    assert CliRunner().invoke(app, ["dummy", "t", "--loud", "--times", "3"]).exit_code == 0
+    assert loudness[-1] == Loudness(loud=True, times=3)
     assert received[0].overrides() == {
         "backend": None,
         "model": "m",
@@ -96,4 +113,14 @@ def test_the_command_receives_the_options_as_one_value() -> None:
     }
     shown = CliRunner().invoke(app, ["dummy", "--help"], env={"COLUMNS": "160"}).output
     assert all(option in shown for option in FOUR) and "model-flags" not in shown
-    assert list(group_options(ModelFlags)) == ["backend", "model", "base_url", "api_key_secret"]
+    names = [option.name for option in group_options(ModelFlags)]
+    assert names == ["backend", "model", "base_url", "api_key_secret"]
+
+
+def test_search_and_context_show_the_one_filter_group() -> None:
+    commands = _commands(typer.main.get_command(build_app()))
+    five = ["--folder", "--tag", "--where", "--since", "--until"]
+    for path in ("search", "context"):
+        names = [p.opts[0] for p in getattr(commands[path], "params", []) if p.opts]
+        start = names.index("--folder")
+        assert names[start : start + 5] == five, (path, names)
