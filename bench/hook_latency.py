@@ -33,7 +33,7 @@ from pathlib import Path
 
 from stats import percentile
 from vaultctx.api import Vault
-from vaultctx.hooks.server_link import state_path
+from vaultctx.loopback.server_link import state_path
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_VAULT = (REPO / ".." / "shared" / "data" / "obsidian-help" / "en").resolve()

@@ -102,7 +102,7 @@ GROUPS: dict[str, Group] = {
         ],
     ),
     "http_policy": Group(
-        ["src/vaultctx/mcp/http_policy.py"],
+        ["src/vaultctx/loopback/policy.py"],
         ["tests/mcp/test_http_host_policy.py", "tests/security/test_http_token.py"],
     ),
     "quality_pass": Group(

@@ -1,9 +1,10 @@
-"""The import graph of src/vaultctx: no cycles, lazy or not, and dependencies flow downward; and
-SQL only in ``index/``.
+"""The import graph of src/vaultctx: no cycles between modules or between packages, lazy or
+not; every package imports only its own layer and those below; and SQL only in ``index/``.
 
 Every ``import`` counts, including those inside functions and under ``TYPE_CHECKING``: a lazy
 import that points back up is still a design cycle (a feature calling back into the facade),
-which is what docs/architecture.md's layering rules out.
+which is what docs/architecture.md's layering rules out. The graph is read by
+``scripts/package_graph.py``, which also draws it in docs/architecture.md.
 """
 
 from __future__ import annotations
@@ -14,12 +15,39 @@ import pkgutil
 import re
 from pathlib import Path
 
+from scripts.package_graph import (
+    BEGIN,
+    END,
+    drawn,
+    import_graph,
+    main,
+    module_names,
+    package_graph,
+    with_block,
+)
+
 import vaultctx
 
 SRC = Path(vaultctx.__file__).resolve().parent
-# Layers from the bottom up; a module may import its own layer and the ones below it only.
-LOWER_LAYERS = ("vaultctx.vault", "vaultctx.text", "vaultctx.scrub", "vaultctx.embed")
-UPPER = ("vaultctx.api", "vaultctx.cli", "vaultctx.mcp", "vaultctx.hooks", "vaultctx.ui")
+# The layers, bottom up: a package may import packages of its own layer (the cycle test keeps
+# those one-way) and of the layers below, never one above. A package is a folder under vaultctx/
+# or a top-level module; ``vaultctx`` is the package's own __init__ (``from vaultctx import
+# Vault``). A new package must be placed here, which is the point: someone decides where it sits.
+LAYERS: tuple[tuple[str, ...], ...] = (
+    ("errors", "config", "db_location", "destination_keys", "private_log"),  # errors, settings
+    ("text", "vault", "scrub", "embed"),  # text analysis, files and markdown, secrets, vectors
+    ("atomic_write", "tool_settings"),  # writing our files and other programs' settings safely
+    ("index",),  # the only writer of the database, the only package that spells SQL
+    ("search", "citations", "notes", "ledger", "conversations", "context_blocks", "capture"),
+    ("api",),  # Vault, the facade every layer above uses
+    ("vaultctx", "text_model", "model_reply", "proposals"),  # what the features build on
+    ("brain", "review", "organize", "signals"),  # the features
+    ("agent",),
+    ("loopback",),  # the local HTTP server's plumbing, shared by the integrations
+    ("hooks", "mcp", "ui"),  # the integrations
+    ("cli", "__main__"),
+)
+RANK = {package: rank for rank, layer in enumerate(LAYERS) for package in layer}
 INDEX = "vaultctx.index"
 # Statements are written in upper case throughout, so prose outside index/ names them in lower
 # case ("SQLite's data version", not the pragma statement).
@@ -28,39 +56,8 @@ SQL_KEYWORD = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAG
 STATEMENT_METHODS = {"execute", "executemany", "scalar"}
 
 
-def _module_names() -> dict[str, Path]:
-    names = {}
-    for file in SRC.rglob("*.py"):
-        parts = file.relative_to(SRC.parent).with_suffix("").parts
-        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
-        names[name] = file
-    return names
-
-
-def _imports(name: str, file: Path, modules: set[str]) -> set[str]:
-    package = name if file.name == "__init__.py" else name.rsplit(".", 1)[0]
-    found: set[str] = set()
-    for node in ast.walk(ast.parse(file.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - node.level + 1]
-                target = ".".join([*base, *([node.module] if node.module else [])])
-            else:
-                target = node.module or ""
-            found.add(target)
-            found.update(f"{target}.{alias.name}" for alias in node.names)
-    return {target for target in found if target in modules and target != name}
-
-
-def import_graph() -> dict[str, set[str]]:
-    modules = _module_names()
-    return {name: _imports(name, file, set(modules)) for name, file in modules.items()}
-
-
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
-    """Strongly connected components with more than one module (Tarjan, iteratively)."""
+    """Strongly connected components with more than one node (Tarjan, iteratively)."""
     index: dict[str, int] = {}
     low: dict[str, int] = {}
     stack: list[str] = []
@@ -101,6 +98,16 @@ def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
     return found
 
 
+def upward_imports(packages: dict[str, set[str]], rank: dict[str, int]) -> list[str]:
+    """Each import of a package from a higher layer, as ``importer -> imported``."""
+    return [
+        f"{package} -> {target}"
+        for package, targets in sorted(packages.items())
+        for target in sorted(targets)
+        if rank[target] > rank[package]
+    ]
+
+
 def test_every_module_imports() -> None:
     for module in pkgutil.walk_packages(vaultctx.__path__, "vaultctx."):
         if module.name.endswith("__main__"):
@@ -108,8 +115,16 @@ def test_every_module_imports() -> None:
         importlib.import_module(module.name)
 
 
+def test_the_graph_is_read_from_this_source_tree() -> None:
+    assert set(module_names()) == set(module_names(SRC)), "scripts/ reads another checkout"
+
+
 def test_the_import_graph_has_no_cycles() -> None:
     assert cycles(import_graph()) == []
+
+
+def test_the_package_graph_has_no_cycles() -> None:
+    assert cycles(package_graph(import_graph())) == []
 
 
 def test_the_cycle_finder_finds_a_cycle() -> None:
@@ -117,16 +132,48 @@ def test_the_cycle_finder_finds_a_cycle() -> None:
     assert cycles(graph) == [["a", "b", "c"]]
 
 
-def test_lower_layers_never_import_upper_ones() -> None:
-    graph = import_graph()
-    upward = [
-        (module, target)
-        for module, targets in graph.items()
-        if module.startswith(LOWER_LAYERS) or module.startswith("vaultctx.index")
-        for target in targets
-        if target.startswith(UPPER)
-    ]
-    assert upward == []
+def test_the_package_cycle_finder_finds_a_cycle_no_module_cycle_shows() -> None:
+    modules = {
+        "vaultctx.hooks.a": {"vaultctx.mcp.b"},
+        "vaultctx.mcp.b": set(),
+        "vaultctx.mcp.c": {"vaultctx.hooks.d"},
+        "vaultctx.hooks.d": set(),
+        "vaultctx.api": {"vaultctx.errors"},
+        "vaultctx.errors": set(),
+    }
+    assert cycles(modules) == []
+    assert cycles(package_graph(modules)) == [["hooks", "mcp"]]
+
+
+def test_every_package_has_a_layer() -> None:
+    packages = set(package_graph(import_graph()))
+    placed = [package for layer in LAYERS for package in layer]
+    assert sorted(packages - set(RANK)) == [], "add the new package to LAYERS"
+    assert sorted(set(RANK) - packages) == [], "take the removed package out of LAYERS"
+    assert len(placed) == len(set(placed)), "a package is in two layers"
+
+
+def test_no_package_imports_a_higher_layer() -> None:
+    assert upward_imports(package_graph(import_graph()), RANK) == []
+
+
+def test_the_layer_check_finds_an_upward_import() -> None:
+    packages = {"errors": set(), "api": {"errors"}, "index": {"api"}}
+    assert upward_imports(packages, RANK) == ["index -> api"]
+
+
+def test_the_picture_in_the_docs_is_drawn_from_the_code() -> None:
+    """docs/architecture.md's package graph is what ``scripts/package_graph.py`` draws now."""
+    assert main(["--check"]) == 0, "run `python3 scripts/package_graph.py --write`"
+
+
+def test_the_picture_check_fails_on_a_stale_picture(tmp_path: Path) -> None:
+    doc = tmp_path / "architecture.md"
+    doc.write_text(with_block(f"# Architecture\n{BEGIN}\n{END}\n", "an old picture"))
+    assert main(["--check"], doc=doc) == 1
+    assert main(["--write"], doc=doc) == 0
+    assert drawn() in doc.read_text()
+    assert main(["--check"], doc=doc) == 0
 
 
 def test_the_repo_cites_only_its_own_documents() -> None:
@@ -171,7 +218,7 @@ def test_sql_lives_only_in_the_index_package() -> None:
     never spell or run a statement, so a schema change touches ``index/`` only."""
     found = [
         f"{file.relative_to(SRC.parent)}:{where}"
-        for name, file in sorted(_module_names().items())
+        for name, file in sorted(module_names(SRC).items())
         if name not in (INDEX, CONVERSATION_STORE) and not name.startswith(f"{INDEX}.")
         for where in sql_outside_the_index(file.read_text(encoding="utf-8"))
     ]

@@ -17,10 +17,6 @@ from vaultctx.vault.paths import VaultAccessError
 # Exceptions that never leave vaultctx: each is caught where it is raised and becomes a skipped
 # file, an HTTP status or a fallback, never a message for the user.
 INTERNAL = {
-    "vaultctx.hooks.endpoint.BodyTooLargeError",  # answered with HTTP 413
-    "vaultctx.hooks.server_link.ServerUnavailableError",  # the hook searches in-process instead
-    "vaultctx.hooks.server_link.ServerRefusedError",  # likewise, after one line on stderr
-    "vaultctx.hooks.server_link.ServerStateTakenError",  # serve --http reports the running server
     "vaultctx.vault.bounded_yaml.FrontMatterTooCostlyError",  # the note's recorded problem
     "vaultctx.scrub.patterns._Unknown",  # control flow inside the scrubber
     "vaultctx.agent.mcp_config._DuplicateKey",  # control flow: becomes the ConfigError naming it

@@ -184,7 +184,7 @@ def test_a_search_forwarded_to_a_running_server_imports_no_engine(tmp_path: Path
     import socket
     import threading
 
-    from vaultctx.hooks import server_link
+    from vaultctx.loopback import server_link
 
     answer = json.dumps({"protocol": 1, "stdout": "from the server\n", "stderr": "", "exit": 0})
     response = (

@@ -16,7 +16,6 @@ from pydantic_ai.messages import BinaryContent
 from tests.agent.conftest import TinyBedrock, TinyServer
 from vaultctx.agent import attachments
 from vaultctx.agent.attachments import (
-    BEDROCK_MAX_DOCUMENTS,
     FILE_BYTE_LIMIT,
     TEXT_CHAR_LIMIT,
     Attachment,
@@ -24,6 +23,7 @@ from vaultctx.agent.attachments import (
     load_attachment,
     to_user_content,
 )
+from vaultctx.agent.llm_backends.bedrock import MAX_DOCUMENTS as BEDROCK_MAX_DOCUMENTS
 from vaultctx.errors import VaultctxError
 
 # The smallest valid PNG (1x1) and a PDF header: backends are stubbed, only the bytes matter.

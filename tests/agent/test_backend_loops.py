@@ -12,7 +12,7 @@ import pytest
 
 from tests.agent.fakes import DEFAULT_TEXT, OpenAIFake
 from tests.review.support import isolate, model_for
-from vaultctx.agent.backends import openai_client
+from vaultctx.agent.llm_backends.openai import openai_client
 
 
 @pytest.fixture(autouse=True)

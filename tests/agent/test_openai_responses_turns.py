@@ -2,9 +2,9 @@
 
 OpenAI refuses function tools with a reasoning effort over Chat Completions on these models, and
 pydantic-ai refuses such a request before sending it, so every turn of theirs failed at every
-effort level. They now go through ``/v1/responses`` (agent/backends.py, ``openai_api``); the
-fake speaks that API's wire protocol to the real openai client (tests/agent/fakes/
-openai_responses.py), and these tests read the requests it received.
+effort level. They now go through ``/v1/responses`` (agent/llm_backends/openai.py,
+``openai_api``); the fake speaks that API's wire protocol to the real openai client
+(tests/agent/fakes/openai_responses.py), and these tests read the requests it received.
 """
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from tests.agent.fakes import Answer, OpenAIFake, ToolCall
 from tests.agent.session_support import no_retrieval
 from tests.agent.tool_support import vault_copy
 from tests.review.support import isolate
-from vaultctx.agent.backends import openai_api
 from vaultctx.agent.effort import allowed_efforts
+from vaultctx.agent.llm_backends.openai import openai_api
 from vaultctx.agent.session import ChatSession, Turn
 from vaultctx.agent.settings import load_agent_settings
 from vaultctx.api import Vault

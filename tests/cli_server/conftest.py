@@ -17,7 +17,7 @@ import pytest
 from tests.conftest import copy_example_vault
 from tests.mcp.conftest import HttpServer, start_http_server, stop, subprocess_env
 from vaultctx.api import Vault
-from vaultctx.hooks import server_link
+from vaultctx.loopback import server_link
 
 TOKEN = "cli-forwarding-test-token"
 ANSWERED = "vaultctx: answered by the server at "

@@ -63,7 +63,7 @@ def test_a_server_that_went_away_leaves_the_search_in_process(
     served: Served, tmp_path: Path
 ) -> None:
     """A record naming a listener that is not there: one failed connection, then in-process."""
-    from vaultctx.hooks import server_link
+    from vaultctx.loopback import server_link
 
     db = tmp_path / "copy.db"
     db.write_bytes(served.db.read_bytes())

@@ -14,7 +14,7 @@ import pytest
 
 from vaultctx.cli import forward
 from vaultctx.config import load_config
-from vaultctx.hooks import server_link
+from vaultctx.loopback import server_link
 
 
 @pytest.mark.parametrize(

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.cli_server.conftest import Served, cli_env, comparable, vaultctx
-from vaultctx.hooks import server_link
+from vaultctx.loopback import server_link
 
 COMMANDS = [
     ["search", "roll back the billing deploy", "--json"],

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from tests.cli_server.conftest import comparable, vaultctx
 from tests.ui.ui_process import running_ui, stop_ui
-from vaultctx.hooks import server_link
+from vaultctx.loopback import server_link
 
 
 def test_the_ui_serves_forwarded_commands_and_removes_its_record(tmp_path: Path) -> None:

@@ -17,9 +17,10 @@ import pytest
 from tests.hooks import events
 from tests.hooks.conftest import IndexedVault, run_hook_process, subprocess_env
 from tests.mcp.conftest import HttpServer, free_port, start_http_server, stop, wait_until_listening
-from vaultctx.hooks import server_link
 from vaultctx.hooks.context import Excerpt, fitting, format_context
-from vaultctx.hooks.endpoint import parse_request, refusal
+from vaultctx.loopback import server_link
+from vaultctx.loopback.guard import refusal
+from vaultctx.loopback.hook_endpoint import parse_request
 
 TOKEN = "hook-test-token"
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from vaultctx.mcp.http_policy import (
+from vaultctx.loopback.policy import (
     InsecureBindError,
     allowed_host_headers,
     allowed_origins,

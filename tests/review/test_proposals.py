@@ -17,7 +17,7 @@ from vaultctx.api import Vault
 from vaultctx.cli.review_cmds import run_review
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
-from vaultctx.review.proposals import Proposal, ReviewResult, parse_accept
+from vaultctx.proposals import Proposal, ReviewResult, parse_accept
 from vaultctx.review.saved_plans import MAX_AGE_SECONDS, load_plan, plan_file, save_plan
 
 

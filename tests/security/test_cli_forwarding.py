@@ -23,7 +23,7 @@ import pytest
 
 from tests.cli_server.conftest import TOKEN, Served, comparable, served, vaultctx
 from vaultctx.cli import forward
-from vaultctx.hooks import server_link
+from vaultctx.loopback import server_link
 
 __all__ = ["served"]  # the package fixture, used here too
 

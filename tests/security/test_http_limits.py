@@ -113,7 +113,7 @@ def test_an_announced_oversized_body_is_refused_before_it_is_sent(server: HttpSe
 def test_the_body_stops_being_read_at_the_limit() -> None:
     from starlette.requests import Request
 
-    from vaultctx.hooks.endpoint import MAX_BODY_BYTES, BodyTooLargeError, read_body
+    from vaultctx.loopback.guard import MAX_BODY_BYTES, BodyTooLargeError, read_body
 
     delivered = 0
 

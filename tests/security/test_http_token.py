@@ -20,9 +20,9 @@ import pytest
 
 from tests.mcp.conftest import HttpServer, free_port, stop, wait_until_listening
 from tests.security.serving import STRONG_TOKEN, serve_env, start, tiny_vault
-from vaultctx.hooks import server_link
-from vaultctx.mcp.http_policy import InsecureBindError, check_bind
-from vaultctx.mcp.token import (
+from vaultctx.loopback import server_link
+from vaultctx.loopback.policy import InsecureBindError, check_bind
+from vaultctx.loopback.token import (
     TOKEN_FILE_NAME,
     TokenFileError,
     load_or_create_token,

@@ -25,8 +25,9 @@ from tests.agent.tool_support import call
 from tests.ledger.conftest import isolate_data_dir, tree
 from tests.mcp.conftest import tool_error
 from tests.security.ignored_vault import CANARIES, DIARY, LATER, ignored_vault, leaked
-from vaultctx.agent.backends import Backend, openai_client
+from vaultctx.agent.backends import Backend
 from vaultctx.agent.confirm import ConfirmRequest, Decision
+from vaultctx.agent.llm_backends.openai import openai_client
 from vaultctx.agent.session import ChatSession
 from vaultctx.agent.settings import AgentSettings
 from vaultctx.api import Vault

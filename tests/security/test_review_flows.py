@@ -17,9 +17,9 @@ from tests.conftest import make_vault
 from tests.review.support import fake_server, isolate, model_for
 from vaultctx.api import Vault
 from vaultctx.organize.para import ParaFlow
+from vaultctx.proposals import Proposal
 from vaultctx.review.decisions import DecisionsFlow
 from vaultctx.review.inbox import InboxFlow
-from vaultctx.review.proposals import Proposal
 
 pytestmark = pytest.mark.skipif(not hasattr(os, "symlink"), reason="needs symbolic links")
 

@@ -165,7 +165,7 @@ def test_an_architecture_note_that_is_a_link_is_refused_and_its_target_untouched
 def test_a_proposal_naming_a_path_outside_the_vault_is_skipped(
     tmp_path: Path, fake: OpenAIFake
 ) -> None:
-    from vaultctx.review.proposals import Proposal
+    from vaultctx.proposals import Proposal
 
     vault = indexed_vault(tmp_path / "v", {"a.md": "# A\n"}, tmp_path / "v.db")
     outside = tmp_path / "outside.md"

@@ -216,9 +216,9 @@ def test_a_hostile_note_runs_no_script_in_the_browser(ui: UiServer, tmp_path: Pa
 
 
 def test_allowed_origins_match_the_mcp_rules_on_loopback() -> None:
-    from vaultctx.mcp import http_policy
+    from vaultctx.loopback import policy
 
-    assert sorted(allowed_origins("127.0.0.1")) == sorted(http_policy.allowed_origins())
+    assert sorted(allowed_origins("127.0.0.1")) == sorted(policy.allowed_origins())
     assert "http://192.0.2.7:*" in allowed_origins("192.0.2.7")
 
 

@@ -203,7 +203,7 @@ def test_a_proposal_with_markup_is_rendered_as_text(ui: UiServer) -> None:
     from starlette.requests import Request
 
     from vaultctx.api import Vault
-    from vaultctx.review.proposals import Proposal
+    from vaultctx.proposals import Proposal
     from vaultctx.ui.pages import Pages
     from vaultctx.ui.review_page import FLOWS, ReviewForm
 

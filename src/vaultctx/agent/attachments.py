@@ -3,20 +3,11 @@ the backend before anything is sent, and turned into the parts of the user promp
 
 Text files are inlined into the prompt, each cut to its first 8,000 characters with a visible
 marker, so one large log cannot crowd out the question. Images and documents go as files, and only
-to the backends that read them:
+to the backends that read them: each backend declares the media types it takes
+(``LLMBackend.attachment_types``) and any limits of its own (``check_attachments``: Bedrock's
+sizes and counts), in its module under agent/llm_backends/; docs/agent.md has the table.
 
-====================  =======  ======  ======  ======
-format                bedrock  gemini  openai  ollama
-====================  =======  ======  ======  ======
-png, jpg, gif, webp   yes      yes     yes     yes
-pdf                   yes      yes     no      no
-doc, docx, xls, xlsx  yes      no      no      no
-====================  =======  ======  ======  ======
-
-Limits: 20 MB for any file sent as a file (what OpenAI and Gemini take inline in one request);
-Bedrock's own, from its Converse API reference, are tighter: 3.75 MB per image, 4.5 MB per
-document, 20 images and 5 documents per message. They are read as decimal megabytes, the smaller
-reading, so a file we accept is never refused by AWS.
+Limit: 20 MB for any file sent as a file (what OpenAI and Gemini take inline in one request).
 
 Attachments may live outside the vault: the user named them. A symlink they pass is followed, but
 only a regular file is opened, and without blocking, so a FIFO or a device cannot hang the command.
@@ -38,6 +29,7 @@ from typing import TYPE_CHECKING, BinaryIO, Literal
 from pydantic_ai.framing import register_tag, wrap
 from pydantic_ai.messages import BinaryContent
 
+from vaultctx.agent.llm_backends.registry import backend_names, get_backend
 from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
@@ -52,14 +44,7 @@ COUNT_BYTE_LIMIT = 4 * 1024 * 1024
 FILE_BYTE_LIMIT = 20_000_000
 """The largest image or document attached as a file, on any backend."""
 
-BEDROCK_IMAGE_BYTES = 3_750_000
-BEDROCK_DOCUMENT_BYTES = 4_500_000
-BEDROCK_MAX_IMAGES = 20
-BEDROCK_MAX_DOCUMENTS = 5
-
 _CHUNK_BYTES = 64 * 1024
-
-BACKENDS = ("bedrock", "gemini", "openai", "ollama")
 
 TEXT_MEDIA_TYPES = {
     "md": "text/markdown",
@@ -82,32 +67,26 @@ TEXT_MEDIA_TYPES = {
 
 @dataclass(frozen=True)
 class FileFormat:
-    """A format sent as a file: its media type, the name a person knows it by, who reads it."""
+    """A format sent as a file: its media type and the name a person knows it by."""
 
     media_type: str
     label: str
-    backends: tuple[str, ...]
 
 
-_OFFICE_BACKENDS = ("bedrock",)
 FILE_FORMATS = {
-    "png": FileFormat("image/png", "PNG", BACKENDS),
-    "jpg": FileFormat("image/jpeg", "JPEG", BACKENDS),
-    "jpeg": FileFormat("image/jpeg", "JPEG", BACKENDS),
-    "gif": FileFormat("image/gif", "GIF", BACKENDS),
-    "webp": FileFormat("image/webp", "WebP", BACKENDS),
-    "pdf": FileFormat("application/pdf", "PDF", ("bedrock", "gemini")),
-    "doc": FileFormat("application/msword", "Word", _OFFICE_BACKENDS),
+    "png": FileFormat("image/png", "PNG"),
+    "jpg": FileFormat("image/jpeg", "JPEG"),
+    "jpeg": FileFormat("image/jpeg", "JPEG"),
+    "gif": FileFormat("image/gif", "GIF"),
+    "webp": FileFormat("image/webp", "WebP"),
+    "pdf": FileFormat("application/pdf", "PDF"),
+    "doc": FileFormat("application/msword", "Word"),
     "docx": FileFormat(
-        "application/vnd.openxmlformats-officedocument.wordprocessingml.document",
-        "Word",
-        _OFFICE_BACKENDS,
+        "application/vnd.openxmlformats-officedocument.wordprocessingml.document", "Word"
     ),
-    "xls": FileFormat("application/vnd.ms-excel", "Excel", _OFFICE_BACKENDS),
+    "xls": FileFormat("application/vnd.ms-excel", "Excel"),
     "xlsx": FileFormat(
-        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet",
-        "Excel",
-        _OFFICE_BACKENDS,
+        "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "Excel"
     ),
 }
 _FORMAT_BY_MEDIA_TYPE = {
@@ -228,17 +207,17 @@ def _read_text(name: str, media_type: str, file: BinaryIO, size: int) -> Attachm
 def _read_file(name: str, file_format: FileFormat, file: BinaryIO, size: int) -> Attachment:
     """An image or document, whole: refused unread when the file is over the limit."""
     if size > FILE_BYTE_LIMIT:
-        raise _too_large(name, size, FILE_BYTE_LIMIT, "an attachment")
+        raise too_large(name, size, FILE_BYTE_LIMIT, "an attachment")
     data = file.read(FILE_BYTE_LIMIT + 1)
     if len(data) > FILE_BYTE_LIMIT:  # it grew since the stat
-        raise _too_large(name, len(data), FILE_BYTE_LIMIT, "an attachment")
+        raise too_large(name, len(data), FILE_BYTE_LIMIT, "an attachment")
     kind: Literal["image", "document"] = (
         "image" if file_format.media_type.startswith("image/") else "document"
     )
     return Attachment(name=name, kind=kind, media_type=file_format.media_type, size=size, data=data)
 
 
-def _too_large(name: str, size: int, limit: int, what: str) -> VaultctxError:
+def too_large(name: str, size: int, limit: int, what: str) -> VaultctxError:
     return VaultctxError(
         f"{name} is {_megabytes(size)}, over the {_megabytes(limit)} limit for {what}",
         "attach a smaller file: compress or resize it, or split it",
@@ -252,46 +231,24 @@ def _megabytes(size: int) -> str:
 def check_backend_support(backend: str, attachments: Sequence[Attachment]) -> None:
     """Refuse, before anything is sent, an attachment ``backend`` cannot take, naming the backends
     that can."""
+    chosen = get_backend(backend)
     for attachment in attachments:
-        if attachment.kind != "text":
-            _check_format(backend, attachment)
-    if backend == "bedrock":
-        _check_bedrock_limits(attachments)
+        if attachment.kind != "text" and attachment.media_type not in chosen.attachment_types:
+            _refuse_format(backend, attachment)
+    chosen.check_attachments(attachments)
 
 
-def _check_format(backend: str, attachment: Attachment) -> None:
-    file_format = _FORMAT_BY_MEDIA_TYPE[attachment.media_type]
-    if backend in file_format.backends:
-        return
+def _refuse_format(backend: str, attachment: Attachment) -> None:
+    label = _FORMAT_BY_MEDIA_TYPE[attachment.media_type].label
+    readers = [
+        name
+        for name in sorted(backend_names())
+        if attachment.media_type in get_backend(name).attachment_types
+    ]
     raise VaultctxError(
-        f"{attachment.name}: {file_format.label} attachments are not supported by {backend}",
-        f"use --backend {' or '.join(file_format.backends)}, or attach a text export",
+        f"{attachment.name}: {label} attachments are not supported by {backend}",
+        f"use --backend {' or '.join(readers)}, or attach a text export",
     )
-
-
-def _check_bedrock_limits(attachments: Sequence[Attachment]) -> None:
-    images = [attachment for attachment in attachments if attachment.kind == "image"]
-    documents = [attachment for attachment in attachments if attachment.kind == "document"]
-    _check_count(images, BEDROCK_MAX_IMAGES, "images")
-    _check_count(documents, BEDROCK_MAX_DOCUMENTS, "documents")
-    for attachment in images:
-        if attachment.size > BEDROCK_IMAGE_BYTES:
-            raise _too_large(
-                attachment.name, attachment.size, BEDROCK_IMAGE_BYTES, "an image on bedrock"
-            )
-    for attachment in documents:
-        if attachment.size > BEDROCK_DOCUMENT_BYTES:
-            raise _too_large(
-                attachment.name, attachment.size, BEDROCK_DOCUMENT_BYTES, "a document on bedrock"
-            )
-
-
-def _check_count(attachments: Sequence[Attachment], limit: int, what: str) -> None:
-    if len(attachments) > limit:
-        raise VaultctxError(
-            f"{len(attachments)} {what} attached; bedrock takes at most {limit} in one message",
-            f"attach at most {limit} {what}, or ask about the rest in a second question",
-        )
 
 
 def to_user_content(question: str, attachments: Sequence[Attachment]) -> list[str | BinaryContent]:

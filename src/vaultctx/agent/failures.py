@@ -2,12 +2,15 @@
 
 pydantic-ai sorts every provider's errors into categories (rate limit, authentication, model not
 found, connection, timeout, ...); each category gets one message here, with the backend's name and
-address, so "401" becomes "check the key stored as openai-work". The provider's own message is
+address, so "401" becomes "check the key stored as openai-work"; what to do when a backend cannot
+be reached is the backend's own (``LLMBackend.unreachable_fix``). The provider's own message is
 kept only when short, and passes through the scrubber: an error body may echo a key.
 """
 
 from __future__ import annotations
 
+from vaultctx.agent.llm_backends.base import NETWORK_FIX
+from vaultctx.agent.llm_backends.registry import UnknownBackendError, get_backend
 from vaultctx.errors import VaultctxError
 
 
@@ -37,55 +40,65 @@ def describe_failure(
         wait = f"; it asks to wait {exc.retry_after:.0f} s" if exc.retry_after else ""
         after = f"in {exc.retry_after:.0f} s" if exc.retry_after else "in a minute"
         return BackendFailure(f"{where} is rate limiting requests{wait}", f"try again {after}")
-    if isinstance(exc, errors.ModelQuotaExceededError):
-        return BackendFailure(
-            f"{where} says the account's quota or credit is used up",
-            "check billing or quota for this key, or switch backend with --backend",
-        )
-    if isinstance(exc, errors.ModelContextWindowExceededError):
-        return BackendFailure(
-            f"the question, passages and attachments are too long for {model}",
-            "attach fewer or shorter files, lower context_tokens, or start a new chat (/new)",
-        )
-    if isinstance(exc, errors.ModelTimeoutError):
-        return BackendFailure(
-            f"{where} did not answer in time",
-            "try again, or raise timeout under [agent] in vaultctx.toml",
-        )
-    if isinstance(exc, errors.ModelConnectionError):
-        return _connection(exc, backend, where)
-    if isinstance(exc, (errors.ModelUnavailableError, errors.ModelServerError)):
-        return BackendFailure(
-            f"{where} failed to answer{_status(exc)}{_detail(exc)}", "try again in a moment"
-        )
-    if isinstance(exc, errors.ModelRequestRejectedError):
-        return BackendFailure(
-            f"{where} rejected the request{_status(exc)}{_detail(exc)}",
-            "check the model name and the attachments; `vaultctx models` lists models",
-        )
-    if isinstance(exc, errors.UnexpectedModelBehavior):
-        return BackendFailure(
-            f"{where} sent a response that could not be read ({_short(str(exc))})",
-            "try again; if it persists, check that base_url points at the right kind of server",
-        )
+    for kinds, problem, fix in _plain_failures(exc, backend, where, model):
+        if isinstance(exc, kinds):
+            return BackendFailure(problem, fix)
     return BackendFailure(
         f"{where} failed: {type(exc).__name__}: {_short(str(exc))}",
         "try again; set VAULTCTX_DEBUG=1 to see the details",
     )
 
 
-def _connection(exc: BaseException, backend: str, where: str) -> BackendFailure:
-    phase = getattr(exc, "phase", None)
-    if phase == "read":
-        return BackendFailure(
-            f"the connection to {where} broke off while the answer was arriving",
-            "try again",
-        )
-    if backend == "ollama":
-        fix = "start Ollama (`ollama serve`) or set base_url under [agent] to where it runs"
-    else:
-        fix = "check your network and base_url under [agent] in vaultctx.toml"
-    return BackendFailure(f"cannot reach {where}", fix)
+def _plain_failures(
+    exc: BaseException, backend: str, where: str, model: str
+) -> list[tuple[type[BaseException] | tuple[type[BaseException], ...], str, str]]:
+    """The categories whose message needs nothing but the place, the model and the error's own
+    status and text: (pydantic-ai's error types, problem, fix), checked in this order."""
+    from pydantic_ai import exceptions as errors
+
+    return [
+        (
+            errors.ModelQuotaExceededError,
+            f"{where} says the account's quota or credit is used up",
+            "check billing or quota for this key, or switch backend with --backend",
+        ),
+        (
+            errors.ModelContextWindowExceededError,
+            f"the question, passages and attachments are too long for {model}",
+            "attach fewer or shorter files, lower context_tokens, or start a new chat (/new)",
+        ),
+        (
+            errors.ModelTimeoutError,
+            f"{where} did not answer in time",
+            "try again, or raise timeout under [agent] in vaultctx.toml",
+        ),
+        (errors.ModelConnectionError, *_connection(exc, backend, where)),
+        (
+            (errors.ModelUnavailableError, errors.ModelServerError),
+            f"{where} failed to answer{_status(exc)}{_detail(exc)}",
+            "try again in a moment",
+        ),
+        (
+            errors.ModelRequestRejectedError,
+            f"{where} rejected the request{_status(exc)}{_detail(exc)}",
+            "check the model name and the attachments; `vaultctx models` lists models",
+        ),
+        (
+            errors.UnexpectedModelBehavior,
+            f"{where} sent a response that could not be read ({_short(str(exc))})",
+            "try again; if it persists, check that base_url points at the right kind of server",
+        ),
+    ]
+
+
+def _connection(exc: BaseException, backend: str, where: str) -> tuple[str, str]:
+    if getattr(exc, "phase", None) == "read":
+        return f"the connection to {where} broke off while the answer was arriving", "try again"
+    try:
+        fix = get_backend(backend).unreachable_fix
+    except UnknownBackendError:  # describing one failure must not raise another
+        fix = NETWORK_FIX
+    return f"cannot reach {where}", fix
 
 
 def _status(exc: BaseException) -> str:

@@ -1,9 +1,11 @@
-"""Remote embedding engines: the OpenAI, Ollama, Gemini and Bedrock embedding APIs as an
-``Embedder`` (docs/agent.md, "Remote embeddings").
+"""Remote embedding engines: the LLM backends' embedding APIs as an ``Embedder`` (docs/agent.md,
+"Remote embeddings").
 
 Chosen by name, ``provider:model``, as ``engine`` or ``quality_engine`` in the user's own
-vaultctx.toml; ``embed/registry.py`` finds the factories below through the ``vaultctx.engines``
-entry points (pyproject.toml), so the embedding layer never imports the agent. The name and the
+vaultctx.toml; ``embed/registry.py`` finds each provider's factory (``embedding_engine`` in its
+module under agent/llm_backends/) through the ``vaultctx.engines`` entry points (pyproject.toml),
+so the embedding layer never imports the agent. The provider is an LLM backend: its module builds
+the client and says how many texts one request may carry. The name and the
 vector width make the model hash, so switching model or provider re-embeds.
 
 Where requests go and with which key is read from the user's config file and the
@@ -31,14 +33,14 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from vaultctx.agent.backends import bedrock_client, ollama_root, openai_client
 from vaultctx.agent.failures import BackendFailure, describe_failure
+from vaultctx.agent.llm_backends.registry import get_backend
 from vaultctx.agent.secrets import require_secret
 from vaultctx.agent.settings import (
-    DEFAULT_REGION,
     AgentSettings,
     check_base_url,
     load_agent_settings,
+    refuse_unknown_key,
     user_config_file,
 )
 from vaultctx.config import ConfigError, read_toml
@@ -48,30 +50,19 @@ from vaultctx.errors import VaultctxError
 if TYPE_CHECKING:
     from pydantic_ai.embeddings import EmbeddingModel
 
+    from vaultctx.agent.llm_backends.base import ConnectionSettings
+
 # Each text is cut to this many characters before it is sent. Chunks are far shorter
 # (chunk_max_chars, 2000 by default); the cap bounds what one odd input (a query, a raised
 # chunk size) can cost, and keeps a text within every provider's own limit in most languages.
 MAX_INPUT_CHARS = 20_000
-# Texts per request: OpenAI takes up to 2048; Gemini's batchEmbedContents up to 100; Ollama
-# embeds a list in one call, on the user's own hardware, so a modest list answers well within
-# the timeout; Bedrock's Titan takes one text per request and pydantic-ai sends 5 at once.
-BATCH_TEXTS = {"openai": 2048, "ollama": 64, "gemini": 100, "bedrock": 5}
 # Characters per request, a stand-in for tokens: OpenAI refuses more than 300,000 tokens in one
 # request, and even dense scripts rarely take more than 1.5 tokens a character.
 BATCH_CHARS = 200_000
 # Embedded once to learn the model's vector width (part of the model hash).
 PROBE_TEXT = "vaultctx"
-# The extra each provider's client needs, as importable top-level packages.
-PROVIDER_PACKAGES = {
-    "openai": ("pydantic_ai", "openai"),
-    "ollama": ("pydantic_ai", "openai"),
-    "gemini": ("pydantic_ai", "google.genai"),
-    "bedrock": ("pydantic_ai", "boto3"),
-}
 EMBEDDING_TABLE = "embedding"
 CONNECTION_KEYS = ("base_url", "api_key_secret", "region", "profile", "timeout")
-# The Gemini API's address when no base_url is set, for messages.
-GEMINI_ENDPOINT = "https://generativelanguage.googleapis.com"
 
 
 def embedding_settings(
@@ -100,11 +91,7 @@ def _embedding_table(path: Path) -> dict[str, Any]:
         )
     checked: dict[str, Any] = {}
     for key, value in table.items():
-        if key not in CONNECTION_KEYS:
-            raise ConfigError(
-                f"{path}: unknown [embedding] setting '{key}'",
-                f"use one of: {', '.join(CONNECTION_KEYS)}",
-            )
+        refuse_unknown_key(key, CONNECTION_KEYS, f"{path}: unknown [{EMBEDDING_TABLE}] setting")
         if key == "timeout":
             if isinstance(value, bool) or not isinstance(value, (int, float)):
                 raise ConfigError(
@@ -180,7 +167,8 @@ class RemoteEmbedder:
         # An empty input is refused by OpenAI and Gemini; one space embeds as "nothing".
         cut = [text[:MAX_INPUT_CHARS] or " " for text in texts]
         rows: list[Sequence[float]] = []
-        for batch in batches(cut, BATCH_TEXTS[self.provider], BATCH_CHARS):
+        most_texts = get_backend(self.provider).embed_batch_texts
+        for batch in batches(cut, most_texts, BATCH_CHARS):
             rows.extend(self._embed_batch(batch))
         if not rows:
             return np.zeros((0, self.dimension), dtype=np.float32)
@@ -236,7 +224,10 @@ class RemoteEmbedder:
         with self._lock:
             if self._embedding_model is None:
                 try:
-                    self._embedding_model, self._endpoint = _build_model(self.settings)
+                    # Built by the provider's own module, with explicit credentials only.
+                    backend = get_backend(self.provider)
+                    built = backend.build_embedding_model(self.settings)
+                    self._embedding_model, self._endpoint = built
                 except VaultctxError as exc:
                     raise BackendFailure(
                         f"embedding engine {self.name}: {exc.message}", exc.suggestion
@@ -314,63 +305,8 @@ def batches(texts: list[str], most_texts: int, most_chars: int) -> Iterator[list
         yield batch
 
 
-def _build_model(settings: AgentSettings) -> tuple[EmbeddingModel, str]:
-    """pydantic-ai's embedding model for the provider, on a client built with explicit
-    credentials only (agent/backends.py), and the address it talks to."""
-    model_name = settings.model or ""
-    if settings.backend == "openai":
-        from pydantic_ai.embeddings.openai import OpenAIEmbeddingModel
-        from pydantic_ai.providers.openai import OpenAIProvider
-
-        endpoint = settings.endpoint() or ""
-        if "/v1" not in endpoint:
-            raise ConfigError(
-                f"the OpenAI base_url {endpoint} has no /v1 in its path",
-                f"give the API root including /v1, e.g. {endpoint}/v1",
-            )
-        client = openai_client(endpoint, _key(settings), settings.timeout)
-        return OpenAIEmbeddingModel(model_name, provider=OpenAIProvider(openai_client=client)), (
-            endpoint
-        )
-    if settings.backend == "ollama":
-        from pydantic_ai.embeddings.openai import OpenAIEmbeddingModel
-        from pydantic_ai.providers.ollama import OllamaProvider
-
-        root = ollama_root(settings)
-        # Ollama needs no key; a placeholder keeps the client from sending OPENAI_API_KEY there.
-        client = openai_client(f"{root}/v1", "ollama", settings.timeout)
-        return OpenAIEmbeddingModel(model_name, provider=OllamaProvider(openai_client=client)), root
-    if settings.backend == "gemini":
-        from google.genai.types import HttpRetryOptions
-        from pydantic_ai.embeddings.google import GoogleEmbeddingModel
-        from pydantic_ai.providers.google import GoogleProvider
-
-        # google-genai retries 429 and 5xx on its own for up to a minute: one attempt, as for
-        # the other providers, so a failure is reported rather than hidden.
-        provider = GoogleProvider(
-            api_key=_key(settings),
-            base_url=settings.base_url,
-            retry_options=HttpRetryOptions(attempts=1),
-        )
-        return GoogleEmbeddingModel(model_name, provider=provider), (
-            settings.base_url or GEMINI_ENDPOINT
-        )
-    from pydantic_ai.embeddings.bedrock import BedrockEmbeddingModel
-    from pydantic_ai.providers.bedrock import BedrockProvider
-
-    if not (settings.api_key_secret or settings.profile):
-        raise ConfigError(
-            "the bedrock embedding engine needs an AWS profile or a Bedrock API key",
-            f'set profile = "NAME" or api_key_secret = "NAME" under [{EMBEDDING_TABLE}] in '
-            f"{user_config_file()}",
-        )
-    client = bedrock_client("bedrock-runtime", settings, settings.region or DEFAULT_REGION)
-    return BedrockEmbeddingModel(model_name, provider=BedrockProvider(bedrock_client=client)), str(
-        client.meta.endpoint_url
-    )
-
-
-def _key(settings: AgentSettings) -> str:
+def embedding_key(settings: ConnectionSettings) -> str:
+    """The key an engine's provider needs, or an error naming where to set it."""
     if not settings.api_key_secret:
         raise ConfigError(
             f"the {settings.backend} embedding engine needs an API key, and no api_key_secret is "
@@ -383,7 +319,7 @@ def _key(settings: AgentSettings) -> str:
 
 def remote_engine(provider: str, model: str) -> RemoteEmbedder:
     """The engine ``provider:model``, configured from the user's own settings."""
-    missing = [name for name in PROVIDER_PACKAGES[provider] if not _importable(name)]
+    missing = [name for name in get_backend(provider).packages if not _importable(name)]
     if missing:
         raise ModuleNotFoundError(f"no module named {missing[0]!r}", name=missing[0])
     return RemoteEmbedder(embedding_settings(provider, model))
@@ -394,20 +330,3 @@ def _importable(module: str) -> bool:
         return find_spec(module) is not None
     except (ImportError, ValueError):  # a parent package missing, or blocked in sys.modules
         return False
-
-
-# The factories pyproject.toml declares in the ``vaultctx.engines`` entry-point group.
-def openai_engine(model: str) -> RemoteEmbedder:
-    return remote_engine("openai", model)
-
-
-def ollama_engine(model: str) -> RemoteEmbedder:
-    return remote_engine("ollama", model)
-
-
-def gemini_engine(model: str) -> RemoteEmbedder:
-    return remote_engine("gemini", model)
-
-
-def bedrock_engine(model: str) -> RemoteEmbedder:
-    return remote_engine("bedrock", model)

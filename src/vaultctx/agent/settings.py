@@ -16,7 +16,7 @@ notice; a vault's file may still tune how the agent behaves (``max_tokens``, ``c
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, fields, replace
 from pathlib import Path
 from typing import Any
@@ -24,12 +24,10 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
+from vaultctx.agent.llm_backends.registry import DEFAULT_BACKEND, get_backend
 from vaultctx.config import APP_NAME, CONFIG_FILE_NAME, ConfigError, is_user_file, read_toml
 from vaultctx.destination_keys import without_destinations
 
-BACKENDS = ("openai", "ollama", "gemini", "bedrock")
-DEFAULT_BASE_URLS = {"openai": "https://api.openai.com/v1", "ollama": "http://localhost:11434"}
-DEFAULT_REGION = "us-east-1"
 MAX_TOKENS_RANGE = (1, 200_000)
 ENV_PREFIX = "VAULTCTX_AGENT_"
 
@@ -38,7 +36,7 @@ ENV_PREFIX = "VAULTCTX_AGENT_"
 class AgentSettings:
     """What ``vaultctx ask`` and ``chat`` talk to, and how much they ask for."""
 
-    backend: str = "ollama"
+    backend: str = DEFAULT_BACKEND
     model: str | None = None
     base_url: str | None = None
     region: str | None = None
@@ -65,8 +63,8 @@ class AgentSettings:
     template_folder: str = "Templates"
 
     def endpoint(self) -> str | None:
-        """The base URL requests go to (None: the client library's own, Gemini and Bedrock)."""
-        return self.base_url or DEFAULT_BASE_URLS.get(self.backend)
+        """The base URL requests go to (None: the client library's own)."""
+        return get_backend(self.backend).endpoint(self)
 
 
 _STRING_KEYS = (
@@ -131,11 +129,7 @@ def _apply(
     known = {f.name: f for f in fields(AgentSettings)}
     updates: dict[str, Any] = {}
     for key, raw in data.items():
-        if key not in known:
-            raise ConfigError(
-                f"{source}: unknown agent setting '{key}'",
-                f"use one of: {', '.join(sorted(known))}",
-            )
+        refuse_unknown_key(key, sorted(known), f"{source}: unknown agent setting")
         default = getattr(AgentSettings(), key)
         value = _coerce(key, raw, default, source) if strings else raw
         updates[key] = _checked(key, value, default, source)
@@ -216,13 +210,15 @@ def _template_folder(value: object, source: str) -> str:
         ) from exc
 
 
+def refuse_unknown_key(key: str, known: Sequence[str], problem: str) -> None:
+    """A table's key that is not a setting, refused with the ones that are."""
+    if key not in known:
+        raise ConfigError(f"{problem} '{key}'", f"use one of: {', '.join(known)}")
+
+
 def check_backend(name: str, source: str = "the command line") -> str:
-    backend = name.strip().lower()
-    if backend not in BACKENDS:
-        raise ConfigError(
-            f"{source}: unknown backend {name!r}", f"use one of: {', '.join(BACKENDS)}"
-        )
-    return backend
+    """A backend name as the registry knows it (agent/llm_backends/registry.py)."""
+    return get_backend(name.strip().lower(), source).name
 
 
 def check_base_url(url: str, source: str = "the command line") -> str:

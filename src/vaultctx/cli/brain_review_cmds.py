@@ -12,7 +12,7 @@ from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
 from vaultctx.cli.review_cmds import AcceptOption, run_review
 
 if TYPE_CHECKING:
-    from vaultctx.review.proposals import ReviewFlow
+    from vaultctx.proposals import ReviewFlow
 
 # Each review's command and help line.
 REVIEWS = {

@@ -3,7 +3,7 @@
 ``vaultctx search`` in a fresh process pays for Python, typer, the index and the query models on
 every call; a running ``vaultctx serve --http`` (or ``vaultctx ui``) has them loaded. So before
 the CLI imports anything heavy, ``forward`` looks for the server recorded beside the command's
-index (``hooks.server_link``), sends it the command line, and prints the server's answer: the
+index (``loopback.server_link``), sends it the command line, and prints the server's answer: the
 output the same command renders in-process, since the server runs that very command
 (``cli.served``). Anything unusual (no record, a dead process, a refused connection, a wrong
 token, a server for another index or of another protocol, an answer that is not one) returns
@@ -26,8 +26,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from vaultctx.hooks import server_link
-from vaultctx.hooks.server_link import CLI_PATH
+from vaultctx.loopback import server_link
+from vaultctx.loopback.server_link import CLI_PATH
 
 PROTOCOL = 1
 FORWARDED = frozenset({"search", "context", "links", "status"})

@@ -10,6 +10,8 @@ from typing import Annotated
 
 import typer
 
+from vaultctx.agent.llm_backends.registry import builtin_names, or_list
+
 
 @dataclass(frozen=True)
 class ModelFlags:
@@ -19,7 +21,7 @@ class ModelFlags:
         str | None,
         typer.Option(
             "--backend",
-            help="openai, ollama, gemini or bedrock (default: \\[agent] backend).",
+            help=f"{or_list(builtin_names())} (default: \\[agent] backend).",
             show_default=False,
         ),
     ] = None

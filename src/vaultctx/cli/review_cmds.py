@@ -20,7 +20,7 @@ from vaultctx.text.terminal import printable
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
-    from vaultctx.review.proposals import Proposal, ReviewFlow, ReviewResult
+    from vaultctx.proposals import Proposal, ReviewFlow, ReviewResult
 
 review_app = typer.Typer(
     help="Approve proposed changes item by item (links, duplicates, contradictions, …).",
@@ -53,7 +53,7 @@ def run_review(
     flow apart (the inbox folder, the decision topic; by default the command line without
     ``--accept`` and ``--json``, so a list for one topic is never applied to another);
     ``command`` is how the user runs the flow again (default ``vaultctx review NAME``)."""
-    from vaultctx.review.proposals import parse_accept
+    from vaultctx.proposals import parse_accept
     from vaultctx.review.saved_plans import forget_plan, load_plan, save_plan
 
     command = command or f"vaultctx review {flow.name}"

@@ -12,6 +12,7 @@ from typing import Annotated
 
 import typer
 
+from vaultctx.agent.llm_backends.registry import builtin_names, or_list
 from vaultctx.cli.common import JsonOption, VaultOption
 
 secret_app = typer.Typer(
@@ -66,7 +67,7 @@ def secret_check(name: NameArgument) -> None:
 def models(
     vault: VaultOption = None,
     backend: Annotated[
-        str | None, typer.Option("--backend", help="openai, ollama, gemini or bedrock.")
+        str | None, typer.Option("--backend", help=f"{or_list(builtin_names())}.")
     ] = None,
     base_url: Annotated[str | None, typer.Option("--base-url", help="Server address.")] = None,
     api_key_secret: Annotated[

@@ -14,9 +14,11 @@ import typer
 
 from vaultctx.cli.common import DbOption, VaultOption, open_vault, stdout
 from vaultctx.errors import VaultctxError
-from vaultctx.mcp import client_config, http_policy
-from vaultctx.mcp.listeners import bind_listeners
-from vaultctx.mcp.token import load_or_create_token, token_problem
+from vaultctx.loopback import policy
+from vaultctx.loopback.listeners import bind_listeners
+from vaultctx.loopback.server_link import TOKEN_ENV
+from vaultctx.loopback.token import load_or_create_token, token_problem
+from vaultctx.mcp import client_config
 
 
 def serve(
@@ -28,14 +30,14 @@ def serve(
     host: Annotated[
         str,
         typer.Option(help="Address to listen on; beyond loopback the token must be 32+ bytes."),
-    ] = http_policy.DEFAULT_HTTP_HOST,
+    ] = policy.DEFAULT_HTTP_HOST,
     port: Annotated[
         int, typer.Option(min=1, max=65535, help="TCP port for --http.")
-    ] = http_policy.DEFAULT_HTTP_PORT,
+    ] = policy.DEFAULT_HTTP_PORT,
     token: Annotated[
         str | None,
         typer.Option(
-            envvar=http_policy.TOKEN_ENV,
+            envvar=TOKEN_ENV,
             help="Bearer token every HTTP request must carry (prefer the environment variable); "
             "default: the one generated in your config folder.",
             show_default=False,
@@ -102,10 +104,10 @@ def _http_token(host: str, given: str | None, no_token: bool) -> tuple[str | Non
     if no_token:
         if given:
             raise VaultctxError(
-                f"--no-token contradicts the token given with --token or {http_policy.TOKEN_ENV}",
+                f"--no-token contradicts the token given with --token or {TOKEN_ENV}",
                 "drop one of them",
             )
-        http_policy.check_bind(host, None)
+        policy.check_bind(host, None)
         print(
             "warning: --no-token: requests need no bearer token, so every process on this "
             "machine, whichever user runs it, can read your notes through this server",
@@ -119,10 +121,10 @@ def _http_token(host: str, given: str | None, no_token: bool) -> tuple[str | Non
                 f"the bearer token cannot be sent in a header: {problem}",
                 "choose printable ASCII without spaces, e.g. from `openssl rand -hex 32`",
             )
-        http_policy.check_bind(host, given)
+        policy.check_bind(host, given)
         return given, " (bearer token required)"
     stored = load_or_create_token()
-    http_policy.check_bind(host, stored.token)
+    policy.check_bind(host, stored.token)
     made = "generated and saved in" if stored.created else "from"
     return stored.token, f" (bearer token required, {made} {stored.path})"
 

@@ -12,9 +12,9 @@ from typing import Annotated
 import typer
 
 from vaultctx.cli.common import DbOption, VaultOption, open_vault
-from vaultctx.mcp import http_policy
-from vaultctx.mcp.listeners import bind_listeners
-from vaultctx.mcp.token import TOKEN_BYTES
+from vaultctx.loopback import policy
+from vaultctx.loopback.listeners import bind_listeners
+from vaultctx.loopback.token import TOKEN_BYTES
 
 DEFAULT_UI_PORT = 8767
 
@@ -31,7 +31,7 @@ def ui(
             help="Address to listen on. Anything but loopback lets other machines reach the UI "
             "(the token is still required); give it only if you mean that.",
         ),
-    ] = http_policy.DEFAULT_HTTP_HOST,
+    ] = policy.DEFAULT_HTTP_HOST,
     open_browser: Annotated[
         bool, typer.Option("--open", help="Open the UI in the default browser.")
     ] = False,
@@ -39,8 +39,8 @@ def ui(
     """Search, read notes, see and undo changes, and re-index, in your browser."""
     handle = open_vault(vault, db)
     token = secrets.token_urlsafe(TOKEN_BYTES)
-    http_policy.check_bind(host, token)
-    if not http_policy.is_loopback(host):
+    policy.check_bind(host, token)
+    if not policy.is_loopback(host):
         print(
             f"warning: --host {host}: other machines can reach this UI; anyone who sees its "
             "address (with the token) can read and change your notes",

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TextIO
 
 from vaultctx.config import Config, load_config
 from vaultctx.errors import VaultctxError
-from vaultctx.hooks import server_link, session
+from vaultctx.hooks import session
 from vaultctx.hooks.context import (
     Excerpt,
     context_request,
@@ -29,6 +29,7 @@ from vaultctx.hooks.context import (
     format_context,
     relevant_excerpts,
 )
+from vaultctx.loopback import server_link
 
 if TYPE_CHECKING:
     from vaultctx.search.request import SearchRequest

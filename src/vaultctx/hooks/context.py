@@ -20,6 +20,7 @@ from vaultctx.search.budget import CHARS_PER_TOKEN, fit_to_budget
 from vaultctx.search.fts_query import STOPWORDS
 
 if TYPE_CHECKING:
+    from vaultctx.api import Vault
     from vaultctx.search.request import SearchRequest
 
 HOOK_MAX_TOKENS = 1500
@@ -195,6 +196,16 @@ def relevant_excerpts(search: Searcher, text: str) -> list[Excerpt]:
         [cut] = fit_to_budget([_flatten(passage.text)], PASSAGE_MAX_TOKENS) or [""]
         excerpts.append(Excerpt(passage.citation, scrub_secrets(cut).text))
     return excerpts
+
+
+def hook_excerpts(vault: Vault, text: str) -> list[Excerpt]:
+    """The server's answer to a hook (``loopback.hook_endpoint``): hybrid search on the warm
+    server; the relevance rule still demands a keyword hit."""
+
+    def search(request: SearchRequest) -> list[Any]:
+        return list(vault.search(request).results)
+
+    return relevant_excerpts(search, text)
 
 
 HEADER = (

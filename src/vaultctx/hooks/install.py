@@ -20,8 +20,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from vaultctx.atomic_write import UnsafeWriteError, checked_target, write_atomically
 from vaultctx.errors import VaultctxError
+from vaultctx.tool_settings import read_settings, settings_object, write_settings
 
 HOOK_MODULE = "vaultctx.hooks"
 CONTEXT_TIMEOUT_SECONDS = 10
@@ -165,46 +165,17 @@ def _remove_ours(groups: object) -> bool:
 
 def _save(path: Path, settings: dict[str, Any]) -> Path | None:
     text = json.dumps(settings, indent=2, ensure_ascii=False) + "\n"
-    try:
-        return write_atomically(path, text, backup=True)
-    except UnsafeWriteError as exc:
-        raise HookInstallError(f"{exc}; nothing was changed", exc.suggestion) from exc
-    except OSError as exc:
-        raise HookInstallError(
-            f"cannot write {path} ({exc}); nothing was changed",
-            "make the file and its folder writable, then run again",
-        ) from exc
+    fix = "make the file and its folder writable, then run again"
+    return write_settings(path, text, HookInstallError, "nothing was changed", fix)
 
 
 def _load(path: Path) -> tuple[str | None, dict[str, Any]]:
     """The file's text and settings; a link we would not write through is refused unread."""
-    try:
-        checked_target(path)
-        original = path.read_text(encoding="utf-8")
-    except UnsafeWriteError as exc:
-        raise HookInstallError(f"{exc}; nothing was changed", exc.suggestion) from exc
-    except FileNotFoundError:
-        return None, {}
-    except OSError as exc:
-        raise HookInstallError(
-            f"cannot read {path} ({exc.strerror})", "make the file readable, then run again"
-        ) from exc
-    if not original.strip():
-        return original, {}
-    try:
-        settings = json.loads(original)
-    except json.JSONDecodeError as exc:
-        raise HookInstallError(
-            f"{path} is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-            "nothing was changed",
-            "fix the file (or move it away) and run again",
-        ) from exc
-    if not isinstance(settings, dict):
-        raise HookInstallError(
-            f"{path} does not hold a JSON object; nothing was changed",
-            "fix the file (or move it away) and run again",
-        )
-    return original, settings
+    unchanged = "nothing was changed"
+    readable = "make the file readable, then run again"
+    original = read_settings(path, HookInstallError, unchanged, readable)
+    fixed = "fix the file (or move it away) and run again"
+    return original, settings_object(original, HookInstallError, unchanged, fixed, str(path))
 
 
 def _merge(path: Path, hooks: dict[str, Any], entry: HookEntry, command: str) -> None:

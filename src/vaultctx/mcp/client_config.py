@@ -33,9 +33,9 @@ from pathlib import Path, PureWindowsPath
 from typing import Any, Literal
 
 from vaultctx.api import Vault
-from vaultctx.atomic_write import UnsafeWriteError, checked_target, write_atomically
 from vaultctx.config import default_db_path
 from vaultctx.errors import VaultctxError
+from vaultctx.tool_settings import read_settings, settings_object, write_settings
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -234,27 +234,12 @@ def _naming(path: Path) -> Iterator[None]:
 
 
 def _read(path: Path) -> str | None:
-    try:
-        checked_target(path)
-        return path.read_text(encoding="utf-8") if path.exists() else None
-    except UnsafeWriteError as exc:
-        raise ClientConfigError(f"{path} {exc.problem}; nothing was written", exc.fix) from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ClientConfigError(
-            f"cannot read {path} ({exc}); nothing was written", _FIX_THE_FILE
-        ) from exc
+    return read_settings(path, ClientConfigError, "nothing was written", _FIX_THE_FILE)
 
 
 def _write(path: Path, text: str) -> Path | None:
-    try:
-        return write_atomically(path, text, backup=True)
-    except UnsafeWriteError as exc:
-        raise ClientConfigError(f"{path} {exc.problem}; it was not changed", exc.fix) from exc
-    except OSError as exc:
-        raise ClientConfigError(
-            f"cannot write {path} ({exc}); the file was not changed",
-            "make the file and its folder writable, or add the snippet by hand",
-        ) from exc
+    fix = "make the file and its folder writable, or add the snippet by hand"
+    return write_settings(path, text, ClientConfigError, "the file was not changed", fix)
 
 
 def _merge(
@@ -276,20 +261,8 @@ def _remove(client: ClientName, existing: str, vault: str) -> tuple[str, tuple[s
 
 def _json_servers(existing: str | None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The file's object and its ``mcpServers`` (added when absent)."""
-    data: Any = {}
-    if existing is not None and existing.strip():
-        try:
-            data = json.loads(existing)
-        except json.JSONDecodeError as exc:
-            raise ClientConfigError(
-                f"the file is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg}); "
-                "nothing was written",
-                _FIX_THE_FILE,
-            ) from exc
-    if not isinstance(data, dict):
-        raise ClientConfigError(
-            "the file is JSON but not an object; nothing was written", _FIX_THE_FILE
-        )
+    unchanged = "nothing was written"
+    data = settings_object(existing, ClientConfigError, unchanged, _FIX_THE_FILE, "the file")
     servers = data.setdefault("mcpServers", {})
     if not isinstance(servers, dict):
         raise ClientConfigError(

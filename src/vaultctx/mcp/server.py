@@ -40,12 +40,14 @@ from pydantic import AnyHttpUrl, BaseModel, Field
 from vaultctx import __version__
 from vaultctx.api import CONTEXT_DEFAULTS, Vault
 from vaultctx.errors import VaultctxError
-from vaultctx.hooks import server_link
-from vaultctx.hooks.cli_endpoint import CliRunner, cli_endpoint
-from vaultctx.hooks.endpoint import add_hook_endpoint, run_while_serving
-from vaultctx.hooks.server_link import CLI_PATH
+from vaultctx.hooks.context import hook_excerpts
 from vaultctx.index.hangul import index_has_hangul
-from vaultctx.mcp import http_policy, outputs
+from vaultctx.loopback import policy, server_link
+from vaultctx.loopback.cli_endpoint import CliRunner, cli_endpoint
+from vaultctx.loopback.hook_endpoint import add_hook_endpoint
+from vaultctx.loopback.server_link import CLI_PATH
+from vaultctx.loopback.serving import run_while_serving
+from vaultctx.mcp import outputs
 from vaultctx.mcp.write_tools import WRITE_INSTRUCTIONS, add_write_tools
 from vaultctx.scrub import scrub_secrets
 from vaultctx.search.filters import Filters
@@ -230,7 +232,7 @@ def build_server(
 ) -> MCPServer[Any]:
     """The configured server; ``token`` makes every HTTP request carry ``Bearer <token>``;
     ``allow_writes`` adds the tools that change the vault (``mcp.write_tools``); ``cli`` serves
-    CLI processes' commands (``hooks.cli_endpoint``).
+    CLI processes' commands (``loopback.cli_endpoint``).
 
     ``warm_up`` says when the models start loading: "after handshake" suits stdio, where the
     client waits for the ``initialize`` answer (see ``WarmUpAfterHandshake``).
@@ -263,7 +265,7 @@ def build_server(
     if allow_writes:
         add_write_tools(server, lambda run, render: _respond(service, run, render))
     _add_note_resource(server, service)
-    add_hook_endpoint(server, service.call, token)
+    add_hook_endpoint(server, service.call, token, hook_excerpts)
     if cli is not None:
         route = server.custom_route(CLI_PATH, methods=["POST"], include_in_schema=False)
         route(cli_endpoint(service.call, token, cli))
@@ -534,8 +536,8 @@ def _add_note_resource(server: MCPServer[Any], service: VaultService) -> None:
 def transport_security(host: str, extra_hosts: Sequence[str] = ()) -> TransportSecuritySettings:
     return TransportSecuritySettings(
         enable_dns_rebinding_protection=True,
-        allowed_hosts=http_policy.allowed_host_headers(host, extra_hosts),
-        allowed_origins=http_policy.allowed_origins(),
+        allowed_hosts=policy.allowed_host_headers(host, extra_hosts),
+        allowed_origins=policy.allowed_origins(),
     )
 
 
@@ -547,8 +549,8 @@ def run_stdio(vault: Vault, *, allow_writes: bool = False) -> None:
 def run_http(
     vault: Vault,
     *,
-    host: str = http_policy.DEFAULT_HTTP_HOST,
-    port: int = http_policy.DEFAULT_HTTP_PORT,
+    host: str = policy.DEFAULT_HTTP_HOST,
+    port: int = policy.DEFAULT_HTTP_PORT,
     token: str | None = None,
     extra_hosts: Sequence[str] = (),
     watch: bool = False,
@@ -563,17 +565,17 @@ def run_http(
     and trickling connections are cut (``http_timeouts``). It serves on ``sockets`` when the
     caller has bound them (``listeners.bind_listeners``, which raises ``ListenError`` for a busy
     port), else binds them here. While it runs, a state file beside the index lets hooks find it
-    (``hooks.server_link``), unless another server for this index is recorded there already;
+    (``loopback.server_link``), unless another server for this index is recorded there already;
     ``watch`` also keeps the index current, with its own ``Vault`` so indexing never waits on the
     tools' lock. ``token`` None serves without authentication: the CLI allows that only on
     loopback and only when asked (``--no-token``).
     """
     import uvicorn
 
-    from vaultctx.mcp.http_timeouts import IDLE_TIMEOUT_SECONDS, TimedH11Protocol
-    from vaultctx.mcp.listeners import bind_listeners
+    from vaultctx.loopback.http_timeouts import IDLE_TIMEOUT_SECONDS, TimedH11Protocol
+    from vaultctx.loopback.listeners import bind_listeners
 
-    http_policy.check_bind(host, token)
+    policy.check_bind(host, token)
     listening = sockets if sockets is not None else bind_listeners(host, port)
     server = build_server(vault, token=token, log_level="INFO", allow_writes=allow_writes, cli=cli)
     app = server.streamable_http_app(

@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING
 
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
-from vaultctx.review.model_reply import shown
-from vaultctx.review.proposals import Proposal, ReviewResult
-from vaultctx.review.vault_names import exists_folded
+from vaultctx.model_reply import shown
+from vaultctx.proposals import Proposal, ReviewResult
+from vaultctx.vault.folded_names import exists_folded
 from vaultctx.vault.scanner import VaultFile, read_vault_file, scan_vault
 from vaultctx.vault.writes import NoteChangeError
 

@@ -21,7 +21,7 @@ from vaultctx.brain.passages import one_line
 from vaultctx.brain.reconcile import Contradiction, reconcile_topic
 from vaultctx.brain.settings import load_second_brain_settings
 from vaultctx.errors import VaultctxError
-from vaultctx.review.proposals import Proposal, ReviewResult
+from vaultctx.proposals import Proposal, ReviewResult
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault

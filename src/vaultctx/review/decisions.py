@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING, Any
 from vaultctx.brain.markers import read_block, upsert_block
 from vaultctx.brain.wiki import check_wiki_folder, enabled_settings, vault_root
 from vaultctx.ledger.context import ChangeContext
+from vaultctx.model_reply import json_array, shown
+from vaultctx.proposals import Proposal, ReviewResult
 from vaultctx.review.decision_ledger import (
     BLOCK_KEY,
     FILE_NAME,
@@ -31,8 +33,6 @@ from vaultctx.review.decision_ledger import (
     parse,
     render,
 )
-from vaultctx.review.model_reply import json_array, shown
-from vaultctx.review.proposals import Proposal, ReviewResult
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault

@@ -18,8 +18,8 @@ from vaultctx.brain.reports import duplicates, enabled_settings
 from vaultctx.brain.wikilinks import note_link
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
+from vaultctx.proposals import Proposal, ReviewResult
 from vaultctx.review.front_matter_aliases import add_aliases
-from vaultctx.review.proposals import Proposal, ReviewResult
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault

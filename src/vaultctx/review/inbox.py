@@ -22,10 +22,10 @@ from typing import TYPE_CHECKING, Any
 
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
+from vaultctx.model_reply import json_array, shown
 from vaultctx.organize.front_matter_tags import add_tags
-from vaultctx.review.model_reply import json_array, shown
-from vaultctx.review.proposals import Proposal, ReviewResult
-from vaultctx.review.vault_names import exists_folded
+from vaultctx.proposals import Proposal, ReviewResult
+from vaultctx.vault.folded_names import exists_folded
 from vaultctx.vault.note import split_front_matter
 from vaultctx.vault.paths import UnsafePathError, normalize_vault_path
 from vaultctx.vault.scanner import VaultFile, load_ignore_rules, read_vault_file, scan_vault

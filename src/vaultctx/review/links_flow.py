@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 from vaultctx.brain.reports import enabled_settings, link_suggestions
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
-from vaultctx.review.proposals import Proposal, ReviewResult
+from vaultctx.proposals import Proposal, ReviewResult
 from vaultctx.review.related_links import merge_related_links
 
 if TYPE_CHECKING:

@@ -24,7 +24,7 @@ from typing import Any
 
 from vaultctx.atomic_write import write_atomically
 from vaultctx.config import default_db_path
-from vaultctx.review.proposals import Proposal
+from vaultctx.proposals import Proposal
 
 MAX_AGE_SECONDS = 24 * 3600
 MAX_PLAN_BYTES = 20_000_000

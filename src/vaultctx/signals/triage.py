@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any
 from vaultctx.capture import inbox_folder
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
-from vaultctx.review.proposals import parse_accept
+from vaultctx.proposals import parse_accept
 from vaultctx.signals.front_matter import with_triage
 from vaultctx.signals.heuristic import heuristic_scores
 from vaultctx.signals.inbox import Signal, scan_inbox

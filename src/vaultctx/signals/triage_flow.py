@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from vaultctx.review.proposals import Proposal, ReviewResult
+from vaultctx.proposals import Proposal, ReviewResult
 from vaultctx.signals.scores import DOMAINS, INBOX_ROUTE, Scores
 from vaultctx.signals.settings import SignalSettings, load_signal_settings
 from vaultctx.signals.triage import (

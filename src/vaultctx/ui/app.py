@@ -23,9 +23,11 @@ from starlette.staticfiles import StaticFiles
 
 from vaultctx.api import Vault
 from vaultctx.errors import VaultctxError
-from vaultctx.hooks import server_link
-from vaultctx.hooks.cli_endpoint import CliRunner, cli_endpoint
-from vaultctx.hooks.endpoint import hook_endpoint, run_while_serving
+from vaultctx.hooks.context import hook_excerpts
+from vaultctx.loopback import server_link
+from vaultctx.loopback.cli_endpoint import CliRunner, cli_endpoint
+from vaultctx.loopback.hook_endpoint import hook_endpoint
+from vaultctx.loopback.serving import run_while_serving
 from vaultctx.ui import conversation_pages, review_page
 from vaultctx.ui.guard import UiGuard
 from vaultctx.ui.pages import Pages
@@ -43,7 +45,7 @@ def create_app(
     warm_up: bool = True,
     cli: CliRunner | None = None,
 ) -> Starlette:
-    """``cli`` also serves CLI processes' commands (``hooks.cli_endpoint``, bearer token, not
+    """``cli`` also serves CLI processes' commands (``loopback.cli_endpoint``, bearer token, not
     the cookie), and records this server beside the index while it runs, unless another server
     is recorded there."""
     pages = Pages(vault)
@@ -90,7 +92,9 @@ def create_app(
         app.router.routes[:0] = [
             Route(server_link.CLI_PATH, cli_endpoint(pages.call, token, cli), methods=["POST"]),
             Route(
-                server_link.HOOK_CONTEXT_PATH, hook_endpoint(pages.call, token), methods=["POST"]
+                server_link.HOOK_CONTEXT_PATH,
+                hook_endpoint(pages.call, token, hook_excerpts),
+                methods=["POST"],
             ),
         ]
         _record_while_serving(app, vault, host, port, token)
@@ -119,7 +123,7 @@ def run_ui(
     """Serve until interrupted; ``on_started`` runs once the server accepts connections."""
     import uvicorn
 
-    from vaultctx.mcp.http_timeouts import IDLE_TIMEOUT_SECONDS, TimedH11Protocol
+    from vaultctx.loopback.http_timeouts import IDLE_TIMEOUT_SECONDS, TimedH11Protocol
 
     config = uvicorn.Config(
         app,

@@ -9,7 +9,7 @@ UI's own (scheme, host and port: the address the browser used to reach this serv
 session's CSRF token, which only the UI's own pages carry (a hidden form field, or the
 ``X-CSRF-Token`` header from the page's script). A request without an Origin changes nothing:
 browsers send one with every POST. The Host header is checked with the MCP HTTP server's rules and
-SDK check (``mcp.http_policy``): a foreign Host is DNS rebinding (421).
+SDK check (``loopback.policy``): a foreign Host is DNS rebinding (421).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from starlette.requests import Request
 from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from vaultctx.hooks.server_link import CLI_PATH, HOOK_CONTEXT_PATH
-from vaultctx.mcp import http_policy
+from vaultctx.loopback import policy
+from vaultctx.loopback.server_link import CLI_PATH, HOOK_CONTEXT_PATH
 from vaultctx.ui.sessions import (
     CSRF_FIELD,
     CSRF_HEADER,
@@ -38,7 +38,7 @@ TOKEN_PARAMETER = "token"
 FORM_TYPE = "application/x-www-form-urlencoded"
 # The guard reads a form's body for its CSRF field; the UI's own forms are a few KB at most.
 MAX_FORM_BYTES = 1_000_000
-# Endpoints for processes on this machine (hooks.endpoint.refusal guards them; bearer token only).
+# Endpoints for processes on this machine (loopback.guard.refusal guards them; bearer token only).
 LOCAL_PROCESS_PATHS = frozenset({CLI_PATH, HOOK_CONTEXT_PATH})
 SAFE_METHODS = frozenset({"GET", "HEAD"})
 
@@ -85,12 +85,12 @@ def cookie_name(port: int) -> str:
 
 def allowed_origins(host: str, extra_hosts: Sequence[str] = ()) -> list[str]:
     """Local origins on any port, as the MCP HTTP server accepts them: the SDK's first sieve
-    (on loopback exactly ``http_policy.allowed_origins()``; the bound address too when ``--host``
+    (on loopback exactly ``policy.allowed_origins()``; the bound address too when ``--host``
     serves beyond this machine). An Origin must then be exactly ``own_origin``."""
     return [
         f"{scheme}://{name}"
         for scheme in ("http", "https")
-        for name in http_policy.allowed_host_headers(host, extra_hosts)
+        for name in policy.allowed_host_headers(host, extra_hosts)
     ]
 
 
@@ -120,7 +120,7 @@ class UiGuard:
         self.headers_check = TransportSecurityMiddleware(
             TransportSecuritySettings(
                 enable_dns_rebinding_protection=True,
-                allowed_hosts=http_policy.allowed_host_headers(host, extra_hosts),
+                allowed_hosts=policy.allowed_host_headers(host, extra_hosts),
                 allowed_origins=allowed_origins(host, extra_hosts),
             )
         )

@@ -23,7 +23,7 @@ from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
-    from vaultctx.review.proposals import Proposal, ReviewFlow
+    from vaultctx.proposals import Proposal, ReviewFlow
     from vaultctx.text_model import TextModel
     from vaultctx.ui.pages import Pages
 

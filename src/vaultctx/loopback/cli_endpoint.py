@@ -1,6 +1,6 @@
 """``POST /vaultctx/cli``: a ``vaultctx`` process's command, run by the warm server.
 
-The same guard as the hook endpoint (``hooks.endpoint.refusal``): processes on this machine
+The same guard as the hook endpoint (``loopback.guard``): processes on this machine
 only, never a browser, JSON only, the server's bearer token, a bounded body. The command itself
 is run by a runner the CLI hands in (``cli.served.run_request``), under the server's vault lock;
 the answer is JSON with the command's output and exit code, or ``fallback`` with the reason the
@@ -21,7 +21,7 @@ import anyio.to_thread
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from vaultctx.hooks.endpoint import guarded_body
+from vaultctx.loopback.guard import guarded_body
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault

@@ -1,6 +1,7 @@
 """Reading a model's answer that should hold JSON. The answer is hostile input: it may wrap
 the JSON in prose or a code fence, be cut off, or hold something else entirely. Nothing here
-trusts a value; the flows validate every field they take."""
+trusts a value; the flows validate every field they take. Beside ``text_model``: the features
+that take a ``TextModel`` read its replies here."""
 
 from __future__ import annotations
 

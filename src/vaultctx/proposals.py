@@ -1,9 +1,11 @@
 """A list of proposed changes, and the user's choice of which to apply.
 
-Every approval flow (links, duplicates, contradictions, decisions, inbox, para, triage) works the
-same way: ``propose`` computes numbered proposals and writes nothing; the user accepts some (one
-by one at a terminal, or ``--accept 1,3``); ``apply`` writes only those, inside one
-``Vault.change_batch``, so the whole apply is one ledger record and one ``vaultctx undo``.
+Every approval flow (links, duplicates, contradictions, decisions and inbox in ``review/``, para
+in ``organize/``, triage in ``signals/``) works the same way: ``propose`` computes numbered
+proposals and writes nothing; the user accepts some (one by one at a terminal, or ``--accept
+1,3``); ``apply`` writes only those, inside one ``Vault.change_batch``, so the whole apply is one
+ledger record and one ``vaultctx undo``. This contract sits below the feature packages, like
+``text_model``, so each implements it without importing another.
 """
 
 from __future__ import annotations

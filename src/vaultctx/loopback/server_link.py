@@ -10,7 +10,8 @@ The record belongs to the server that wrote it (its pid and address): a second s
 vault neither replaces it while that server runs nor deletes it when it exits itself, so hooks
 keep asking the first one.
 
-Only the standard library is used here: this module is on the hook's hot path.
+Only the standard library (and vaultctx's import-free error type) is used here: this module is
+on the hook's hot path.
 """
 
 from __future__ import annotations
@@ -23,21 +24,37 @@ from pathlib import Path
 from typing import Any, NamedTuple
 from urllib.parse import urlsplit
 
+from vaultctx.errors import VaultctxError
+
 STATE_SUFFIX = ".server.json"
 HOOK_CONTEXT_PATH = "/vaultctx/hook/context"
-CLI_PATH = "/vaultctx/cli"  # cli.forward sends commands here (hooks.cli_endpoint)
+CLI_PATH = "/vaultctx/cli"  # cli.forward sends commands here (loopback.cli_endpoint)
 SERVER_URL_ENV = "VAULTCTX_SERVER_URL"
-TOKEN_ENV = "VAULTCTX_TOKEN"
-_WILDCARD_HOSTS = ("0.0.0.0", "::", "")
+TOKEN_ENV = "VAULTCTX_TOKEN"  # also what `serve --token` reads: hooks send the same token
+WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 _MAX_STATE_BYTES = 64 * 1024  # a real record is ~150 bytes
 
 
-class ServerUnavailableError(Exception):
+class ServerUnavailableError(VaultctxError):
     """No server answers at the recorded address: the caller searches in-process instead."""
 
+    def __init__(self, message: str) -> None:
+        super().__init__(
+            message,
+            "start `vaultctx serve --http` (or `vaultctx ui`) for this vault; until then the "
+            "work is done in this process",
+        )
 
-class ServerRefusedError(Exception):
+
+class ServerRefusedError(VaultctxError):
     """A server answered but refused or failed the request."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(
+            message,
+            f"check the server's log and that {TOKEN_ENV} holds its token; until then the work "
+            "is done in this process",
+        )
 
 
 class ServerInfo(NamedTuple):
@@ -46,11 +63,14 @@ class ServerInfo(NamedTuple):
     pid: int | None = None
 
 
-class ServerStateTakenError(Exception):
+class ServerStateTakenError(VaultctxError):
     """Another running server has recorded itself for this index; its record stays."""
 
     def __init__(self, holder: ServerInfo) -> None:
-        super().__init__(f"the server at {holder.url} (process {holder.pid}) is recorded already")
+        super().__init__(
+            f"the server at {holder.url} (process {holder.pid}) is recorded already",
+            "stop that server to have hooks and the CLI ask this one",
+        )
         self.holder = holder
 
 
@@ -60,7 +80,7 @@ def state_path(db: Path) -> Path:
 
 def local_url(host: str, port: int) -> str:
     """The address a process on this machine uses: a wildcard bind is reached on loopback."""
-    if host in _WILDCARD_HOSTS:
+    if host in WILDCARD_HOSTS:
         host = "::1" if host == "::" else "127.0.0.1"
     shown = f"[{host}]" if ":" in host else host
     return f"http://{shown}:{port}"

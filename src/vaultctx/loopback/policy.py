@@ -1,7 +1,8 @@
-"""Who may talk to the HTTP server: the binding rules and the accepted Host and Origin headers.
+"""Who may talk to the local HTTP servers (``serve --http``, ``vaultctx ui``): the binding rules
+and the accepted Host and Origin headers.
 
-Kept apart from ``server.py`` so the CLI can check a ``serve --http`` command line (and tests can
-check the rules) without importing the MCP SDK, which takes a second or more to import.
+Kept apart from the servers so the CLI can check a command line (and tests can check the rules)
+without importing the MCP SDK, which takes a second or more to import.
 """
 
 from __future__ import annotations
@@ -10,14 +11,13 @@ import ipaddress
 from collections.abc import Sequence
 
 from vaultctx.errors import VaultctxError
-from vaultctx.mcp.token import TOKEN_BYTES, strength_problem
+from vaultctx.loopback.server_link import TOKEN_ENV, WILDCARD_HOSTS
+from vaultctx.loopback.token import TOKEN_BYTES, strength_problem
 
 DEFAULT_HTTP_HOST = "127.0.0.1"
 DEFAULT_HTTP_PORT = 8765
-TOKEN_ENV = "VAULTCTX_TOKEN"
 
 LOCAL_NAMES = ("127.0.0.1", "localhost", "[::1]")
-_WILDCARD_HOSTS = ("0.0.0.0", "::", "")
 
 
 class InsecureBindError(VaultctxError):
@@ -68,7 +68,7 @@ def allowed_host_headers(host: str, extra_hosts: Sequence[str] = ()) -> list[str
     because remote clients must use it; names for a wildcard bind are given with ``extra_hosts``.
     """
     names = list(LOCAL_NAMES)
-    if host not in _WILDCARD_HOSTS and not is_loopback(host):
+    if host not in WILDCARD_HOSTS and not is_loopback(host):
         names.append(f"[{host}]" if ":" in host else host)
     names += extra_hosts
     return [form for name in names for form in (name, f"{name}:*")]
