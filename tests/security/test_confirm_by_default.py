@@ -46,7 +46,7 @@ def _user_settings(text: str) -> None:
 
 
 def _chat_confirms(vault: Path) -> bool:
-    session, _ = open_session(str(vault), str(vault.parent / "index.db"), None, None)
+    session, _ = open_session(str(vault), str(vault.parent / "index.db"))
     try:
         return session.confirm_policy.enabled
     finally:

@@ -10,14 +10,16 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from vaultctx.agent.llm_backends.registry import builtin_names, or_list
 from vaultctx.cli.answer_output import ASK_HINT, AnswerPrinter, denied_changes, report_turn
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
+from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags
+from vaultctx.cli.option_groups import takes_option_groups
 
 if TYPE_CHECKING:
     from vaultctx.agent.attachments import Attachment
@@ -27,44 +29,6 @@ if TYPE_CHECKING:
     from vaultctx.api import Vault
     from vaultctx.cli.tool_prompts import TerminalConfirm
 
-BackendOption = Annotated[
-    str | None,
-    typer.Option(
-        "--backend",
-        help=f"{or_list(builtin_names())} (default: \\[agent] backend).",
-        show_default=False,
-    ),
-]
-ModelOption = Annotated[
-    str | None,
-    typer.Option("--model", help="Model name (default: \\[agent] model).", show_default=False),
-]
-BaseUrlOption = Annotated[
-    str | None,
-    typer.Option("--base-url", help="Server address (OpenAI: including /v1).", show_default=False),
-]
-SecretOption = Annotated[
-    str | None,
-    typer.Option(
-        "--api-key-secret",
-        help="Name of the stored key (`vaultctx secret set`).",
-        show_default=False,
-    ),
-]
-AttachOption = Annotated[
-    list[Path] | None,
-    typer.Option(
-        "--attach", help="A file to send with the question (repeatable).", show_default=False
-    ),
-]
-NoteOption = Annotated[
-    str | None,
-    typer.Option(
-        "--note",
-        help="The current note (vault-relative path), sent with the question.",
-        show_default=False,
-    ),
-]
 AllowChangesOption = Annotated[
     bool,
     typer.Option(
@@ -73,24 +37,50 @@ AllowChangesOption = Annotated[
         "`vaultctx undo` reverts it). Without it and without a terminal, every change is denied.",
     ),
 ]
-EffortOption = Annotated[
-    str | None,
-    typer.Option(
-        "--effort",
-        help="Reasoning effort: minimal, low, medium, high, xhigh, max.",
-        show_default=False,
-    ),
-]
 
 
-def agent_settings(vault: Vault, **flags: Any) -> AgentSettings:
+@dataclass(frozen=True)
+class SessionFlags:
+    """What ``ask`` and ``chat`` send with the questions besides the model options."""
+
+    attach: Annotated[
+        list[Path] | None,
+        typer.Option(
+            "--attach", help="A file to send with the question (repeatable).", show_default=False
+        ),
+    ] = None
+    note: Annotated[
+        str | None,
+        typer.Option(
+            "--note",
+            help="The current note (vault-relative path), sent with the question.",
+            show_default=False,
+        ),
+    ] = None
+    effort: Annotated[
+        str | None,
+        typer.Option(
+            "--effort",
+            help="Reasoning effort: minimal, low, medium, high, xhigh, max.",
+            show_default=False,
+        ),
+    ] = None
+
+
+NO_SESSION_FLAGS = SessionFlags()
+
+
+def agent_settings(
+    vault: Vault, model_flags: ModelFlags = NO_MODEL_FLAGS, effort: str | None = None
+) -> AgentSettings:
     from vaultctx.agent.backends import require_agent_extra
     from vaultctx.agent.effort import check_effort_value
     from vaultctx.agent.settings import load_agent_settings
 
     require_agent_extra()
-    if flags.get("effort") is not None:
-        flags["effort"] = check_effort_value(flags["effort"])
+    flags: dict[str, str | None] = model_flags.overrides()
+    if effort is not None:
+        flags["effort"] = check_effort_value(effort)
     return load_agent_settings(vault.path, flags)
 
 
@@ -157,9 +147,8 @@ class _nothing:
 def open_session(
     vault: str | None,
     db: str | None,
-    attach: list[Path] | None,
-    note: str | None,
-    **flags: str | None,
+    session_flags: SessionFlags = NO_SESSION_FLAGS,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
 ) -> tuple[ChatSession, list[Attachment]]:
     """What ``ask`` and ``chat`` both start from: the vault, the settings (flags over the files),
     the attachments (checked before anything is sent) and a session with the MCP servers."""
@@ -168,24 +157,20 @@ def open_session(
 
     handle = open_vault(vault, db)
     search_through_server(handle)
-    settings = agent_settings(handle, **flags)
-    attachments = load_attachments(handle, attach, note)
+    settings = agent_settings(handle, model_flags, session_flags.effort)
+    attachments = load_attachments(handle, session_flags.attach, session_flags.note)
     session = ChatSession(handle, settings, mcp=mcp_servers(settings))
-    session.active_note = attachments[0].name if note else None
+    session.active_note = attachments[0].name if session_flags.note else None
     return session, attachments
 
 
+@takes_option_groups
 def ask(
     question: Annotated[str, typer.Argument(help="The question; - reads it from standard input.")],
     vault: VaultOption = None,
     db: DbOption = None,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
-    attach: AttachOption = None,
-    note: NoteOption = None,
-    effort: EffortOption = None,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
+    session_flags: SessionFlags = NO_SESSION_FLAGS,
     allow_changes: AllowChangesOption = False,
     as_json: JsonOption = False,
 ) -> None:
@@ -202,17 +187,7 @@ def ask(
             "the question is empty",
             'ask something, e.g. vaultctx ask "what did we decide about X?"',
         )
-    session, attachments = open_session(
-        vault,
-        db,
-        attach,
-        note,
-        backend=backend,
-        model=model,
-        base_url=base_url,
-        api_key_secret=api_key_secret,
-        effort=effort,
-    )
+    session, attachments = open_session(vault, db, session_flags, model_flags)
     confirm = confirm_for_ask(session, allow_changes=allow_changes, terminal=sys.stdin.isatty())
     turn = run_turn(session, text, attachments, json_out=as_json, confirm=confirm)
     if as_json:
@@ -249,16 +224,12 @@ def confirm_for_ask(
     return confirm
 
 
+@takes_option_groups
 def chat(
     vault: VaultOption = None,
     db: DbOption = None,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
-    attach: AttachOption = None,
-    note: NoteOption = None,
-    effort: EffortOption = None,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
+    session_flags: SessionFlags = NO_SESSION_FLAGS,
     resume: Annotated[
         str | None,
         typer.Option(
@@ -273,17 +244,7 @@ def chat(
     """Chat with your notes. /help lists the commands; Ctrl-C stops an answer, twice leaves."""
     from vaultctx.cli.chat_repl import ChatRepl
 
-    session, attachments = open_session(
-        vault,
-        db,
-        attach,
-        note,
-        backend=backend,
-        model=model,
-        base_url=base_url,
-        api_key_secret=api_key_secret,
-        effort=effort,
-    )
+    session, attachments = open_session(vault, db, session_flags, model_flags)
     if resume is not None:
         resumed = session.resume(resume)
         print(f"continuing conversation {resumed}", file=sys.stderr)

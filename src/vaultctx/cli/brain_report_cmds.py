@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -62,77 +63,52 @@ def _emit(
             print(printable(f"note: {notice}"))
 
 
-def gaps(
-    vault: VaultOption = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
-    write: WriteOption = False,
-) -> None:
-    """The 20 heaviest knowledge gaps: missing notes, stubs, orphans, one-way links."""
-    from vaultctx.brain.report_notes import render_gaps
-    from vaultctx.brain.reports import gaps as knowledge_gaps
-
-    handle = _opened(vault, db)
-    found = knowledge_gaps(handle)
-    _emit(handle, "gaps", found, render_gaps(found), as_json=as_json, write=write)
+# Each report's command name (also its name in --json and its note) and help line.
+REPORTS = {
+    "gaps": "The 20 heaviest knowledge gaps: missing notes, stubs, orphans, one-way links.",
+    "links": "Notes to link each orphan and stub with (apply them with `vaultctx review links`).",
+    "duplicates": "Near-duplicate notes around a canonical one (record them: "
+    "`vaultctx review duplicates`).",
+    "review-queue": "Five notes worth reading again; a note shown is not shown again for 7 days.",
+}
 
 
-def links(
-    vault: VaultOption = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
-    write: WriteOption = False,
-) -> None:
-    """Notes to link each orphan and stub with (apply them with `vaultctx review links`)."""
-    from vaultctx.brain.report_notes import render_links
-    from vaultctx.brain.reports import link_suggestions
+def _found(report: str, handle: Vault) -> tuple[list[Any], str, list[str]]:
+    """The report's items, its markdown, and the notices to show (on stderr) before it."""
+    from vaultctx.brain import report_notes, reports
 
-    handle = _opened(vault, db)
-    found = link_suggestions(handle)
-    _emit(handle, "links", found, render_links(found), as_json=as_json, write=write)
-
-
-def duplicates(
-    vault: VaultOption = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
-    write: WriteOption = False,
-) -> None:
-    """Near-duplicate notes around a canonical one (record them: `vaultctx review duplicates`)."""
-    from vaultctx.brain.report_notes import render_duplicates
-    from vaultctx.brain.reports import duplicates as duplicate_clusters
-
-    handle = _opened(vault, db)
-    found = duplicate_clusters(handle)
-    _emit(handle, "duplicates", found, render_duplicates(found), as_json=as_json, write=write)
+    if report == "review-queue":
+        queue = reports.review_queue(handle)
+        return queue.notes, report_notes.render_queue(queue.notes), queue.notices
+    finders: dict[str, tuple[Callable[[Vault], list[Any]], Callable[[Any], str]]] = {
+        "gaps": (reports.gaps, report_notes.render_gaps),
+        "links": (reports.link_suggestions, report_notes.render_links),
+        "duplicates": (reports.duplicates, report_notes.render_duplicates),
+    }
+    find, render = finders[report]
+    items = find(handle)
+    return items, render(items), []
 
 
-def review_queue(
-    vault: VaultOption = None,
-    db: DbOption = None,
-    as_json: JsonOption = False,
-    write: WriteOption = False,
-) -> None:
-    """Five notes worth reading again; a note shown is not shown again for 7 days."""
-    from vaultctx.brain.report_notes import render_queue
-    from vaultctx.brain.reports import review_queue as queue
+def _command(report: str) -> Callable[..., None]:
+    """The command that prints (or writes) ``report``: the four differ only in what they find."""
 
-    handle = _opened(vault, db)
-    report = queue(handle)
-    for notice in report.notices:
-        print(printable(f"note: {notice}"), file=sys.stderr)
-    _emit(
-        handle,
-        "review-queue",
-        report.notes,
-        render_queue(report.notes),
-        as_json=as_json,
-        write=write,
-    )
+    def command(
+        vault: VaultOption = None,
+        db: DbOption = None,
+        as_json: JsonOption = False,
+        write: WriteOption = False,
+    ) -> None:
+        handle = _opened(vault, db)
+        items, markdown, notices = _found(report, handle)
+        for notice in notices:
+            print(printable(f"note: {notice}"), file=sys.stderr)
+        _emit(handle, report, items, markdown, as_json=as_json, write=write)
+
+    command.__doc__ = REPORTS[report]
+    return command
 
 
 def register_brain(brain_app: typer.Typer) -> None:
-    brain_app.command("gaps")(gaps)
-    brain_app.command("links")(links)
-    brain_app.command("duplicates")(duplicates)
-    brain_app.command("review-queue")(review_queue)
+    for report in REPORTS:
+        brain_app.command(report)(_command(report))

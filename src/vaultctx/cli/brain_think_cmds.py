@@ -15,100 +15,95 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from vaultctx.cli.agent_cmds import BackendOption, BaseUrlOption, ModelOption, SecretOption
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
-from vaultctx.cli.text_model_flags import second_brain_model as text_model
+from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags
+from vaultctx.cli.option_groups import takes_option_groups
+from vaultctx.cli.text_model_flags import second_brain_model
 
 if TYPE_CHECKING:
-    pass
+    from vaultctx.api import Vault
+    from vaultctx.text_model import TextModel
 
 
+def _vault_and_model(
+    vault: str | None, db: str | None, model_flags: ModelFlags
+) -> tuple[Vault, TextModel]:
+    """The vault and the model every thinking tool asks (Second Brain must be on)."""
+    handle = open_vault(vault, db)
+    return handle, second_brain_model(handle, model_flags)
+
+
+@takes_option_groups
 def challenge(
     claim: Annotated[str, typer.Argument(help="The claim to test against your notes.")],
     vault: VaultOption = None,
     db: DbOption = None,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
     as_json: JsonOption = False,
 ) -> None:
     """What your own notes say against CLAIM: gaps, counterexamples, assumptions."""
     from vaultctx.brain.thinking import challenge as run
 
-    handle = open_vault(vault, db)
-    flags = {"backend": backend, "model": model, "base_url": base_url}
-    chosen = text_model(handle, **flags, api_key_secret=api_key_secret)
+    handle, chosen = _vault_and_model(vault, db, model_flags)
     result = asyncio.run(run(handle, chosen, claim))
     _show(result.as_dict(), result.text, result.notices, as_json)
 
 
+@takes_option_groups
 def connect(
     topic_a: Annotated[str, typer.Argument(metavar="A", help="The first topic.")],
     topic_b: Annotated[str, typer.Argument(metavar="B", help="The second topic.")],
     vault: VaultOption = None,
     db: DbOption = None,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
     as_json: JsonOption = False,
 ) -> None:
     """How two topics of your notes bear on each other."""
     from vaultctx.brain.thinking import connect as run
 
-    handle = open_vault(vault, db)
-    flags = {"backend": backend, "model": model, "base_url": base_url}
-    chosen = text_model(handle, **flags, api_key_secret=api_key_secret)
+    handle, chosen = _vault_and_model(vault, db, model_flags)
     result = asyncio.run(run(handle, chosen, topic_a, topic_b))
     _show(result.as_dict(), result.text, result.notices, as_json)
 
 
+@takes_option_groups
 def emerge(
     days: Annotated[
         int, typer.Option("--days", help="Look at notes modified in the last N days.", min=1)
     ] = 7,
     vault: VaultOption = None,
     db: DbOption = None,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
     as_json: JsonOption = False,
 ) -> None:
     """Patterns you have not named yet in the notes you changed recently (at most 60)."""
     from vaultctx.brain.thinking import emerge as run
 
-    handle = open_vault(vault, db)
-    flags = {"backend": backend, "model": model, "base_url": base_url}
-    chosen = text_model(handle, **flags, api_key_secret=api_key_secret)
+    handle, chosen = _vault_and_model(vault, db, model_flags)
     result = asyncio.run(run(handle, chosen, days))
     # The cap is already the last line of the answer; no second copy on stderr.
     _show(result.as_dict(), result.text, [], as_json)
 
 
+@takes_option_groups
 def reconcile(
     topic: Annotated[str, typer.Argument(help="The topic whose notes may contradict.")],
     vault: VaultOption = None,
     db: DbOption = None,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
     as_json: JsonOption = False,
 ) -> None:
     """Statements about TOPIC that contradict each other, as a report (nothing is changed)."""
     from vaultctx.brain.reconcile import reconcile_topic
 
-    handle = open_vault(vault, db)
-    flags = {"backend": backend, "model": model, "base_url": base_url}
-    chosen = text_model(handle, **flags, api_key_secret=api_key_secret)
+    handle, chosen = _vault_and_model(vault, db, model_flags)
     report = asyncio.run(reconcile_topic(handle, chosen, topic))
     _show(report.as_dict(), report.text, report.notices, as_json)
     if report.status in ("unreadable", "unusable"):
         raise typer.Exit(2)
 
 
+@takes_option_groups
 def architect(
     path: Annotated[
         str | None,
@@ -116,19 +111,14 @@ def architect(
     ] = None,
     vault: VaultOption = None,
     db: DbOption = None,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
     as_json: JsonOption = False,
 ) -> None:
     """Write (or refresh) Architecture.md in the wiki folder for a codebase folder."""
     from vaultctx.brain.architect import architect as run
     from vaultctx.ledger.context import ChangeContext
 
-    handle = open_vault(vault, db)
-    flags = {"backend": backend, "model": model, "base_url": base_url}
-    chosen = text_model(handle, **flags, api_key_secret=api_key_secret)
+    handle, chosen = _vault_and_model(vault, db, model_flags)
     label = f"brain architect {path or '(vault)'}"
     result = asyncio.run(run(handle, chosen, path, change=ChangeContext(label, source="cli")))
     _show(result.as_dict(), result.text, [], as_json)

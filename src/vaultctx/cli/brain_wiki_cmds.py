@@ -12,8 +12,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from vaultctx.cli.agent_cmds import BackendOption, BaseUrlOption, ModelOption, SecretOption
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
+from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags
+from vaultctx.cli.option_groups import takes_option_groups
 from vaultctx.errors import VaultctxError
 from vaultctx.text.terminal import printable
 
@@ -41,14 +42,12 @@ def _print(lines: list[str]) -> None:
         print(printable(line))
 
 
+@takes_option_groups
 def synthesize(
     topic: Annotated[str, typer.Argument(help="What to synthesize, e.g. 'sync conflicts'.")],
     vault: VaultOption = None,
     db: DbOption = None,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
     as_json: JsonOption = False,
 ) -> None:
     """Write or regenerate the wiki note on TOPIC from your notes, showing what changed."""
@@ -56,9 +55,7 @@ def synthesize(
     from vaultctx.cli.text_model_flags import second_brain_model
 
     handle = open_vault(vault, db)
-    text_model = second_brain_model(
-        handle, backend=backend, model=model, base_url=base_url, api_key_secret=api_key_secret
-    )
+    text_model = second_brain_model(handle, model_flags)
     result = asyncio.run(
         synthesize_topic(handle, text_model, topic, change=_change(f"synthesize {topic}"))
     )

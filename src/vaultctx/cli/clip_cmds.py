@@ -8,11 +8,13 @@ from typing import Annotated
 
 import typer
 
-from vaultctx.cli.agent_cmds import BackendOption, BaseUrlOption, ModelOption, SecretOption
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
+from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags
+from vaultctx.cli.option_groups import takes_option_groups
 from vaultctx.text.terminal import printable
 
 
+@takes_option_groups
 def clip(
     url: Annotated[str, typer.Argument(help="The page's address (http:// or https://).")],
     vault: VaultOption = None,
@@ -52,10 +54,7 @@ def clip(
             help="Save it as a signal (type: signal) in the signals inbox, for `vaultctx triage`.",
         ),
     ] = False,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
     as_json: JsonOption = False,
 ) -> None:
     """Save the article at URL as a note, summarised by the configured model."""
@@ -68,13 +67,7 @@ def clip(
         from vaultctx.signals.triage import signal_inbox
 
         folder = signal_inbox(handle, load_signal_settings(handle.path))
-    text_model, max_tokens = (
-        (None, 0)
-        if no_summary
-        else configured_text_model(
-            handle, backend=backend, model=model, base_url=base_url, api_key_secret=api_key_secret
-        )
-    )
+    text_model, max_tokens = (None, 0) if no_summary else configured_text_model(handle, model_flags)
     result = asyncio.run(
         clip_page(
             handle,

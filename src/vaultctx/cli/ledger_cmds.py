@@ -7,12 +7,16 @@ passed through ``printable`` first (no escape sequences reach the terminal).
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
 from vaultctx.text.terminal import printable
+
+if TYPE_CHECKING:
+    from vaultctx.ledger.diff import FileDiff
+    from vaultctx.ledger.store import LedgerRecord, UnreadableRecord
 
 
 def _line(text: str) -> None:
@@ -102,18 +106,12 @@ def show(
     record = handle.ledger_record(record_id)
     diffs = handle.ledger_diffs(record)
     if as_json:
-        payload = {**record.as_dict(), "files": [diff.as_dict() for diff in diffs]}
-        print(json.dumps(payload, ensure_ascii=False))
+        print(json.dumps(_with_files(record, diffs), ensure_ascii=False))
         return
     _line(f"{record.id}  {record.time}  {record.source}  {record.label}")
     if record.conversation_id:
         _line(f"conversation {record.conversation_id}")
-    for diff in diffs:
-        _line(f"{diff.change} {diff.path}")
-        if diff.diff:
-            _line(diff.diff.rstrip("\n"))
-        elif diff.change == "modified":
-            _line("  (binary content)")
+    _print_diffs(diffs, say_binary=True)
 
 
 def drop(
@@ -126,14 +124,25 @@ def drop(
     be read), showing the diff it held. The files stay as they are."""
     dropped, diffs = open_vault(vault, db).ledger_drop(record_id)
     if as_json:
-        print(json.dumps({**dropped.as_dict(), "files": [d.as_dict() for d in diffs]}))
+        print(json.dumps(_with_files(dropped, diffs)))  # ASCII-escaped, as it always was
         return
     label = getattr(dropped, "label", "unreadable record")
     _line(f"dropped {dropped.id} ({label}); it can no longer be undone. It held:")
+    _print_diffs(diffs, say_binary=False)
+
+
+def _with_files(record: LedgerRecord | UnreadableRecord, diffs: list[FileDiff]) -> dict[str, Any]:
+    """A record's JSON with the diff of each file it changed."""
+    return {**record.as_dict(), "files": [diff.as_dict() for diff in diffs]}
+
+
+def _print_diffs(diffs: list[FileDiff], *, say_binary: bool) -> None:
     for diff in diffs:
         _line(f"{diff.change} {diff.path}")
         if diff.diff:
             _line(diff.diff.rstrip("\n"))
+        elif say_binary and diff.change == "modified":
+            _line("  (binary content)")
 
 
 def register(app: typer.Typer) -> None:

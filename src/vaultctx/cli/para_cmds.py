@@ -5,19 +5,18 @@ from __future__ import annotations
 
 import typer
 
-from vaultctx.cli.agent_cmds import BackendOption, BaseUrlOption, ModelOption, SecretOption
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
+from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags
+from vaultctx.cli.option_groups import takes_option_groups
 from vaultctx.cli.review_cmds import AcceptOption
 
 
+@takes_option_groups
 def para(
     accept: AcceptOption = None,
     vault: VaultOption = None,
     db: DbOption = None,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
     as_json: JsonOption = False,
 ) -> None:
     """Propose a P.A.R.A folder for each note; move only the notes you accept."""
@@ -40,7 +39,7 @@ def para(
     previous = load_plan(handle.path, "para", "")
     offered = [str(p.data.get("source")) for p in previous.proposals] if previous else []
     flow = ParaFlow(
-        text_model(handle, backend, model, base_url, api_key_secret),
+        text_model(handle, model_flags),
         left_alone=list(dict.fromkeys(left_alone)),
         offered=offered,
     )

@@ -8,8 +8,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from vaultctx.cli.agent_cmds import BackendOption, BaseUrlOption, ModelOption, SecretOption
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
+from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags, OfflineOption
+from vaultctx.cli.option_groups import takes_option_groups
 from vaultctx.cli.review_cmds import AcceptOption
 
 if TYPE_CHECKING:
@@ -17,29 +18,14 @@ if TYPE_CHECKING:
     from vaultctx.text_model import TextModel
 
 
-def text_model(
-    vault: Vault,
-    backend: str | None,
-    model: str | None,
-    base_url: str | None,
-    api_key_secret: str | None,
-) -> TextModel:
+def text_model(vault: Vault, model_flags: ModelFlags) -> TextModel:
     """The model of ``vaultctx ask``; these flows have nothing to propose without one."""
-    from vaultctx.cli.text_model_flags import configured_text_model
-    from vaultctx.errors import VaultctxError
+    from vaultctx.cli.text_model_flags import required_text_model
 
-    found, _ = configured_text_model(
-        vault, backend=backend, model=model, base_url=base_url, api_key_secret=api_key_secret
-    )
-    if found is None:
-        raise VaultctxError(
-            "the proposals come from a model, and none is configured",
-            "set [agent] model in your own vaultctx.toml (the user config folder; docs/agent.md), "
-            "or pass --model",
-        )
-    return found
+    return required_text_model(vault, model_flags, "the proposals come from a model")[0]
 
 
+@takes_option_groups
 def inbox(
     folder: Annotated[
         str | None,
@@ -52,10 +38,7 @@ def inbox(
     accept: AcceptOption = None,
     vault: VaultOption = None,
     db: DbOption = None,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
     as_json: JsonOption = False,
 ) -> None:
     """Propose a folder, a name and tags for the newest notes in the inbox."""
@@ -67,7 +50,7 @@ def inbox(
     if folder is None:
         folder = capture_inbox(handle.path, handle.config.settings.inbox_folder)
     relative = inbox_folder(handle, folder)  # a missing folder is an error before any model
-    flow = InboxFlow(text_model(handle, backend, model, base_url, api_key_secret), relative)
+    flow = InboxFlow(text_model(handle, model_flags), relative)
     run_review(
         flow,
         handle,
@@ -78,15 +61,13 @@ def inbox(
     )
 
 
+@takes_option_groups
 def decisions(
     topic: Annotated[str, typer.Argument(help="What the decisions are about (a search).")],
     accept: AcceptOption = None,
     vault: VaultOption = None,
     db: DbOption = None,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
     as_json: JsonOption = False,
 ) -> None:
     """Find decisions about TOPIC in your notes and merge the accepted ones into the ledger."""
@@ -99,7 +80,7 @@ def decisions(
         raise VaultctxError("the topic is empty", 'name one, e.g. vaultctx review decisions "db"')
     handle = open_vault(vault, db)
     load_second_brain_settings(handle.path).require_enabled()
-    flow = DecisionsFlow(text_model(handle, backend, model, base_url, api_key_secret), topic)
+    flow = DecisionsFlow(text_model(handle, model_flags), topic)
     run_review(
         flow,
         handle,
@@ -110,34 +91,22 @@ def decisions(
     )
 
 
+@takes_option_groups
 def triage(
     accept: AcceptOption = None,
     vault: VaultOption = None,
     db: DbOption = None,
-    offline: Annotated[
-        bool,
-        typer.Option(
-            "--offline", help="Score with the offline heuristic even if a model is set up."
-        ),
-    ] = False,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
+    offline: OfflineOption = False,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
     as_json: JsonOption = False,
 ) -> None:
     """`vaultctx triage` one signal at a time: list the new signals, write only those accepted."""
     from vaultctx.cli.review_cmds import run_review
+    from vaultctx.cli.text_model_flags import triage_model
     from vaultctx.signals.triage_flow import TriageFlow
 
     handle = open_vault(vault, db)
-    scorer = None
-    if not offline:
-        from vaultctx.cli.text_model_flags import configured_text_model
-
-        scorer, _ = configured_text_model(
-            handle, backend=backend, model=model, base_url=base_url, api_key_secret=api_key_secret
-        )
+    scorer = triage_model(handle, model_flags, offline=offline)
     run_review(TriageFlow(scorer), handle, accept=accept, as_json=as_json, scope="")
 
 

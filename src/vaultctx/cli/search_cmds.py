@@ -9,6 +9,8 @@ from __future__ import annotations
 import json
 import sys
 from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import Annotated, Any, cast
 
@@ -16,6 +18,7 @@ import typer
 
 from vaultctx.api import CONTEXT_DEFAULTS, Vault
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, console, open_vault
+from vaultctx.cli.option_groups import takes_option_groups
 from vaultctx.errors import VaultctxError
 from vaultctx.search.filters import Filters
 from vaultctx.search.graph import GraphOrigin
@@ -38,37 +41,57 @@ DepthOption = Annotated[
 ]
 
 
-FolderOption = Annotated[
-    str | None,
-    typer.Option(help="Only notes under this vault folder (recursive).", show_default=False),
-]
-TagOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--tag",
-        help="Only notes with this tag, nested tags included (#a finds a/b). Repeat: all of them.",
-        show_default=False,
-    ),
-]
-WhereOption = Annotated[
-    list[str] | None,
-    typer.Option(
-        help="Front matter condition 'KEY OP VALUE', OP one of = != > >= < <= ~ (contains), "
-        "e.g. 'project.status = active'. Repeat: all must hold.",
-        show_default=False,
-    ),
-]
-SinceOption = Annotated[
-    str | None,
-    typer.Option(
-        help="Modified on or after: 2026-01-31, 2026-01-31T09:00, or an age (12h, 7d, 2w).",
-        show_default=False,
-    ),
-]
-UntilOption = Annotated[
-    str | None,
-    typer.Option(help="Modified before this (a bare date includes that day).", show_default=False),
-]
+@dataclass(frozen=True)
+class FilterFlags:
+    """The filter options of ``search`` and ``context``: they choose the notes before ranking."""
+
+    folder: Annotated[
+        str | None,
+        typer.Option(help="Only notes under this vault folder (recursive).", show_default=False),
+    ] = None
+    tag: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--tag",
+            help="Only notes with this tag, nested tags included (#a finds a/b). "
+            "Repeat: all of them.",
+            show_default=False,
+        ),
+    ] = None
+    where: Annotated[
+        list[str] | None,
+        typer.Option(
+            help="Front matter condition 'KEY OP VALUE', OP one of = != > >= < <= ~ (contains), "
+            "e.g. 'project.status = active'. Repeat: all must hold.",
+            show_default=False,
+        ),
+    ] = None
+    since: Annotated[
+        str | None,
+        typer.Option(
+            help="Modified on or after: 2026-01-31, 2026-01-31T09:00, or an age (12h, 7d, 2w).",
+            show_default=False,
+        ),
+    ] = None
+    until: Annotated[
+        str | None,
+        typer.Option(
+            help="Modified before this (a bare date includes that day).", show_default=False
+        ),
+    ] = None
+
+    def filters(self) -> Filters:
+        """The one ``Filters`` value (it checks the dates and conditions)."""
+        return Filters(
+            folder=self.folder,
+            tags=self.tag or (),
+            since=self.since,
+            until=self.until,
+            where=self.where or (),
+        )
+
+
+NO_FILTER_FLAGS = FilterFlags()
 
 
 def _depth(graph: bool, depth: int | None) -> int:
@@ -87,7 +110,10 @@ def _why(origin: GraphOrigin | None) -> str:
     return f" · linked from {escape(origin.via or '')}, {counted(origin.hop, 'link')} away"
 
 
-def _print_results(response: SearchResponse) -> None:
+def _print_results(response: SearchResponse, *, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(response.as_dict(), ensure_ascii=False))
+        return
     # rich only here: --json output (scripts, benchmarks) does not pay for importing it.
     from rich.markup import escape
     from rich.panel import Panel
@@ -142,6 +168,7 @@ def _read_batch(source: str) -> list[tuple[Any, str]]:
     return queries
 
 
+@takes_option_groups
 def search(
     query: Annotated[str | None, typer.Argument(help="What to look for.")] = None,
     vault: VaultOption = None,
@@ -180,11 +207,7 @@ def search(
     ] = None,
     graph: GraphOption = False,
     depth: DepthOption = None,
-    folder: FolderOption = None,
-    tag: TagOption = None,
-    where: WhereOption = None,
-    since: SinceOption = None,
-    until: UntilOption = None,
+    filter_flags: FilterFlags = NO_FILTER_FLAGS,
     translate: Annotated[
         bool,
         typer.Option(
@@ -204,25 +227,19 @@ def search(
             "nothing to search for" if query is None else "QUERY and --batch both given",
             "give a QUERY or --batch FILE (exactly one of them)",
         )
-    filters = Filters(folder=folder, tags=tag or (), since=since, until=until, where=where or ())
-    weights = Weights(bm25=bm25_weight, vector=vec_weight)
-    graph_depth = _depth(graph, depth)
-
-    def request(text: str) -> SearchRequest:
-        # mode and fusion are checked by SearchRequest itself, with the fix in its error.
-        return SearchRequest(
-            text,
-            limit=limit,
-            max_tokens=max_tokens,
-            mode=cast(Mode, mode),
-            weights=weights,
-            fusion=cast("Fusion | None", fusion),
-            notes=notes,
-            filters=filters,
-            graph=graph,
-            depth=graph_depth,
-        )
-
+    # Checked here in this order; mode and fusion by SearchRequest itself, with the fix.
+    request = partial(
+        SearchRequest,
+        filters=filter_flags.filters(),
+        weights=Weights(bm25=bm25_weight, vector=vec_weight),
+        depth=_depth(graph, depth),
+        limit=limit,
+        max_tokens=max_tokens,
+        mode=cast(Mode, mode),
+        fusion=cast("Fusion | None", fusion),
+        notes=notes,
+        graph=graph,
+    )
     if batch is not None:
         _search_batch(open_vault(vault, db), batch, request)
         return
@@ -230,10 +247,7 @@ def search(
     asked = request(query)  # a bad option is an error before the vault is opened
     handle = open_vault(vault, db)
     response = _search_translated(handle, asked) if translate else handle.search(asked)
-    if as_json:
-        print(json.dumps(response.as_dict(), ensure_ascii=False))
-    else:
-        _print_results(response)
+    _print_results(response, as_json=as_json)
 
 
 def _search_translated(handle: Vault, asked: SearchRequest) -> SearchResponse:
@@ -253,6 +267,7 @@ def _search_batch(handle: Vault, source: str, request: Callable[[str], SearchReq
         print(json.dumps({"id": query_id, **response.as_dict()}, ensure_ascii=False), flush=True)
 
 
+@takes_option_groups
 def context(
     topic: Annotated[str | None, typer.Argument(help="The topic to gather context about.")] = None,
     vault: VaultOption = None,
@@ -270,11 +285,7 @@ def context(
     ] = False,
     graph: GraphOption = False,
     depth: DepthOption = None,
-    folder: FolderOption = None,
-    tag: TagOption = None,
-    where: WhereOption = None,
-    since: SinceOption = None,
-    until: UntilOption = None,
+    filter_flags: FilterFlags = NO_FILTER_FLAGS,
 ) -> None:
     """Print a block of vault context about TOPIC, ready to paste into any AI tool."""
     if output_format not in ("markdown", "json"):
@@ -284,7 +295,7 @@ def context(
             "nothing to gather context on" if topic is None else "TOPIC and --block both given",
             "give a TOPIC or --block NAME (exactly one of them)",
         )
-    filters = Filters(folder=folder, tags=tag or (), since=since, until=until, where=where or ())
+    filters = filter_flags.filters()
     if block_name is not None:
         if not filters.is_empty or graph:
             raise VaultctxError(

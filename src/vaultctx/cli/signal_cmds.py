@@ -8,15 +8,14 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from vaultctx.cli.agent_cmds import BackendOption, BaseUrlOption, ModelOption, SecretOption
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
+from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags, OfflineOption
+from vaultctx.cli.option_groups import takes_option_groups
 from vaultctx.text.terminal import printable
 
 if TYPE_CHECKING:
-    from vaultctx.api import Vault
     from vaultctx.signals.intake import IntakeRun
     from vaultctx.signals.triage import TriageItem, TriageRun
-    from vaultctx.text_model import TextModel
 
 signals_app = typer.Typer(
     help="Signal intake: feeds into the inbox (docs/signals.md).", no_args_is_help=True
@@ -42,22 +41,9 @@ AllowPrivateOption = Annotated[
         help="Also fetch feeds from private, loopback and link-local addresses (your own network).",
     ),
 ]
-OfflineOption = Annotated[
-    bool,
-    typer.Option("--offline", help="Score with the offline heuristic even if a model is set up."),
-]
 
 
-def _model(vault: Vault, offline: bool, **flags: str | None) -> TextModel | None:
-    """The configured model (``[agent] model``, or ``--model``), as for ``clip`` and ``tags``;
-    None without one, or with ``--offline``: the offline heuristic."""
-    if offline:
-        return None
-    from vaultctx.cli.text_model_flags import configured_text_model
-
-    return configured_text_model(vault, **flags)[0]
-
-
+@takes_option_groups
 def triage(
     vault: VaultOption = None,
     db: DbOption = None,
@@ -77,14 +63,12 @@ def triage(
         ),
     ] = None,
     offline: OfflineOption = False,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
     as_json: JsonOption = False,
 ) -> None:
     """Score each new signal in the inbox; file those scoring 0.55 or more under
     05-signals/<domain>/, mark the rest as triaged. One `vaultctx undo` reverts the run."""
+    from vaultctx.cli.text_model_flags import triage_model
     from vaultctx.signals.settings import load_signal_settings
     from vaultctx.signals.triage import run_triage
 
@@ -101,14 +85,7 @@ def triage(
             allow_private=allow_private,
             dry_run=dry_run,
         )
-    text_model = _model(
-        handle,
-        offline,
-        backend=backend,
-        model=model,
-        base_url=base_url,
-        api_key_secret=api_key_secret,
-    )
+    text_model = triage_model(handle, model_flags, offline=offline)
     run = run_triage(handle, model=text_model, dry_run=dry_run, accept=accept, settings=settings)
     if as_json:
         payload = run.as_dict()

@@ -9,12 +9,13 @@ from typing import Annotated
 
 import typer
 
-from vaultctx.cli.agent_cmds import BackendOption, BaseUrlOption, ModelOption, SecretOption
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
-from vaultctx.errors import VaultctxError
+from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags
+from vaultctx.cli.option_groups import takes_option_groups
 from vaultctx.text.terminal import printable
 
 
+@takes_option_groups
 def tags(
     note: Annotated[str, typer.Argument(help="The note (vault-relative path or name).")],
     vault: VaultOption = None,
@@ -23,26 +24,17 @@ def tags(
         bool,
         typer.Option("--apply", help="Add the tags to the note's front matter (undoable)."),
     ] = False,
-    backend: BackendOption = None,
-    model: ModelOption = None,
-    base_url: BaseUrlOption = None,
-    api_key_secret: SecretOption = None,
+    model_flags: ModelFlags = NO_MODEL_FLAGS,
     as_json: JsonOption = False,
 ) -> None:
     """Suggest 3 to 5 tags for NOTE, reusing the vault's existing tags where they fit."""
-    from vaultctx.cli.text_model_flags import configured_text_model
+    from vaultctx.cli.text_model_flags import required_text_model
     from vaultctx.organize.tags import apply_tags, suggest_tags
 
     handle = open_vault(vault, db)
-    text_model, max_tokens = configured_text_model(
-        handle, backend=backend, model=model, base_url=base_url, api_key_secret=api_key_secret
+    text_model, max_tokens = required_text_model(
+        handle, model_flags, "tags are suggested by a model"
     )
-    if text_model is None:
-        raise VaultctxError(
-            "tags are suggested by a model, and none is configured",
-            "set [agent] model in your own vaultctx.toml (the user config folder; docs/agent.md), "
-            "or pass --model",
-        )
     suggestion = asyncio.run(
         suggest_tags(handle, text_model, note, max_tokens=max_tokens, to_apply=apply)
     )

@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
@@ -30,6 +30,15 @@ def _change(label: str) -> ChangeContext:
     from vaultctx.ledger.context import ChangeContext
 
     return ChangeContext(label=label, source="cli")
+
+
+def _report(report: dict[str, Any], said: list[str], notices: list[str], *, as_json: bool) -> None:
+    """A change's report: ``report`` and the notices as JSON, or the lines and the notices."""
+    if as_json:
+        print(json.dumps({**report, "notices": notices}, ensure_ascii=False))
+        return
+    for line in [*said, *(f"note: {notice}" for notice in notices)]:
+        print(printable(line))
 
 
 def parse_vars(pairs: list[str]) -> dict[str, str]:
@@ -105,18 +114,9 @@ def save_cmd(
     handle = open_vault(vault, db)
     path = template_path(handle, _template_folder(handle), name)
     saved = save_template(handle, path, content, change=_change(f"template save {path}"))
-    if as_json:
-        report = {
-            "path": saved.path,
-            "created": saved.created,
-            "record": saved.record_id,
-            "notices": saved.notices,
-        }
-        print(json.dumps(report, ensure_ascii=False))
-        return
-    print(printable(f"{'saved' if saved.created else 'updated'} {saved.path}"))
-    for notice in saved.notices:
-        print(printable(f"note: {notice}"))
+    report = {"path": saved.path, "created": saved.created, "record": saved.record_id}
+    said = [f"{'saved' if saved.created else 'updated'} {saved.path}"]
+    _report(report, said, saved.notices, as_json=as_json)
 
 
 def apply_cmd(
@@ -141,22 +141,16 @@ def apply_cmd(
     applied = apply_template(
         handle, path, output, variables, change=_change(f"template apply {output}")
     )
-    if as_json:
-        report = {
-            "path": applied.path,
-            "template": applied.template,
-            "leftovers": applied.leftovers,
-            "record": applied.record_id,
-            "notices": applied.notices,
-        }
-        print(json.dumps(report, ensure_ascii=False))
-        return
-    print(printable(f"created {applied.path} from {applied.template}"))
+    report = {
+        "path": applied.path,
+        "template": applied.template,
+        "leftovers": applied.leftovers,
+        "record": applied.record_id,
+    }
+    said = [f"created {applied.path} from {applied.template}"]
     if applied.leftovers:
-        left = ", ".join(applied.leftovers)
-        print(printable(f"note: left as written, no --var for: {left}"))
-    for notice in applied.notices:
-        print(printable(f"note: {notice}"))
+        said.append(f"note: left as written, no --var for: {', '.join(applied.leftovers)}")
+    _report(report, said, applied.notices, as_json=as_json)
 
 
 def register(app: typer.Typer) -> None:

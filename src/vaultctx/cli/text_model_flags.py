@@ -7,19 +7,24 @@ read without the agent's packages, which are required only once a model is actua
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from vaultctx.cli.model_options import NO_MODEL_FLAGS
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
+    from vaultctx.cli.model_options import ModelFlags
     from vaultctx.text_model import TextModel
 
 
-def configured_text_model(vault: Vault, **flags: Any) -> tuple[TextModel | None, int]:
+def configured_text_model(
+    vault: Vault, model_flags: ModelFlags = NO_MODEL_FLAGS
+) -> tuple[TextModel | None, int]:
     """The configured model (None when no ``[agent] model`` is set, nor ``--model`` given) and
     the ``[agent] max_tokens`` its one call may use."""
     from vaultctx.agent.settings import load_agent_settings
 
-    settings = load_agent_settings(vault.path, flags)
+    settings = load_agent_settings(vault.path, model_flags.overrides())
     if not settings.model:
         return None, settings.max_tokens
     from vaultctx.agent.backends import require_agent_extra
@@ -30,7 +35,30 @@ def configured_text_model(vault: Vault, **flags: Any) -> tuple[TextModel | None,
     return BackendTextModel(settings), settings.max_tokens
 
 
-def second_brain_model(vault: Vault, **flags: Any) -> TextModel:
+def triage_model(vault: Vault, model_flags: ModelFlags, *, offline: bool) -> TextModel | None:
+    """The model that scores signals: the configured one (``[agent] model``, or ``--model``);
+    None without one, or with ``--offline``: the offline heuristic."""
+    return None if offline else configured_text_model(vault, model_flags)[0]
+
+
+def required_text_model(
+    vault: Vault, model_flags: ModelFlags, needed_for: str
+) -> tuple[TextModel, int]:
+    """``configured_text_model`` for a command that has nothing to do without a model
+    (``needed_for``: what the model gives it, e.g. "the proposals come from a model")."""
+    from vaultctx.errors import VaultctxError
+
+    found, max_tokens = configured_text_model(vault, model_flags)
+    if found is None:
+        raise VaultctxError(
+            f"{needed_for}, and none is configured",
+            "set [agent] model in your own vaultctx.toml (the user config folder; docs/agent.md), "
+            "or pass --model",
+        )
+    return found, max_tokens
+
+
+def second_brain_model(vault: Vault, model_flags: ModelFlags) -> TextModel:
     """The model a Second Brain command asks, once Second Brain is known to be on (so a vault
     that has not turned it on is told so, not asked for a backend); a model must be set."""
     from vaultctx.agent.complete import BackendTextModel
@@ -38,4 +66,4 @@ def second_brain_model(vault: Vault, **flags: Any) -> TextModel:
     from vaultctx.cli.agent_cmds import agent_settings
 
     load_second_brain_settings(vault.path).require_enabled()
-    return BackendTextModel(agent_settings(vault, **flags))
+    return BackendTextModel(agent_settings(vault, model_flags))
