@@ -250,3 +250,33 @@ def test_the_readme_links_every_doc() -> None:
         if f"(docs/{doc.name}" not in readme
     ]
     assert unlinked == []
+
+
+# A function a reader can hold in view: longer ones mix steps that deserve names of their own.
+LONGEST_FUNCTION = 80
+
+
+def long_functions(source: str, limit: int = LONGEST_FUNCTION) -> list[str]:
+    """Functions and methods of ``source`` longer than ``limit`` lines (decorators excluded)."""
+    return [
+        f"{node.lineno}: {node.name} ({node.end_lineno - node.lineno + 1} lines)"
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+        and node.end_lineno is not None
+        and node.end_lineno - node.lineno + 1 > limit
+    ]
+
+
+def test_no_function_is_longer_than_80_lines() -> None:
+    found = [
+        f"{file.relative_to(SRC.parent)}:{where}"
+        for file in sorted(SRC.rglob("*.py"))
+        for where in long_functions(file.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+
+
+def test_the_length_check_finds_a_long_function() -> None:
+    body = "".join(f"    x = {n}\n" for n in range(80))
+    source = f"def short():\n    return 1\n\n\nasync def long():\n{body}"
+    assert long_functions(source) == ["5: long (81 lines)"]
