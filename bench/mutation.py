@@ -128,6 +128,8 @@ GROUPS: dict[str, Group] = {
             "tests/ledger/test_batch_folders_and_moves.py",
             "tests/ledger/test_changes.py",
             "tests/ledger/test_undo_state_machine.py",
+            "tests/ledger/test_record_reading.py",
+            "tests/ledger/test_drop_and_undo_messages.py",
             "tests/security/test_vault_writes.py",
             "tests/security/test_batch_confinement.py",
             "tests/security/test_ledger_names.py",

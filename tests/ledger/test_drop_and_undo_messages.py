@@ -4,7 +4,6 @@ the exact texts undo's refusals and notices give the user."""
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import pytest
 
