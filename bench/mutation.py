@@ -160,6 +160,7 @@ GROUPS: dict[str, Group] = {
             "tests/ledger/test_drop_and_undo_messages.py",
             "tests/ledger/test_failed_steps.py",
             "tests/ledger/test_move_notes_refusals.py",
+            "tests/ledger/test_store_guards.py",
             "tests/security/test_vault_writes.py",
             "tests/security/test_batch_confinement.py",
             "tests/security/test_ledger_names.py",
