@@ -180,6 +180,7 @@ GROUPS: dict[str, Group] = {
             "tests/ledger/test_undo_state_machine.py",
             "tests/ledger/test_failed_steps.py",
             "tests/vault/test_writes.py",
+            "tests/vault/test_writes_durability.py",
         ],
         per_test_setup=STATE_MACHINE_CAP,
     ),
