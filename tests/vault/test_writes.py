@@ -363,3 +363,28 @@ def test_digest_and_sync_folder(root: Path) -> None:
     assert digest(b"abc") == hashlib.sha256(b"abc").hexdigest()
     sync_folder(root / "notes")
     sync_folder(root / "missing")  # best effort: never an error
+
+
+def test_a_destination_appearing_after_the_check_is_never_overwritten(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check and the move are two steps: a file saved at the destination in between (here:
+    the check is made blind to it) is kept, because a file is linked into place, never renamed
+    over what is there."""
+    (root / "Taken.md").write_bytes(b"saved meanwhile")
+    monkeypatch.setattr(os.path, "lexists", lambda path: False)
+    with pytest.raises(NoteChangeError) as refused:
+        rename(root / "notes" / "Plan.md", root / "Taken.md", "Taken.md")
+    assert refused.value.message == "A file already exists at the destination: Taken.md"
+    assert (root / "Taken.md").read_bytes() == b"saved meanwhile"
+    assert (root / "notes" / "Plan.md").read_bytes() == b"# Plan\n"
+
+
+def test_a_failed_cleanup_does_not_hide_why_a_replacement_stopped(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "unlink", failing(os.unlink, errno.EACCES, root))
+    path = root / "notes" / "Plan.md"
+    with pytest.raises(ContentChangedError):
+        replace_file(path, b"x", expected=b"other", mode=0o644, shown="notes/Plan.md")
+    assert path.read_bytes() == b"# Plan\n"
