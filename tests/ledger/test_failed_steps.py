@@ -192,3 +192,18 @@ def test_create_note_passes_on_the_ledgers_notices(
     change = capped.create_note("New.md", "new", change=AGENT)
     assert any("over its cap of 0 MB" in notice for notice in change.notices)
     assert len(store.records()) == 2
+
+
+def test_a_failed_step_in_a_folder_with_spaces_is_recorded_at_its_path(
+    vault: Vault, full_disk: pytest.MonkeyPatch
+) -> None:
+    (vault.path / "My notes").mkdir()
+    before = tree(vault.path)
+    with pytest.raises(OSError, match="No space left"):
+        vault.create_note("My notes/New idea.md", "# Idea\n", change=AGENT)
+    full_disk.undo()
+    [record] = vault.ledger()
+    assert record.paths == ["My notes/New idea.md"]
+    assert record.entries[0].after == FileState(digest(b""), 0)
+    vault.undo()
+    assert tree(vault.path) == before
