@@ -314,6 +314,9 @@ def test_remove_file_only_the_expected_bytes(root: Path) -> None:
     assert path.read_bytes() == b"# Plan\n"
     remove_file(path, expected=b"# Plan\n", shown="notes/Plan.md")
     assert names(root / "notes") == []
+    with pytest.raises(NoteChangeError) as gone:
+        remove_file(path, expected=b"# Plan\n", shown="shown.md")
+    assert gone.value.message == "File not found: shown.md"
 
 
 # -- renaming ----------------------------------------------------------------------------------
