@@ -224,6 +224,25 @@ def test_undo_notices_name_ten_files_already_as_before_and_count_the_rest(vault:
     assert len(vault.ledger()) == 1  # a dry run changes nothing
 
 
+def test_undo_notices_one_file_already_as_before_and_ten_conflicts_without_more(
+    vault: Vault,
+) -> None:
+    vault.create_note("drafts/Idea.md", "# Idea\n", change=AGENT)
+    (vault.path / "drafts/Idea.md").unlink()
+    report = vault.undo(dry_run=True)
+    assert report.notices == ["already as before the change, left as they are: drafts/Idea.md"]
+    vault.undo()
+    names = [f"n{i:02d}.md" for i in range(10)]
+    with vault.change_batch(ChangeContext("ten", source="cli"), "template") as batch:
+        for name in names:
+            batch.create(name, "# AI\n")
+    for name in names:
+        (vault.path / name).write_text("# mine\n")
+    with pytest.raises(UndoConflictError) as refused:
+        vault.undo()
+    assert refused.value.message.startswith(f"undo refused: {', '.join(names)} changed after")
+
+
 def test_undo_notices_newer_unreadable_records_and_an_interrupted_change(vault: Vault) -> None:
     store = vault.ledger_store()
     older = vault.append_to_note("Inbox.md", "older", change=AGENT)

@@ -207,3 +207,17 @@ def test_a_failed_step_in_a_folder_with_spaces_is_recorded_at_its_path(
     assert record.entries[0].after == FileState(digest(b""), 0)
     vault.undo()
     assert tree(vault.path) == before
+
+
+def test_a_note_appearing_between_the_check_and_the_write_is_kept(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The check is made blind to what is there (as if the user saved the note right after it):
+    the write itself refuses to replace anything, names the note, and nothing is recorded."""
+    before = tree(vault.path)
+    with monkeypatch.context() as patch:
+        patch.setattr(os.path, "lexists", lambda path: False)
+        with pytest.raises(NoteChangeError) as refused:
+            vault.create_note("10-projects/Plan.md", "# Mine\n", change=AGENT)
+    assert refused.value.message == "File already exists: 10-projects/Plan.md"
+    assert tree(vault.path) == before and vault.ledger() == []
