@@ -271,6 +271,21 @@ def test_undo_notices_newer_unreadable_records_and_an_interrupted_change(vault: 
     assert report.paths == ["Inbox.md"] and report.as_dict()["files"][0]["path"] == "Inbox.md"
 
 
+def test_undo_names_every_newer_unreadable_record(vault: Vault) -> None:
+    vault.append_to_note("Inbox.md", "older", change=AGENT)
+    broken = [
+        vault.append_to_note("10-projects/Plan.md", text, change=AGENT).record_id
+        for text in ("a", "b")
+    ]
+    for record_file in sorted((vault.ledger_store().folder / "records").glob("*.json"))[1:]:
+        record_file.write_text("[]")
+    report = vault.undo(dry_run=True)
+    assert report.notices == [
+        f"newer record(s) {broken[0]}, {broken[1]} cannot be read; `vaultctx ledger` says why, "
+        "`vaultctx ledger drop ID` discards one"
+    ]
+
+
 def test_undo_of_a_file_that_is_neither_state_writes_nothing(vault: Vault) -> None:
     vault.replace_note("Inbox.md", "AI\n", change=AGENT)
     (vault.path / "Inbox.md").unlink()

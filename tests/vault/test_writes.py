@@ -199,6 +199,10 @@ def test_an_unreadable_file_says_why(root: Path, monkeypatch: pytest.MonkeyPatch
 def test_make_folders_makes_each_missing_level(root: Path) -> None:
     make_folders(root, root / "a" / "b" / "c")
     assert (root / "a" / "b" / "c").is_dir()
+    umask = os.umask(0o022)
+    os.umask(umask)
+    for folder in ("a", "a/b", "a/b/c"):  # as a user's own mkdir makes them
+        assert (root / folder).stat().st_mode & 0o7777 == 0o777 & ~umask
     make_folders(root, root / "a" / "b")  # there already: nothing to do
     make_folders(root, root)
     assert names(root / "a") == ["b"]
