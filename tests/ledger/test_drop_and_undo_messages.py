@@ -10,10 +10,10 @@ import pytest
 from tests.ledger.conftest import AGENT, tree
 from vaultctx.api import Vault
 from vaultctx.ledger.context import ChangeContext
-from vaultctx.ledger.snapshot import MISSING, file_state
+from vaultctx.ledger.snapshot import MISSING, FolderState, file_state
 from vaultctx.ledger.store import LedgerStore, RecordNotFoundError
 from vaultctx.ledger.undo import NothingToUndoError, UndoConflictError, UndoDependencyError
-from vaultctx.vault.writes import digest
+from vaultctx.vault.writes import NoteChangeError, digest
 
 
 def blob_names(store: LedgerStore) -> set[str]:
@@ -293,3 +293,40 @@ def test_undo_of_a_file_that_is_neither_state_writes_nothing(vault: Vault) -> No
         vault.undo()
     assert refused.value.changed == ["Inbox.md"]
     assert not (vault.path / "Inbox.md").exists()
+
+
+def test_undo_stops_before_writing_when_a_folder_on_the_way_became_a_file(vault: Vault) -> None:
+    (vault.path / "a" / "b").mkdir(parents=True)
+    (vault.path / "a" / "b" / "Plan.md").write_text("# plan\n")
+    vault.trash_path("a/b/Plan.md", change=AGENT)
+    for path in (vault.path / "a" / "b", vault.path / "a"):
+        path.rmdir()
+    (vault.path / "a").write_text("a file now")
+    before = tree(vault.path)
+    with pytest.raises(NoteChangeError) as refused:
+        vault.undo()
+    assert refused.value.message == (
+        "path refused: a part of a/b/Plan.md is a file, not a folder; nothing was changed"
+    )
+    assert tree(vault.path) == before and len(vault.ledger()) == 1
+
+
+def test_undo_of_an_interrupted_change_removes_the_staged_copy_it_left(vault: Vault) -> None:
+    store = vault.ledger_store()
+    data = b"# half\n"
+    created = FolderState((("Half.md", file_state(data, 0o644)),))
+    with store.locked():
+        journal = store.begin(label="killed", conversation_id=None, source="cli", kind="para")
+        journal.step([("new", MISSING, created)], {digest(data): data})
+        journal.close()
+    (vault.path / "new").mkdir()
+    (vault.path / "new" / "Half.md").write_bytes(data)
+    (vault.path / "new" / ".Half.md.k3j9x0qa.vaultctx-tmp").write_bytes(b"# half, staged")
+    (vault.path / "new" / ".Other.md.k3j9x0qa.vaultctx-tmp").write_bytes(b"not ours to take")
+    with pytest.raises(UndoConflictError) as refused:
+        vault.undo()
+    assert refused.value.changed == ["new/.Other.md.k3j9x0qa.vaultctx-tmp"]
+    (vault.path / "new" / ".Other.md.k3j9x0qa.vaultctx-tmp").unlink()
+    report = vault.undo()
+    assert report.record.interrupted
+    assert not (vault.path / "new").exists()
