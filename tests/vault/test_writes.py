@@ -395,3 +395,31 @@ def test_a_failed_cleanup_does_not_hide_why_a_replacement_stopped(
     with pytest.raises(ContentChangedError):
         replace_file(path, b"x", expected=b"other", mode=0o644, shown="notes/Plan.md")
     assert path.read_bytes() == b"# Plan\n"
+
+
+def test_a_file_on_the_way_is_refused_by_the_confinement_too(root: Path) -> None:
+    refused = refusal(root, "notes/Plan.md/x.md")
+    assert refused.message == (
+        "path refused: a part of notes/Plan.md/x.md is a file, not a folder; nothing was changed"
+    )
+
+
+def test_a_staged_copy_that_cannot_be_finished_is_removed(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "chmod", failing(os.chmod, errno.EPERM, root))
+    with pytest.raises(PermissionError):
+        create_file(root / "notes" / "New.md", b"new", 0o644, "notes/New.md")
+    assert names(root / "notes") == ["Plan.md"]
+    monkeypatch.setattr(os, "unlink", failing(os.unlink, errno.EACCES, root))
+    with pytest.raises(PermissionError, match="Operation not permitted"):  # chmod's, not unlink's
+        create_file(root / "notes" / "New.md", b"new", 0o644, "notes/New.md")
+
+
+def test_a_failed_cleanup_does_not_hide_that_the_name_was_taken(
+    root: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "unlink", failing(os.unlink, errno.EACCES, root))
+    with pytest.raises(NoteChangeError, match=r"^File already exists: notes/Plan\.md$"):
+        create_file(root / "notes" / "Plan.md", b"x", 0o644, "notes/Plan.md")
+    assert (root / "notes" / "Plan.md").read_bytes() == b"# Plan\n"
