@@ -204,6 +204,7 @@ def test_undo_by_id_of_an_independent_record(vault: Vault) -> None:
     vault.create_note("new-b/B.md", "b", change=AGENT)
     report = vault.undo(created.record_id)
     assert report.record.id == created.record_id
+    assert report.dry_run is False and report.as_dict()["dry_run"] is False
     assert not (vault.path / "new").exists() and (vault.path / "new-b/B.md").exists()
 
 
