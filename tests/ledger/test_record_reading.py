@@ -77,14 +77,16 @@ def test_get_finds_a_record_by_its_id_in_any_case_and_with_spaces(vault: Vault) 
     assert vault.ledger_record(second.record_id).id == second.record_id
 
 
-def test_get_says_when_no_record_has_the_id(vault: Vault) -> None:
+def test_get_and_drop_say_when_no_record_has_the_id(vault: Vault) -> None:
     vault.append_to_note("Inbox.md", "one", change=AGENT)
-    with pytest.raises(RecordNotFoundError) as missing:
-        vault.ledger_record("0badc0de")
-    assert missing.value.message == (
-        f"no change '0badc0de' in the ledger of {vault.ledger_store().vault}"
-    )
-    assert missing.value.suggestion == "list the recorded changes with `vaultctx ledger`"
+    for look_up in (vault.ledger_record, vault.ledger_drop):
+        with pytest.raises(RecordNotFoundError) as missing:
+            look_up("Nope")
+        assert missing.value.message == (
+            f"no change 'Nope' in the ledger of {vault.ledger_store().vault}"
+        )
+        assert missing.value.suggestion == "list the recorded changes with `vaultctx ledger`"
+    assert len(vault.ledger()) == 1
 
 
 def test_an_unreadable_record_is_listed_with_why_and_blocks_no_other(vault: Vault) -> None:
