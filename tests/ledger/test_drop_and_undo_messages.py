@@ -192,8 +192,11 @@ def test_undo_by_id_of_an_independent_record(vault: Vault) -> None:
     assert not (vault.path / "new").exists() and (vault.path / "new-b/B.md").exists()
 
 
-def test_undo_notices_name_ten_files_already_as_before_and_count_the_rest(vault: Vault) -> None:
-    names = [f"n{i:02d}.md" for i in range(11)]
+@pytest.mark.parametrize(("count", "more"), [(10, ""), (11, " and 1 more")])
+def test_undo_notices_name_ten_files_already_as_before_and_count_the_rest(
+    vault: Vault, count: int, more: str
+) -> None:
+    names = [f"n{i:02d}.md" for i in range(count)]
     with vault.change_batch(ChangeContext("many", source="cli"), "template") as batch:
         for name in names:
             batch.create(name, "# AI\n")
@@ -202,7 +205,7 @@ def test_undo_notices_name_ten_files_already_as_before_and_count_the_rest(vault:
     report = vault.undo(dry_run=True)
     assert report.dry_run and report.as_dict()["dry_run"] is True
     assert report.notices == [
-        f"already as before the change, left as they are: {', '.join(names[:10])} and 1 more"
+        f"already as before the change, left as they are: {', '.join(names[:10])}{more}"
     ]
     assert report.as_dict()["notices"] == report.notices
     assert report.as_dict()["record"] == report.record.as_dict()
