@@ -7,9 +7,9 @@ bench/mutation.md with the reason it is acceptable. Results are in bench/mutatio
 
 mutmut lives in its own virtualenv, never in the project's:
 
-    python3 -m venv /work/mutvenv
-    /work/mutvenv/bin/pip install -c constraints.txt -e '.[dev]' mutmut==3.8.1  # this checkout
-    /work/mutvenv/bin/python bench/mutation.py paths --max-children 1 --timeout 1800
+    python3 -m venv mutvenv  # in this checkout, kept out of git
+    mutvenv/bin/pip install -c constraints.txt -e '.[dev]' mutmut==3.8.1  # this checkout
+    nice -n 15 mutvenv/bin/python bench/mutation.py paths --max-children 1 --timeout 1800
 
 The copy (``--workdir``, default a folder in the temp dir) keeps mutmut's ``mutants/`` folder and
 its ``[tool.mutmut]`` section out of the checkout; ``shared`` in it links to ``../shared`` so the
