@@ -12,6 +12,7 @@ import pytest
 
 from tests.ledger.conftest import AGENT
 from vaultctx.api import Vault
+from vaultctx.ledger.snapshot import FolderState, file_state
 from vaultctx.ledger.store import LedgerError, NotALedgerError
 from vaultctx.vault.writes import digest
 
@@ -191,3 +192,22 @@ def test_retention_notices_word_for_word(
         "are kept anyway (discard one with `vaultctx ledger drop ID`, or raise `ledger_max_mb`)",
     ]
     assert [r.id for r in capped.ledger()] == [change.record_id]
+
+
+def test_a_folder_entry_diffs_only_its_changed_files(vault: Vault) -> None:
+    """One entry may hold a folder whose first files did not change: every later file that did
+    is still shown."""
+    store = vault.ledger_store()
+    same, old, new = b"same\n", b"old\n", b"new\n"
+    blobs = {digest(data): data for data in (same, old, new)}
+
+    def folder(last: bytes) -> FolderState:
+        return FolderState((("a.md", file_state(same, 0o644)), ("b.md", file_state(last, 0o644))))
+
+    with store.locked():
+        journal = store.begin(label="interrupted", conversation_id=None, source="cli", kind="x")
+        journal.step([("dir", folder(old), folder(new))], blobs)
+        journal.close()
+    [diff] = vault.ledger_diffs(vault.ledger()[0])
+    assert (diff.path, diff.change) == ("dir/b.md", "modified")
+    assert diff.diff == "--- a/dir/b.md\n+++ b/dir/b.md\n@@ -1 +1 @@\n-old\n+new\n"
