@@ -94,9 +94,9 @@ ALIASES = ListKey(("aliases",), str.casefold, quoted, words=False)
 
 @dataclass(frozen=True)
 class _Note:
-    """A note cut around its front matter: ``head`` (byte order mark and opening fence),
-    ``lines`` (the YAML's, each with its line end), ``tail`` (closing fence and body); a note
-    without front matter has an empty ``head`` fence and gets both fences when joined."""
+    """A note cut around its front matter: its byte order mark, the ``opening`` fence's line,
+    the YAML's ``lines`` (each with its line end), the ``tail`` (closing fence and body). A note
+    without front matter has no ``opening`` and gets both fences when joined."""
 
     bom: str
     opening: str
