@@ -163,9 +163,11 @@ def _cut(text: str, name: str) -> _Note:
     bom = _BOM if text.startswith(_BOM) else ""
     text = text[len(bom) :]
     first_end = text.find("\n")
-    newline = "\r\n" if first_end > 0 and text[first_end - 1] == "\r" else "\n"
     if first_end == -1 or text[:first_end].rstrip() != _FENCE:
+        # A new front matter takes the CRLF of a note that has any, even mixed in.
+        newline = "\r\n" if "\r\n" in text else "\n"
         return _Note(bom, "", [], text, newline, {})
+    newline = "\r\n" if text[first_end - 1] == "\r" else "\n"  # the opening fence's
     close = _CLOSE.search(text, first_end + 1)
     if close is None:
         raise FrontMatterEditError(
