@@ -106,10 +106,11 @@ def test_apply_creates_front_matter_when_there_is_none(
         result = run(vault, env, "tags", "Bare.md", "--apply")
     assert result.returncode == 0, result.stderr
     assert "added to the front matter of Bare.md" in result.stdout
-    # The note mixes LF and CRLF: the new lines are LF, the user's bytes are kept as they were.
+    # The note mixes LF and CRLF: the new lines are CRLF (a new front matter takes CRLF when the
+    # note has any, vault/front_matter_edit.py), the user's bytes are kept as they were.
     written = (vault[0] / "Bare.md").read_bytes()
     assert written.endswith(NOTES["Bare.md"].encode())
-    assert written.startswith(b"---\ntags:\n  - one\n  - two\n  - three\n---\n")
+    assert written.startswith(b"---\r\ntags:\r\n  - one\r\n  - two\r\n  - three\r\n---\r\n")
 
 
 def test_malformed_front_matter_is_refused_before_the_model_is_asked(

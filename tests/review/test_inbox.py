@@ -205,7 +205,8 @@ def test_one_failing_item_does_not_stop_the_others(
     result = flow.apply(vault, proposals)
     assert result.applied == [1, 2]  # 1 moved without its tags, 2 tagged
     assert result.skipped[0].startswith(
-        "1: tags not added: Inbox/meeting notes.md: front matter is not valid YAML"
+        "1: tags not added: Inbox/meeting notes.md: its front matter is not valid YAML (line 3); "
+        "it was left unchanged"
     )
     assert (vault.path / "Projects/Launch/Launch meeting 1 draft.md").is_file()
     assert "misc" in (vault.path / "Inbox/clash.md").read_text(encoding="utf-8")

@@ -37,8 +37,8 @@ def test_accept_all_records_aliases_skips_the_broken_one_then_undo(tmp_path: Pat
     outcome = json.loads(result.stdout)["result"]
     assert outcome["applied"] == [1]
     assert outcome["skipped"] == [
-        "2: a/Tides.md: its front matter is not valid YAML (line 3); its aliases were not "
-        "changed; fix the front matter, then run `vaultctx review duplicates` again"
+        "2: a/Tides.md: its front matter is not valid YAML (line 3); it was left unchanged; "
+        "fix the front matter, then run the command again"
     ]
     text = (vault.path / "old/Plan.md").read_text(encoding="utf-8")
     # The duplicates' titles and names are the canonical note's own: no alias to add.

@@ -3,15 +3,15 @@ not a comment, not one scalar of the tag list itself (docs/organize.md). PyYAML 
 where `yes` is True, `0x10` is 16 and `null` is nothing; a list rewritten from what it read
 turned the user's `yes` into `"True"` and dropped `null`.
 
-The edit goes through ``add_tags``, the one function ``tags --apply`` writes with
-(organize.tags.apply_tags)."""
+The edit goes through ``add_list_items`` with ``TAGS``, the one editor ``tags --apply`` writes
+with (organize.tags.apply_tags) and aliases are added with too (vault/front_matter_edit.py)."""
 
 from __future__ import annotations
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from vaultctx.organize.front_matter_tags import add_tags
+from vaultctx.vault.front_matter_edit import TAGS, add_list_items
 from vaultctx.vault.note import split_front_matter
 
 # Scalars YAML 1.1 reads as something other than the text written.
@@ -86,7 +86,7 @@ def _only_inserted(before: str, after: str) -> str:
 @settings(max_examples=600, deadline=None)
 @given(note(), NEW_TAGS)
 def test_every_scalar_survives_byte_for_byte_but_the_added_tags(text: str, new: list[str]) -> None:
-    edited = add_tags(text, new)
+    edited = add_list_items(text, TAGS, new)
     inserted = _only_inserted(text, edited)
     for tag in new:
         assert tag in inserted
@@ -104,6 +104,6 @@ def test_every_scalar_survives_byte_for_byte_but_the_added_tags(text: str, new: 
 
 def test_the_reported_case() -> None:
     text = "---\ntags: [yes, 0x10, null]\nflag: on  # kept\n---\nBody\n"
-    assert add_tags(text, ["new"]) == (
+    assert add_list_items(text, TAGS, ["new"]) == (
         "---\ntags: [yes, 0x10, null, new]\nflag: on  # kept\n---\nBody\n"
     )

@@ -13,7 +13,7 @@ duplicate, and a note belongs to one cluster at most. Clusters with most duplica
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from vaultctx.brain.note_vectors import NoteVectors
@@ -42,12 +42,7 @@ class DuplicateCluster:
     duplicates: list[Duplicate] = field(default_factory=list)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
-            "canonical": self.canonical,
-            "canonical_title": self.canonical_title,
-            "reason": self.reason,
-            "duplicates": [vars(d) for d in self.duplicates],
-        }
+        return asdict(self)
 
 
 def title_words(title: str) -> list[str]:

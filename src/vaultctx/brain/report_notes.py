@@ -99,9 +99,8 @@ def render_links(suggestions: Sequence[LinkSuggestion]) -> str:
             current = s.source
             parts.append(f"\n### {note_link(s.source, s.source_title)} ({s.reason})")
         parts.append(f"- {note_link(s.target, s.target_title)} (similarity {s.similarity:.1%})")
-    parts.append(_more(len(sources), "notes", "vaultctx brain links --json"))
-    parts.append("\nApply them with `vaultctx review links`.")
-    return "\n".join(part for part in parts if part).strip()
+    more = _more(len(sources), "notes", "vaultctx brain links --json")
+    return _listed(parts, more, "Apply them with `vaultctx review links`.")
 
 
 def render_duplicates(clusters: Sequence[DuplicateCluster]) -> str:
@@ -115,9 +114,10 @@ def render_duplicates(clusters: Sequence[DuplicateCluster]) -> str:
             parts.append(
                 f"- {note_link(d.path, d.title)} — `{d.path}` (similarity {d.similarity:.1%})"
             )
-    parts.append(_more(len(clusters), "clusters", "vaultctx brain duplicates --json"))
-    parts.append("\nNothing is merged or deleted; `vaultctx review duplicates` records them.")
-    return "\n".join(part for part in parts if part).strip()
+    more = _more(len(clusters), "clusters", "vaultctx brain duplicates --json")
+    return _listed(
+        parts, more, "Nothing is merged or deleted; `vaultctx review duplicates` records them."
+    )
 
 
 def render_queue(notes: Sequence[QueuedNote]) -> str:
@@ -128,6 +128,12 @@ def render_queue(notes: Sequence[QueuedNote]) -> str:
         f"({_count(round(q.days_since_change), 'day')} since it changed, {_count(q.links, 'link')})"
         for n, q in enumerate(notes, 1)
     )
+
+
+def _listed(parts: list[str], more: str, closing: str) -> str:
+    """The report's lines, what was left out of them (``more``, may be empty) and its closing
+    sentence, each block apart."""
+    return "\n".join(part for part in [*parts, more, "\n" + closing] if part).strip()
 
 
 def _more(total: int, what: str, command: str) -> str:

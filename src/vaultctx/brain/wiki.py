@@ -88,19 +88,16 @@ def check_wiki_folder(root: Path, folder: str) -> None:
             info = None
         shown = current.relative_to(root).as_posix()
         if info is not None and stat.S_ISLNK(info.st_mode):
-            raise WikiFolderError(
-                f"the wiki folder {folder!r} leads through the symbolic link {shown!r}; "
-                "nothing was written",
-                "replace the link with a real folder, or set [second_brain] wiki_folder "
-                "in vaultctx.toml to another folder",
-            )
-        if info is None or not stat.S_ISDIR(info.st_mode):
-            raise WikiFolderError(
-                f"the wiki folder {folder!r} cannot be created: {shown!r} is a file; "
-                "nothing was written",
-                "rename or move that file, or set [second_brain] wiki_folder in vaultctx.toml "
-                "to another folder",
-            )
+            problem = f"leads through the symbolic link {shown!r}"
+            fix = "replace the link with a real folder"
+        elif info is None or not stat.S_ISDIR(info.st_mode):
+            problem, fix = f"cannot be created: {shown!r} is a file", "rename or move that file"
+        else:
+            continue
+        raise WikiFolderError(
+            f"the wiki folder {folder!r} {problem}; nothing was written",
+            f"{fix}, or set [second_brain] wiki_folder in vaultctx.toml to another folder",
+        )
 
 
 def wiki_path(folder: str, name: str, *, what: str = "name") -> str:

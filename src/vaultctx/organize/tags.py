@@ -5,7 +5,7 @@ The note's text is what the model reads, so it is data, fenced as such; its own 
 out first (inline ``#tags`` and the ``tags:`` key), so the model suggests from the content rather
 than echoing them. The reply is hostile too: only characters a tag may hold survive parsing.
 Applying goes through one compare-and-swap rewrite in one ledger record (``vaultctx undo``), and
-the edit touches the tag list only (organize/front_matter_tags.py).
+the edit touches the tag list only (vault/front_matter_edit.py).
 """
 
 from __future__ import annotations
@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from vaultctx.api import Vault
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
-from vaultctx.organize.front_matter_tags import FrontMatterError, add_tags
 from vaultctx.text_model import TextModel
+from vaultctx.vault.front_matter_edit import TAGS, FrontMatterEditError, add_list_items
 from vaultctx.vault.note import split_front_matter
 
 MIN_TAGS, MAX_TAGS = 3, 5
@@ -145,13 +145,13 @@ def _normalised(raw: str) -> str:
 
 def _check_writable(path: str, text: str) -> None:
     if not path.lower().endswith(".md"):
-        raise FrontMatterError(
+        raise FrontMatterEditError(
             f"{path} is not a Markdown note: it has no front matter to hold tags",
             "tag a .md note",
         )
     _front_matter, _offset, problems = split_front_matter(text)
     if problems:
-        raise FrontMatterError(
+        raise FrontMatterEditError(
             f"{path}: {problems[0]}", "fix the front matter by hand, then run the command again"
         )
 
@@ -162,7 +162,8 @@ def apply_tags(vault: Vault, suggestion: TagSuggestion) -> TagSuggestion:
     context = ChangeContext(label=f"tags {suggestion.path}", source="cli")
     with vault.change_batch(context, "edit") as batch:
         batch.rewrite(
-            suggestion.path, lambda text: add_tags(text, suggestion.tags, name=suggestion.path)
+            suggestion.path,
+            lambda text: add_list_items(text, TAGS, suggestion.tags, name=suggestion.path),
         )
     change = batch.change
     record = change.record_id if change is not None else None

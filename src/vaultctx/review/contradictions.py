@@ -15,13 +15,13 @@ import os
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from vaultctx.brain.front_matter_edit import set_front_matter_value
 from vaultctx.brain.markers import neutralise, read_block, upsert_block
 from vaultctx.brain.passages import one_line
 from vaultctx.brain.reconcile import Contradiction, reconcile_topic
 from vaultctx.brain.settings import load_second_brain_settings
 from vaultctx.errors import VaultctxError
 from vaultctx.proposals import Proposal, ReviewResult
+from vaultctx.vault.front_matter_edit import set_value
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -153,7 +153,7 @@ def _applier(path: str, items: list[Contradiction], today: str) -> Callable[[str
         for item in items:
             if neutralise(f": {item.suggestion}") not in content:
                 content += "\n" + _entry(item, today)
-        edited = set_front_matter_value(text, "learned_at", today, name=path)
+        edited = set_value(text, "learned_at", dt.date.fromisoformat(today), name=path)
         return upsert_block(edited, BLOCK, content, name=path)
 
     return apply

@@ -19,7 +19,7 @@ from vaultctx.brain.wikilinks import note_link
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
 from vaultctx.proposals import Proposal, ReviewResult
-from vaultctx.review.front_matter_aliases import add_aliases
+from vaultctx.vault.front_matter_edit import ALIASES, add_list_items
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -103,7 +103,7 @@ class DuplicatesFlow:
                     block: str = block,
                     canonical: str = canonical,
                 ) -> str:
-                    text = add_aliases(text, aliases, name=canonical)
+                    text = add_list_items(text, ALIASES, aliases, name=canonical)
                     return upsert_block(text, BLOCK_KEY, block, name=canonical)
 
                 try:

@@ -7,7 +7,7 @@ folders outside the inbox and its ``TOP_TAGS`` most common tags. Its answer is h
 a note path must be one of the candidates, a folder one that exists (found by walking the vault
 without following links, outside the inbox, ``.obsidian``, the trash and excluded folders),
 titles lose path and link characters, tags are normalised, and a plan that changes nothing is
-dropped. Each rejection is reported. Tags are written by ``organize.front_matter_tags.add_tags``
+dropped. Each rejection is reported. Tags are written by ``vault.front_matter_edit.add_list_items``
 (the edit ``vaultctx tags --apply`` makes).
 """
 
@@ -23,9 +23,9 @@ from typing import TYPE_CHECKING, Any
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
 from vaultctx.model_reply import json_array, shown
-from vaultctx.organize.front_matter_tags import add_tags
 from vaultctx.proposals import Proposal, ReviewResult
 from vaultctx.vault.folded_names import exists_folded
+from vaultctx.vault.front_matter_edit import TAGS, add_list_items
 from vaultctx.vault.note import split_front_matter
 from vaultctx.vault.paths import UnsafePathError, normalize_vault_path
 from vaultctx.vault.scanner import VaultFile, load_ignore_rules, read_vault_file, scan_vault
@@ -327,7 +327,7 @@ def _prompt(
 
 
 def _tagger(tags: list[str], path: str) -> Callable[[str], str]:
-    return lambda text: add_tags(text, tags, name=path)
+    return lambda text: add_list_items(text, TAGS, tags, name=path)
 
 
 def _list(value: object) -> list[object]:

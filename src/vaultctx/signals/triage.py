@@ -20,9 +20,8 @@ from vaultctx.capture import inbox_folder
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
 from vaultctx.proposals import parse_accept
-from vaultctx.signals.front_matter import with_triage
 from vaultctx.signals.heuristic import heuristic_scores
-from vaultctx.signals.inbox import Signal, scan_inbox
+from vaultctx.signals.inbox import TRIAGE_KEY, Signal, scan_inbox
 from vaultctx.signals.model_scoring import model_scores
 from vaultctx.signals.relevance import (
     ActiveProjects,
@@ -32,6 +31,7 @@ from vaultctx.signals.relevance import (
 )
 from vaultctx.signals.scores import INBOX_ROUTE, Scores
 from vaultctx.signals.settings import SignalSettings, load_signal_settings
+from vaultctx.vault.front_matter_edit import FrontMatterEditError, read_front_matter, set_value
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -222,7 +222,7 @@ def apply_triage(vault: Vault, plan: TriagePlan, *, now: dt.datetime | None = No
                 failed: list[str] = failed,
                 original: list[str] = original,
             ) -> str:
-                updated = with_triage(text, item.triage_value(at))
+                updated = with_triage(text, item.triage_value(at), name=item.path)
                 if updated is None:
                     failed.append("its front matter changed or cannot take a triage key")
                     return text
@@ -272,6 +272,19 @@ def refresh_index(vault: Vault) -> str | None:
     except VaultctxError as exc:  # another indexer is running, say: its index is nearly current
         return f"the index was not refreshed first ({exc.one_line()})"
     return None
+
+
+def with_triage(text: str, triage: dict[str, Any], *, name: str = "the note") -> str | None:
+    """``text`` with ``triage:`` added as its front matter's last key, or None when that cannot
+    be done without touching anything else, or should not be: a note without front matter is no
+    signal, and one triaged already keeps its scores."""
+    try:
+        front = read_front_matter(text, name=name)
+        if front is None or TRIAGE_KEY in front:
+            return None
+        return set_value(text, TRIAGE_KEY, triage, name=name)
+    except FrontMatterEditError:
+        return None
 
 
 def _replaced_by(text: str) -> Callable[[str], str]:
