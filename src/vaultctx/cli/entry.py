@@ -26,10 +26,15 @@ ONE_SHOT = frozenset({"search", "context", "index", "status"})
 # Searching multiplies no large matrices (vector_memory.py keeps its blocks small for the same
 # reason), so no result changes; a value the user set is kept.
 SINGLE_THREADED_BLAS = frozenset({"search", "context"})
+NO_ENGINE = "--no-engine"
 
 
 def run() -> None:
     arguments = sys.argv[1:]
+    if arguments[:1] == [NO_ENGINE]:  # a global switch: this run neither uses nor starts one
+        os.environ["VAULTCTX_ENGINE"] = "off"
+        arguments = arguments[1:]
+        sys.argv = [sys.argv[0], *arguments]
     code = forward(arguments)
     if code is not None:
         sys.exit(code)
