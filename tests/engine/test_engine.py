@@ -217,3 +217,9 @@ def test_no_engine_switch_neither_uses_nor_starts_one(indexed: Indexed, folder: 
     assert run.code == 0 and not run.by_engine and "engine" not in run.stderr
     time.sleep(1.0)
     assert not client.socket_path().exists()
+
+
+def test_the_suite_runs_with_the_engine_off() -> None:
+    """tests/conftest.py turns it off for every test that does not opt in (``folder``)."""
+    assert os.environ.get(client.ENGINE_ENV) == "off"
+    assert not client.enabled()

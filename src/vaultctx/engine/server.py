@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import signal
 import socket
 import socketserver
 import struct
@@ -196,6 +197,9 @@ def serve(engine: Engine) -> None:
     finally:
         os.umask(old_umask)
     engine.server = server
+    signal.signal(  # `kill PID` stops it as `engine stop` does: the socket is removed
+        signal.SIGTERM, lambda *_: threading.Thread(target=server.shutdown, daemon=True).start()
+    )
     watcher = threading.Thread(target=_exit_when_idle, args=(engine, server), daemon=True)
     watcher.start()
     log.info("engine %s listening at %s (pid %d)", client.VERSION, path, os.getpid())
