@@ -15,11 +15,12 @@ import subprocess
 import sys
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 import pytest
 
+from tests.cli_server.conftest import cli_env
 from tests.conftest import copy_example_vault
 from tests.mcp.conftest import subprocess_env
 from vaultctx.engine_link import client
@@ -30,8 +31,9 @@ ENGINE_NOTE = "vaultctx: answered by the engine"
 TIMING = re.compile(r"\d+(\.\d+)?(?= ms)|(?<=\"took_ms\": )[\d.]+")  # a search's own time
 
 
-@dataclass(frozen=True)
-class Indexed:
+class Indexed(NamedTuple):
+    """The example vault, indexed once per module."""
+
     vault: Path
     db: Path
 
@@ -39,21 +41,17 @@ class Indexed:
         return [*args, "--vault", str(self.vault), "--db", str(self.db)]
 
 
-@dataclass(frozen=True)
-class Run:
-    code: int
-    stdout: str
-    stderr: str
+Run = subprocess.CompletedProcess[str]
 
-    @property
-    def by_engine(self) -> bool:
-        return ENGINE_NOTE in self.stderr
 
-    @property
-    def rest(self) -> str:
-        """stderr without the client's own notes."""
-        lines = self.stderr.splitlines(keepends=True)
-        return "".join(line for line in lines if not line.startswith("vaultctx: "))
+def by_engine(run: Run) -> bool:
+    return ENGINE_NOTE in run.stderr
+
+
+def rest(run: Run) -> str:
+    """stderr without the client's own notes."""
+    lines = run.stderr.splitlines(keepends=True)
+    return "".join(line for line in lines if not line.startswith("vaultctx: "))
 
 
 @pytest.fixture(scope="module")
@@ -113,18 +111,14 @@ def _remove(made: Path) -> None:
         made.rmdir()
 
 
-def engine_env(**extra: str) -> dict[str, str]:
-    env = subprocess_env()
-    for name in ("VAULT_PATH", "DB_PATH", "COLUMNS", "VAULTCTX_SERVER_URL", "VAULTCTX_TOKEN"):
-        env.pop(name, None)
-    env["VAULTCTX_VERBOSE"] = "1"
-    env.update(extra)
-    return env
+def engine_env() -> dict[str, str]:
+    """As the forwarding tests run the CLI (notes on), with this test's engine settings."""
+    return cli_env()
 
 
 def vaultctx(args: list[str], *, in_process: bool = False, timeout: float = 240) -> Run:
     """``python -m vaultctx ARGS`` with this test's runtime folder (from the environment)."""
-    done = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "vaultctx", *(["--no-engine"] if in_process else []), *args],
         capture_output=True,
         text=True,
@@ -132,7 +126,6 @@ def vaultctx(args: list[str], *, in_process: bool = False, timeout: float = 240)
         timeout=timeout,
         stdin=subprocess.DEVNULL,
     )
-    return Run(done.returncode, done.stdout, done.stderr)
 
 
 def wait_for(condition: Callable[[], bool], what: str, deadline: float = DEADLINE) -> None:

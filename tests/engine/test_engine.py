@@ -16,9 +16,11 @@ from pathlib import Path
 
 from tests.engine.conftest import (
     Indexed,
+    by_engine,
     engine_answers,
     engine_env,
     engine_pid,
+    rest,
     vaultctx,
     wait_for,
     without_timing,
@@ -31,7 +33,7 @@ QUERY = ("search", "vault notes", "--limit", "3")
 
 def start_engine() -> int:
     done = vaultctx(["engine", "start"])
-    assert done.code == 0, done.stderr
+    assert done.returncode == 0, done.stderr
     wait_for(engine_answers, "the engine answers")
     return engine_pid()
 
@@ -48,11 +50,11 @@ def test_the_first_command_answers_in_process_and_starts_the_engine(
     indexed: Indexed, folder: Path
 ) -> None:
     first = vaultctx(indexed.args(*QUERY))
-    assert first.code == 0 and not first.by_engine
+    assert first.returncode == 0 and not by_engine(first)
     assert "no engine yet: running in-process; starting one" in first.stderr
     wait_for(engine_answers, "the engine started by the first command answers")
     second = vaultctx(indexed.args(*QUERY))
-    assert second.by_engine, second.stderr
+    assert by_engine(second), second.stderr
     assert without_timing(second.stdout) == without_timing(first.stdout)
 
 
@@ -68,10 +70,10 @@ def test_output_through_the_engine_is_the_in_process_output(indexed: Indexed, fo
     ):
         engine = vaultctx(indexed.args(*args))
         here = vaultctx(indexed.args(*args), in_process=True)
-        assert engine.code == here.code, args
+        assert engine.returncode == here.returncode, args
         assert without_timing(engine.stdout) == without_timing(here.stdout), args
-        assert engine.rest == here.rest, args
-    assert vaultctx(indexed.args(*QUERY)).by_engine
+        assert rest(engine) == rest(here), args
+    assert by_engine(vaultctx(indexed.args(*QUERY)))
 
 
 def test_two_clients_at_once(indexed: Indexed, folder: Path) -> None:
@@ -99,7 +101,7 @@ def test_a_wedged_engine_is_replaced_and_the_command_runs_here(
         run = vaultctx(indexed.args(*QUERY))
     finally:
         os.kill(wedged, signal.SIGCONT)
-    assert run.code == 0 and not run.by_engine
+    assert run.returncode == 0 and not by_engine(run)
     assert without_timing(run.stdout) == without_timing(here.stdout)
     said = [line for line in run.stderr.splitlines() if "no hello" in line]
     assert len(said) == 1, run.stderr
@@ -134,9 +136,9 @@ def test_a_stale_socket_file_is_replaced(indexed: Indexed, folder: Path) -> None
     stale.bind(str(socket_path))
     stale.close()  # the file stays, nothing listens: as after a crash
     run = vaultctx(indexed.args(*QUERY))
-    assert run.code == 0 and "no engine yet" in run.stderr
+    assert run.returncode == 0 and "no engine yet" in run.stderr
     wait_for(engine_answers, "an engine answers on the replaced socket")
-    assert vaultctx(indexed.args(*QUERY)).by_engine
+    assert by_engine(vaultctx(indexed.args(*QUERY)))
 
 
 def test_a_folder_open_to_others_is_refused(indexed: Indexed, folder: Path) -> None:
@@ -144,7 +146,7 @@ def test_a_folder_open_to_others_is_refused(indexed: Indexed, folder: Path) -> N
     folder.mkdir(mode=0o700)
     folder.chmod(0o755)
     run = vaultctx(indexed.args(*QUERY))
-    assert run.code == 0
+    assert run.returncode == 0
     assert without_timing(run.stdout) == without_timing(here.stdout)
     assert "is open to other users (mode 0o755" in run.stderr
     assert not (folder / runtime.SOCKET_NAME).exists()
@@ -180,7 +182,7 @@ def test_an_engine_of_another_version_is_stopped_and_replaced(
 ) -> None:
     old = OtherVersionEngine(client.socket_path())
     run = vaultctx(indexed.args(*QUERY))
-    assert run.code == 0 and not run.by_engine
+    assert run.returncode == 0 and not by_engine(run)
     assert "the running engine is version 0.0.1/1" in run.stderr
     assert old.stopped.is_set()
     wait_for(engine_answers, "an engine of this version answers")
@@ -197,24 +199,24 @@ def test_the_engine_exits_when_idle(indexed: Indexed, folder: Path, monkeypatch:
 
 
 def test_engine_status_start_stop(indexed: Indexed, folder: Path) -> None:
-    assert vaultctx(["engine", "status"]).code == 1
+    assert vaultctx(["engine", "status"]).returncode == 1
     started = vaultctx(["engine", "start"])
-    assert started.code == 0 and "engine running, process" in started.stdout
+    assert started.returncode == 0 and "engine running, process" in started.stdout
     vaultctx(indexed.args(*QUERY))
     status = vaultctx(["engine", "status"])
-    assert status.code == 0
+    assert status.returncode == 0
     assert f"warm: {indexed.vault}" in status.stdout
     pid = engine_pid()
     stopped = vaultctx(["engine", "stop"])
-    assert stopped.code == 0 and f"engine stopped (process {pid})" in stopped.stdout
+    assert stopped.returncode == 0 and f"engine stopped (process {pid})" in stopped.stdout
     wait_for(lambda: process_gone(pid), "the stopped engine exits")
-    assert vaultctx(["engine", "status"]).code == 1
+    assert vaultctx(["engine", "status"]).returncode == 1
     assert vaultctx(["engine", "stop"]).stdout.strip() == "no engine was running"
 
 
 def test_no_engine_switch_neither_uses_nor_starts_one(indexed: Indexed, folder: Path) -> None:
     run = vaultctx(indexed.args(*QUERY), in_process=True)
-    assert run.code == 0 and not run.by_engine and "engine" not in run.stderr
+    assert run.returncode == 0 and not by_engine(run) and "engine" not in run.stderr
     time.sleep(1.0)
     assert not client.socket_path().exists()
 

@@ -65,7 +65,7 @@ def test_a_folder_of_another_user_is_refused(
 
 
 def start_engine() -> int:
-    assert vaultctx(["engine", "start"]).code == 0
+    assert vaultctx(["engine", "start"]).returncode == 0
     wait_for(engine_answers, "the engine answers")
     return engine_pid()
 
