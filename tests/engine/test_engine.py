@@ -225,3 +225,22 @@ def test_the_suite_runs_with_the_engine_off() -> None:
     """tests/conftest.py turns it off for every test that does not opt in (``folder``)."""
     assert os.environ.get(client.ENGINE_ENV) == "off"
     assert not client.enabled()
+
+
+def test_a_client_with_other_settings_runs_in_process(
+    indexed: Indexed, folder: Path, tmp_path: Path
+) -> None:
+    """Another XDG_CONFIG_HOME means other settings: the engine's would answer differently."""
+    start_engine()
+    other = {**engine_env(), "XDG_CONFIG_HOME": str(tmp_path / "other-config")}
+    done = subprocess.run(
+        [sys.executable, "-m", "vaultctx", *indexed.args(*QUERY)],
+        capture_output=True,
+        text=True,
+        env=other,
+        timeout=240,
+    )
+    assert done.returncode == 0
+    assert "answered by the engine" not in done.stderr
+    assert "the engine runs with another XDG_CONFIG_HOME" in done.stderr
+    assert by_engine(vaultctx(indexed.args(*QUERY)))

@@ -114,7 +114,9 @@ def _ask_engine(request: dict[str, Any], vault: Path, db: Path) -> tuple[str, st
         return None
     sent = {"protocol": PROTOCOL, "vault": str(vault), "db": str(db), **request}
     try:
-        _hello, data = client.request({"op": "cli", "request": sent})
+        _hello, data = client.request(
+            {"op": "cli", "request": sent, "settings_env": client.settings_env()}
+        )
     except client.EngineNotRunningError:
         started = client.start((vault, db))
         note("no engine yet: running in-process" + ("; starting one" if started else ""))

@@ -148,9 +148,6 @@ class _Handler(socketserver.StreamRequestHandler):
         try:
             if op == "status":
                 self._send({**hello, "answer": engine.status()})
-            elif op == "warm":
-                self._send({**hello, "answer": {}})
-                engine.warm(str(message.get("vault")), str(message.get("db")))
             elif op == "cli":
                 self._send(hello)
                 self._send(_run_cli(engine, message))
@@ -171,6 +168,13 @@ def _run_cli(engine: Engine, message: dict[str, Any]) -> dict[str, Any]:
     request = message.get("request")
     if not isinstance(request, dict):
         return {"protocol": PROTOCOL, "fallback": "no request"}
+    theirs, mine = message.get("settings_env"), client.settings_env()
+    if theirs != mine:
+        differ = sorted(k for k in mine if not isinstance(theirs, dict) or theirs.get(k) != mine[k])
+        return {
+            "protocol": PROTOCOL,
+            "fallback": f"the engine runs with another {', '.join(differ) or 'environment'}",
+        }
     try:
         warm = engine.vault(str(request.get("vault")), str(request.get("db")))
     except VaultctxError as exc:

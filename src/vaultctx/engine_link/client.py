@@ -32,6 +32,18 @@ ENGINE_ENV = "VAULTCTX_ENGINE"  # "off" runs every command in-process
 IDLE_ENV = "VAULTCTX_ENGINE_IDLE_SECONDS"
 PROTOCOL = 1
 VERSION = f"{__version__}/{PROTOCOL}"
+# The environment that decides which settings, index locations and models a command uses,
+# beyond the per-command variables ``cli.forward`` sends: an engine answers only clients whose
+# values are its own (another shell with another XDG_CONFIG_HOME runs in-process).
+SETTINGS_ENV = (
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "VAULTCTX_KOREAN_ANALYZER",
+    "VAULTCTX_DEBUG",
+)
 HELLO_TIMEOUT = 2.0  # no hello in this time: the engine is wedged, and replaced
 ANSWER_TIMEOUT = 60.0  # a command's own time, after the hello
 MAX_LINE_BYTES = 32 * 1024 * 1024
@@ -66,6 +78,10 @@ def enabled() -> bool:
     """Whether this process may use the engine at all."""
     off = os.environ.get(ENGINE_ENV, "").strip().lower() in ("off", "0", "no", "false")
     return not off and runtime.supported()
+
+
+def settings_env() -> dict[str, str | None]:
+    return {name: os.environ.get(name) for name in SETTINGS_ENV}
 
 
 def socket_path(folder: Path | None = None) -> Path:
