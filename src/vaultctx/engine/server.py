@@ -226,11 +226,35 @@ def _exit_when_idle(engine: Engine, server: socketserver.BaseServer) -> None:
 
 
 def idle_seconds() -> float:
+    """``VAULTCTX_ENGINE_IDLE_SECONDS``, else ``idle_minutes`` of ``[engine]`` in the user's
+    vaultctx.toml (the engine is the user's, not a vault's), else 15 minutes. A bad value is
+    logged with its fix and the default used: nobody watches a detached process's errors."""
     given = os.environ.get(client.IDLE_ENV, "").strip()
     try:
-        return float(given) if given else DEFAULT_IDLE_SECONDS
-    except ValueError:
+        if given:
+            return _positive(float(given), client.IDLE_ENV)
+        setting = _user_setting("idle_minutes")
+        return DEFAULT_IDLE_SECONDS if setting is None else _positive(setting, "idle_minutes") * 60
+    except (ValueError, TypeError, VaultctxError) as exc:
+        fix = exc.one_line() if isinstance(exc, VaultctxError) else str(exc)
+        log.warning("idle timeout: %s; using %g s", fix, DEFAULT_IDLE_SECONDS)
         return DEFAULT_IDLE_SECONDS
+
+
+def _user_setting(key: str) -> object:
+    import platformdirs
+
+    from vaultctx.config import APP_NAME, CONFIG_FILE_NAME, read_toml
+
+    path = Path(platformdirs.user_config_dir(APP_NAME)) / CONFIG_FILE_NAME
+    table = read_toml(path).get("engine", {}) if path.is_file() else {}
+    return table.get(key) if isinstance(table, dict) else None
+
+
+def _positive(value: object, name: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+        raise VaultctxError(f"{name} is {value!r}", f"set {name} to a positive number")
+    return float(value)
 
 
 def main(argv: list[str]) -> int:
