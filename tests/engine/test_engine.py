@@ -51,7 +51,7 @@ def test_the_first_command_answers_in_process_and_starts_the_engine(
 ) -> None:
     first = vaultctx(indexed.args(*QUERY))
     assert first.returncode == 0 and not by_engine(first)
-    assert "no engine yet: running in-process; starting one" in first.stderr
+    assert "no engine yet: running in-process; starting one after it" in first.stderr
     wait_for(engine_answers, "the engine started by the first command answers")
     second = vaultctx(indexed.args(*QUERY))
     assert by_engine(second), second.stderr

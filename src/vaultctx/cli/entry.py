@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 
-from vaultctx.cli.forward import forward
+from vaultctx.cli.forward import forward, start_engine_if_wanted
 
 # Commands that finish their work before returning and leave no thread or child process behind.
 ONE_SHOT = frozenset({"search", "context", "index", "status"})
@@ -46,6 +46,7 @@ def run() -> None:
     try:
         run_in_process(forwarding=False)
     except SystemExit as done:
+        start_engine_if_wanted()
         if command in ONE_SHOT:
             exit_now(done)
         raise

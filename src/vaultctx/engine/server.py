@@ -73,6 +73,9 @@ class Engine:
             return warm
 
     def warm(self, vault: str, db: str) -> None:
+        from vaultctx.cli.served import prepare
+
+        prepare()
         try:
             self.vault(vault, db).warm()
         except VaultctxError as exc:
