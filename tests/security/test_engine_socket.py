@@ -7,6 +7,7 @@ socket made reachable by mistake answers nobody else; and it listens on no TCP o
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import socket
@@ -134,3 +135,42 @@ def test_another_user_reaching_the_socket_gets_no_answer(folder: Path) -> None:
     # closed unread: the child sees the end of the stream, or a broken pipe if it was still
     # sending; either way not a byte of an answer
     assert as_other == b"answer:" or b"Broken pipe" in as_other or b"reset" in as_other, as_other
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="listening as another user needs root")
+def test_a_socket_served_by_another_user_is_refused(folder: Path) -> None:
+    """Bound in our folder, but listening (and so answering) as another uid: not our engine."""
+    path = client.socket_path()
+    listener = socket.socket(socket.AF_UNIX)
+    listener.bind(str(path))
+    child = os.fork()
+    if child == 0:  # pragma: no cover - the child
+        try:
+            os.setgid(NOBODY)
+            os.setuid(NOBODY)
+            listener.listen()  # the peer credentials are the listener's at listen()
+            while True:
+                connection, _ = listener.accept()
+                with connection, contextlib.suppress(OSError):
+                    connection.sendall(json.dumps({"version": client.VERSION}).encode() + b"\n")
+        finally:
+            os._exit(0)
+    listener.close()
+    try:
+        wait_for(lambda: _listening(path), "the other user's listener")
+        with pytest.raises(client.EngineForeignError, match=f"another user \\(uid {NOBODY}\\)"):
+            client.request({"op": "status"})
+    finally:
+        os.kill(child, 9)
+        os.waitpid(child, 0)
+
+
+def _listening(path: Path) -> bool:
+    probe = socket.socket(socket.AF_UNIX)
+    try:
+        probe.connect(str(path))
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True

@@ -13,9 +13,7 @@ import json
 import logging
 import os
 import signal
-import socket
 import socketserver
-import struct
 import threading
 import time
 from pathlib import Path
@@ -114,21 +112,12 @@ class Engine:
                 warm.vault.close()
 
 
-def peer_uid(connection: socket.socket) -> int:
-    """The connecting process's uid, as the kernel vouches for it."""
-    size = struct.calcsize("3i")
-    _pid, uid, _gid = struct.unpack(
-        "3i", connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, size)
-    )
-    return int(uid)
-
-
 class _Handler(socketserver.StreamRequestHandler):
     server: _Server
 
     def handle(self) -> None:
         engine = self.server.engine
-        if peer_uid(self.request) != os.getuid():
+        if client.peer_uid(self.request) != os.getuid():
             log.warning("refused a connection from another user")
             return
         raw = self.rfile.readline(MAX_REQUEST_BYTES + 1)

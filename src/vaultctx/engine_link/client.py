@@ -19,6 +19,7 @@ import json
 import os
 import signal
 import socket
+import struct
 import sys
 import time
 from pathlib import Path
@@ -74,6 +75,21 @@ class EngineVersionError(VaultctxError):
         self.theirs = theirs
 
 
+class EngineForeignError(VaultctxError):
+    def __init__(self, socket_path: Path, uid: int) -> None:
+        super().__init__(
+            f"the engine socket {socket_path} is served by another user (uid {uid})",
+            f"remove {socket_path.parent}; until then commands run in-process",
+        )
+
+
+def peer_uid(connection: socket.socket) -> int:
+    """The uid of the process at the other end, as the kernel vouches for it (Linux)."""
+    size = struct.calcsize("3i")
+    credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, size)
+    return int(struct.unpack("3i", credentials)[1])
+
+
 def enabled() -> bool:
     """Whether this process may use the engine at all."""
     off = os.environ.get(ENGINE_ENV, "").strip().lower() in ("off", "0", "no", "false")
@@ -102,6 +118,9 @@ def request(
             raise EngineNotRunningError(path) from exc
         except TimeoutError as exc:
             raise EngineBrokenError(f"the engine at {path} did not accept in time") from exc
+        uid = peer_uid(connection)
+        if uid != os.getuid():  # the folder's checks make this impossible; checked all the same
+            raise EngineForeignError(path, uid)
         reader = connection.makefile("rb")
         try:
             connection.sendall(json.dumps({"version": VERSION, **message}).encode() + b"\n")
