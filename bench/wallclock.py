@@ -13,6 +13,9 @@ Rows (``--rows``, comma-separated; all by default):
 - ``search``: cold ``vaultctx search QUERY --json`` (hybrid), and ``--mode bm25``;
 - ``search-server``: the same while ``vaultctx serve --http`` runs for the vault (the CLI uses
   the server when it can; without forwarding this measures the in-process path again);
+- ``search-engine``: the same with the user's engine running (``vaultctx engine start`` in a
+  private runtime folder first, ``engine stop`` after); every other row runs with the engine
+  off (``VAULTCTX_ENGINE=off``), so "cold" stays cold;
 - ``korean``: a Korean query, cold and with the server running (Kiwi is used when
   ``kiwipiepy`` is installed; the line says whether it is);
 - ``mcp``: ``vaultctx serve`` over stdio, spawned as an AI tool spawns it: spawn to the
@@ -62,7 +65,7 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_VAULT = REPO / "examples" / "vault"
 QUERY = "how do we rotate the api keys"
 KOREAN_QUERY = "API 키는 얼마나 자주 교체하나요"
-ROWS = ("noop", "search", "search-server", "korean", "mcp", "full-index", "pass2")
+ROWS = ("noop", "search", "search-server", "search-engine", "korean", "mcp", "full-index", "pass2")
 
 
 def load() -> str:
@@ -88,6 +91,7 @@ class Bench:
         # An installed package has its bytecode compiled (pip does it); a tree timed without it
         # would compile every module in every run. The untimed first run writes it.
         self.env.pop("PYTHONDONTWRITEBYTECODE", None)
+        self.env["VAULTCTX_ENGINE"] = "off"  # only the engine row uses it (``engine_running``)
 
     def vaultctx(self, *args: str) -> list[str]:
         return [sys.executable, "-m", "vaultctx", *args]
@@ -250,6 +254,27 @@ def row_search(bench: Bench, t: Target) -> None:
 def row_search_server(bench: Bench, t: Target) -> None:
     with http_server(bench, t):
         search_rows(bench, t, QUERY, "`vaultctx search` with `serve --http` running")
+
+
+@contextmanager
+def engine_running(bench: Bench) -> Iterator[None]:
+    """The user's engine, started in a private runtime folder, for this block's commands."""
+    import tempfile
+
+    saved = bench.env
+    with tempfile.TemporaryDirectory(prefix="vx-bench-") as folder:
+        bench.env = {**saved, "VAULTCTX_ENGINE": "on", "VAULTCTX_RUNTIME_DIR": f"{folder}/rt"}
+        try:
+            bench.run(bench.vaultctx("engine", "start"))
+            yield
+        finally:
+            subprocess.run(bench.vaultctx("engine", "stop"), env=bench.env, capture_output=True)
+            bench.env = saved
+
+
+def row_search_engine(bench: Bench, t: Target) -> None:
+    with engine_running(bench):
+        search_rows(bench, t, QUERY, "`vaultctx search` with the engine running")
 
 
 def kiwi_state(bench: Bench) -> str:
@@ -507,6 +532,8 @@ def main() -> None:
                 row_search(bench, t)
             elif row == "search-server":
                 row_search_server(bench, t)
+            elif row == "search-engine":
+                row_search_engine(bench, t)
             elif row == "korean":
                 row_korean(bench, t)
             elif row == "mcp":

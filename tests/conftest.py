@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import shutil
 from collections.abc import Mapping
 from pathlib import Path
@@ -11,6 +12,9 @@ import pytest
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
 EXAMPLE_VAULT = REPO / "examples" / "vault"
+# No test starts the user's engine behind its back (nor talks to one the developer runs): the CLI
+# processes the suite spawns inherit this; tests/engine/ opts in with a private runtime folder.
+os.environ["VAULTCTX_ENGINE"] = "off"
 
 
 def shared_data(*parts: str) -> Path:

@@ -43,9 +43,10 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("vaultctx", "text_model", "model_reply", "proposals"),  # what the features build on
     ("brain", "review", "organize", "signals"),  # the features
     ("agent",),
-    ("loopback",),  # the local HTTP server's plumbing, shared by the integrations
+    ("loopback", "engine_link"),  # the local servers' plumbing: HTTP, and the engine's socket
     ("hooks", "mcp", "ui"),  # the integrations
     ("cli", "__main__"),
+    ("engine",),  # the user's engine: runs the CLI's commands on warm vaults for thin clients
 )
 RANK = {package: rank for rank, layer in enumerate(LAYERS) for package in layer}
 INDEX = "vaultctx.index"

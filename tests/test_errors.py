@@ -21,7 +21,7 @@ INTERNAL = {
     "vaultctx.agent.mcp_config._DuplicateKey",  # control flow: becomes the ConfigError naming it
 }
 # Modules that need the MCP SDK or an optional engine; imported all the same when present.
-SKIP_MODULES = {"vaultctx.__main__", "vaultctx.hooks.__main__"}
+SKIP_MODULES = {"vaultctx.__main__", "vaultctx.hooks.__main__", "vaultctx.engine.__main__"}
 
 
 def exception_classes() -> dict[str, type[BaseException]]:

@@ -44,7 +44,12 @@ NOTES = {
 
 
 def python(*args: str, stdin: str = "") -> str:
-    env = {"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
+    env = {
+        "PYTHONPATH": str(REPO / "src"),
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(Path.home()),
+        "VAULTCTX_ENGINE": "off",
+    }
     done = subprocess.run(
         [sys.executable, *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
     )
@@ -237,7 +242,12 @@ def test_serve_loads_models_only_after_the_handshake_and_kiwi_never_for_english(
     these notes hold no Korean (index/hangul.py).
     """
     vault, db = both_passes
-    env = {"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
+    env = {
+        "PYTHONPATH": str(REPO / "src"),
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(Path.home()),
+        "VAULTCTX_ENGINE": "off",
+    }
     process = subprocess.Popen(
         [sys.executable, "-m", "vaultctx", "serve", "--vault", str(vault), "--db", str(db)],
         stdin=subprocess.PIPE,
@@ -415,7 +425,12 @@ run()
 
 
 def entry_process(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {"PYTHONPATH": str(REPO / "src"), "PATH": "/usr/bin:/bin", "HOME": str(Path.home())}
+    env = {
+        "PYTHONPATH": str(REPO / "src"),
+        "PATH": "/usr/bin:/bin",
+        "HOME": str(Path.home()),
+        "VAULTCTX_ENGINE": "off",
+    }
     return subprocess.run(
         [sys.executable, "-c", EXIT_PROBE, *args],
         capture_output=True,

@@ -50,6 +50,7 @@ def agent_env(tmp_path: Path, agent_toml: str, **extra: str) -> dict[str, str]:
         XDG_STATE_HOME=str(tmp_path / "state"),
         PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
         PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(REPO)]),
+        VAULTCTX_ENGINE="off",  # the filter above drops the suite's setting
         **extra,
     )
     return env

@@ -32,6 +32,7 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
         for key, value in os.environ.items()
         if not key.startswith(("VAULTCTX_", "OPENAI", "AWS_", "GOOGLE", "GEMINI", "XDG_"))
     }
+    env["VAULTCTX_ENGINE"] = "off"  # the filter above drops the suite's setting
     env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
     env["XDG_DATA_HOME"] = str(tmp_path / "data")
     env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"

@@ -22,6 +22,7 @@ def keyring_env(tmp_path: Path) -> dict[str, str]:
         for key, value in os.environ.items()
         if not key.startswith(("VAULTCTX_", "OPENAI", "AWS_"))
     }
+    env["VAULTCTX_ENGINE"] = "off"  # the filter above drops the suite's setting
     env["PYTHON_KEYRING_BACKEND"] = "tests.agent.file_keyring.FileKeyring"
     env["VAULTCTX_TEST_KEYRING"] = str(tmp_path / "keyring.json")
     env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(REPO / "src")])

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 import sys
 
-from vaultctx.cli.forward import forward
+from vaultctx.cli.forward import forward, start_engine_if_wanted
 
 # Commands that finish their work before returning and leave no thread or child process behind.
 ONE_SHOT = frozenset({"search", "context", "index", "status"})
@@ -26,10 +26,15 @@ ONE_SHOT = frozenset({"search", "context", "index", "status"})
 # Searching multiplies no large matrices (vector_memory.py keeps its blocks small for the same
 # reason), so no result changes; a value the user set is kept.
 SINGLE_THREADED_BLAS = frozenset({"search", "context"})
+NO_ENGINE = "--no-engine"
 
 
 def run() -> None:
     arguments = sys.argv[1:]
+    if arguments[:1] == [NO_ENGINE]:  # a global switch: this run neither uses nor starts one
+        os.environ["VAULTCTX_ENGINE"] = "off"
+        arguments = arguments[1:]
+        sys.argv = [sys.argv[0], *arguments]
     code = forward(arguments)
     if code is not None:
         sys.exit(code)
@@ -41,6 +46,7 @@ def run() -> None:
     try:
         run_in_process(forwarding=False)
     except SystemExit as done:
+        start_engine_if_wanted()
         if command in ONE_SHOT:
             exit_now(done)
         raise

@@ -118,6 +118,7 @@ def build_app() -> typer.Typer:
         capture_cmds,
         clip_cmds,
         conversation_cmds,
+        engine_cmds,
         hook_cmds,
         index_cmds,
         ledger_cmds,
@@ -169,6 +170,7 @@ def build_app() -> typer.Typer:
     review_flow_cmds.register_review(review_cmds.review_app)
     review_cmds.register(app)
     ui_cmds.register(app)
+    engine_cmds.register(app)
     return app
 
 

@@ -1,0 +1,248 @@
+"""Talk to the user's engine over its Unix socket, start it, stop it.
+
+One request per connection, each a line of JSON; the engine first answers a line of its own
+(``hello``: its version and pid) at once, then the answer when the work is done. The hello is
+how a wedged engine is told from a slow command: no hello within ``HELLO_TIMEOUT`` and the
+engine is replaced. A client and an engine of different versions never exchange work: the
+engine answers a hello naming its version and nothing else, and the client stops it.
+
+The engine is started detached (a new session, its output to a private log) by the first client
+that finds none. The lock that makes it the only one is taken here, before it is started, and
+handed to it (an inherited descriptor): between the start and the engine's first line of Python
+no second client can start another.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import signal
+import socket
+import struct
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+from vaultctx import __version__
+from vaultctx.engine_link import runtime_dir as runtime
+from vaultctx.errors import VaultctxError
+
+ENGINE_ENV = "VAULTCTX_ENGINE"  # "off" runs every command in-process
+IDLE_ENV = "VAULTCTX_ENGINE_IDLE_SECONDS"
+PROTOCOL = 1
+VERSION = f"{__version__}/{PROTOCOL}"
+# The environment that decides which settings, index locations and models a command uses,
+# beyond the per-command variables ``cli.forward`` sends: an engine answers only clients whose
+# values are its own (another shell with another XDG_CONFIG_HOME runs in-process).
+SETTINGS_ENV = (
+    "HOME",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "VAULTCTX_KOREAN_ANALYZER",
+    "VAULTCTX_DEBUG",
+)
+HELLO_TIMEOUT = 2.0  # no hello in this time: the engine is wedged, and replaced
+ANSWER_TIMEOUT = 60.0  # a command's own time, after the hello
+MAX_LINE_BYTES = 32 * 1024 * 1024
+STOP_WAIT = 10.0
+
+
+class EngineNotRunningError(VaultctxError):
+    def __init__(self, socket_path: Path) -> None:
+        super().__init__(
+            f"no engine is running (no socket answers at {socket_path})",
+            "run `vaultctx engine start`, or any search starts it",
+        )
+
+
+class EngineBrokenError(VaultctxError):
+    """The engine did not say hello in time, or closed the connection mid-answer."""
+
+    def __init__(self, problem: str) -> None:
+        super().__init__(problem, "a new engine is started; this command runs in-process")
+
+
+class EngineVersionError(VaultctxError):
+    def __init__(self, theirs: str) -> None:
+        super().__init__(
+            f"the running engine is version {theirs}, this vaultctx is {VERSION}",
+            "it is stopped and a new one started; this command runs in-process",
+        )
+        self.theirs = theirs
+
+
+class EngineForeignError(VaultctxError):
+    def __init__(self, socket_path: Path, uid: int) -> None:
+        super().__init__(
+            f"the engine socket {socket_path} is served by another user (uid {uid})",
+            f"remove {socket_path.parent}; until then commands run in-process",
+        )
+
+
+def peer_uid(connection: socket.socket) -> int:
+    """The uid of the process at the other end, as the kernel vouches for it (Linux)."""
+    size = struct.calcsize("3i")
+    credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, size)
+    return int(struct.unpack("3i", credentials)[1])
+
+
+def enabled() -> bool:
+    """Whether this process may use the engine at all."""
+    off = os.environ.get(ENGINE_ENV, "").strip().lower() in ("off", "0", "no", "false")
+    return not off and runtime.supported()
+
+
+def settings_env() -> dict[str, str | None]:
+    return {name: os.environ.get(name) for name in SETTINGS_ENV}
+
+
+def socket_path(folder: Path | None = None) -> Path:
+    return (folder or runtime.runtime_dir()) / runtime.SOCKET_NAME
+
+
+def request(
+    message: dict[str, Any], *, answer_timeout: float = ANSWER_TIMEOUT
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """(hello, answer) of the engine for ``message``; raises the errors above."""
+    path = socket_path()
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    with connection:
+        connection.settimeout(HELLO_TIMEOUT)
+        try:
+            connection.connect(str(path))
+        except (FileNotFoundError, ConnectionRefusedError) as exc:
+            raise EngineNotRunningError(path) from exc
+        except TimeoutError as exc:
+            raise EngineBrokenError(f"the engine at {path} did not accept in time") from exc
+        uid = peer_uid(connection)
+        if uid != os.getuid():  # the folder's checks make this impossible; checked all the same
+            raise EngineForeignError(path, uid)
+        reader = connection.makefile("rb")
+        try:
+            connection.sendall(json.dumps({"version": VERSION, **message}).encode() + b"\n")
+            hello = _line(reader, f"the engine at {path} said no hello in {HELLO_TIMEOUT:g} s")
+            if message.get("op") == "stop":
+                return hello, {}
+            if hello.get("version") != VERSION:
+                raise EngineVersionError(str(hello.get("version")))
+            if "answer" in hello:
+                return hello, hello.get("answer") or {}
+            connection.settimeout(answer_timeout)
+            answer = _line(reader, f"the engine at {path} stopped answering mid-command")
+        finally:
+            reader.close()
+    return hello, answer
+
+
+def _line(reader: Any, problem: str) -> dict[str, Any]:
+    try:
+        raw = reader.readline(MAX_LINE_BYTES + 1)
+    except (TimeoutError, OSError) as exc:
+        raise EngineBrokenError(f"{problem} ({type(exc).__name__})") from exc
+    if not raw.endswith(b"\n"):
+        raise EngineBrokenError(problem)
+    try:
+        data = json.loads(raw)
+    except ValueError as exc:
+        raise EngineBrokenError(f"{problem} (not JSON)") from exc
+    if not isinstance(data, dict):
+        raise EngineBrokenError(f"{problem} (not a JSON object)")
+    return data
+
+
+def running_pid() -> int | None:
+    """The engine's pid from its file, when that process still exists."""
+    try:
+        text = (runtime.runtime_dir() / runtime.PID_NAME).read_text(encoding="ascii").strip()
+        pid = int(text)
+        os.kill(pid, 0)
+    except (OSError, ValueError):
+        return None
+    return pid
+
+
+def start(warm: tuple[Path, Path] | None = None) -> int | None:
+    """Start the engine detached unless one holds the lock; its pid, or None if one runs (or
+    is starting) already. Returns at once: it never waits for the engine to answer."""
+    import fcntl
+    import subprocess
+
+    folder = runtime.runtime_dir()
+    lock = os.open(folder / runtime.LOCK_NAME, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+    try:
+        try:
+            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return None  # an engine holds it: running, starting or stopping
+        log = os.open(folder / runtime.LOG_NAME, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+        command = [sys.executable, "-m", "vaultctx.engine", "--lock-fd", str(lock)]
+        if warm is not None:
+            command += ["--warm", str(warm[0]), str(warm[1])]
+        try:
+            child = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=log,
+                stderr=log,
+                cwd=folder,
+                start_new_session=True,
+                pass_fds=(lock,),
+            )
+        finally:
+            os.close(log)
+        child.returncode = 0  # never waited for: it outlives this process by design
+        return child.pid
+    finally:
+        os.close(lock)  # the engine holds the lock through its inherited copy
+
+
+def stop(*, wait: float = STOP_WAIT) -> int | None:
+    """Ask the engine to stop (any version understands this) and wait for it to go; kill it
+    if it does not. Its pid, or None when none was running."""
+    pid = running_pid()
+    with contextlib.suppress(VaultctxError, OSError):
+        request({"op": "stop"})
+    if pid is None:
+        return None
+    if not _gone(pid, wait):
+        kill(pid)
+    return pid
+
+
+def kill(pid: int) -> None:
+    """SIGKILL ``pid`` if it is this user's engine (its command line says so), and wait for it
+    to go, so the lock it held is free."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            if b"vaultctx.engine" not in handle.read():
+                return
+        os.kill(pid, signal.SIGKILL)
+    except OSError:
+        return
+    _gone(pid, 5.0)
+
+
+def replace(warm: tuple[Path, Path] | None = None) -> None:
+    """A broken engine gone, a new one started (not waited for)."""
+    pid = running_pid()
+    if pid is not None:
+        kill(pid)
+    start(warm)
+
+
+def _gone(pid: int, wait: float) -> bool:
+    deadline = time.monotonic() + wait
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+            with open(f"/proc/{pid}/stat", "rb") as handle:
+                if handle.read().split(b") ", 1)[-1].startswith(b"Z"):
+                    return True  # a zombie of ours: it has exited
+        except OSError:
+            return True
+        time.sleep(0.02)
+    return False

@@ -1,0 +1,156 @@
+"""A real engine for an indexed copy of the example vault, in a private runtime folder.
+
+Every engine a test starts (directly or through a client) is stopped by the fixture's finalizer
+and killed by pid if it will not stop: none outlives its test. The machine running the suite is
+loaded, so every wait polls against a generous deadline.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+import pytest
+
+from tests.cli_server.conftest import cli_env
+from tests.conftest import copy_example_vault
+from tests.mcp.conftest import subprocess_env
+from vaultctx.engine_link import client
+from vaultctx.engine_link import runtime_dir as runtime
+
+DEADLINE = 90.0
+ENGINE_NOTE = "vaultctx: answered by the engine"
+TIMING = re.compile(r"\d+(\.\d+)?(?= ms)|(?<=\"took_ms\": )[\d.]+")  # a search's own time
+
+
+class Indexed(NamedTuple):
+    """The example vault, indexed once per module."""
+
+    vault: Path
+    db: Path
+
+    def args(self, *args: str) -> list[str]:
+        return [*args, "--vault", str(self.vault), "--db", str(self.db)]
+
+
+Run = subprocess.CompletedProcess[str]
+
+
+def by_engine(run: Run) -> bool:
+    return ENGINE_NOTE in run.stderr
+
+
+def rest(run: Run) -> str:
+    """stderr without the client's own notes."""
+    lines = run.stderr.splitlines(keepends=True)
+    return "".join(line for line in lines if not line.startswith("vaultctx: "))
+
+
+@pytest.fixture(scope="module")
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> Indexed:
+    root = tmp_path_factory.mktemp("engine-vault")
+    vault = copy_example_vault(root / "vault")
+    db = root / "index.db"
+    done = subprocess.run(
+        [sys.executable, "-m", "vaultctx", "--no-engine", "index", *Indexed(vault, db).args()],
+        capture_output=True,
+        text=True,
+        env=subprocess_env(),
+        timeout=600,
+        stdin=subprocess.DEVNULL,
+    )
+    assert done.returncode == 0, done.stderr
+    return Indexed(vault, db)
+
+
+@pytest.fixture
+def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """The runtime folder of this test's engines (a short path: a socket's is limited), in
+    this process's environment too, so ``client`` here talks to the same engine."""
+    made = Path(f"/tmp/vx-engine-{os.getpid()}-{tmp_path.name[-24:]}")
+    monkeypatch.setenv(runtime.RUNTIME_ENV, str(made))
+    monkeypatch.setenv(client.ENGINE_ENV, "on")
+    monkeypatch.setenv(client.IDLE_ENV, "600")
+    yield made
+    stop_everything(made)
+    _remove(made)
+
+
+def stop_everything(made: Path) -> None:
+    pid_file = made / runtime.PID_NAME
+    pid = _pid(pid_file)
+    if made.is_dir():
+        with contextlib.suppress(Exception):  # a folder broken on purpose: killed below
+            client.stop(wait=20.0)
+    for leftover in {pid, _pid(pid_file)} - {None}:
+        assert leftover is not None
+        with contextlib.suppress(OSError):
+            os.kill(leftover, signal.SIGKILL)
+
+
+def _pid(pid_file: Path) -> int | None:
+    try:
+        return int(pid_file.read_text().strip())
+    except (OSError, ValueError):
+        return None
+
+
+def _remove(made: Path) -> None:
+    if made.exists():
+        made.chmod(0o700)
+        for child in made.iterdir():
+            child.unlink()
+        made.rmdir()
+
+
+def engine_env() -> dict[str, str]:
+    """As the forwarding tests run the CLI (notes on), with this test's engine settings."""
+    return cli_env()
+
+
+def vaultctx(args: list[str], *, in_process: bool = False, timeout: float = 240) -> Run:
+    """``python -m vaultctx ARGS`` with this test's runtime folder (from the environment)."""
+    return subprocess.run(
+        [sys.executable, "-m", "vaultctx", *(["--no-engine"] if in_process else []), *args],
+        capture_output=True,
+        text=True,
+        env=engine_env(),
+        timeout=timeout,
+        stdin=subprocess.DEVNULL,
+    )
+
+
+def wait_for(condition: Callable[[], bool], what: str, deadline: float = DEADLINE) -> None:
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        if condition():
+            return
+        time.sleep(0.1)
+    raise AssertionError(f"not within {deadline:g} s: {what}")
+
+
+def engine_answers() -> bool:
+    try:
+        client.request({"op": "status"})
+    except Exception:
+        return False
+    return True
+
+
+def engine_pid() -> int:
+    hello, _answer = client.request({"op": "status"})
+    return int(hello["pid"])
+
+
+def without_timing(output: str) -> str:
+    """The output without the time the search took: the only bytes that differ between two
+    runs, wherever they run."""
+    return TIMING.sub("N", output)
