@@ -173,6 +173,7 @@ def run_cli(
 ) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTCTX_")}
     env.update(
+        VAULTCTX_ENGINE="off",  # the filter above drops the suite's setting
         XDG_DATA_HOME=str(tmp_path / "data"),
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         XDG_STATE_HOME=str(tmp_path / "state"),

@@ -346,6 +346,7 @@ def test_the_previous_note_is_never_altered(previous: str) -> None:
 def run_cli(tmp_path: Path, vault: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTCTX_")}
     env.update(
+        VAULTCTX_ENGINE="off",  # the filter above drops the suite's setting
         XDG_DATA_HOME=str(tmp_path / "data"),
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         XDG_STATE_HOME=str(tmp_path / "state"),

@@ -94,6 +94,7 @@ def test_at_a_terminal_each_proposal_is_asked(tmp_path: Path) -> None:
     vault = indexed_vault(tmp_path, NOTES)
     env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTCTX_")}
     env.update(
+        VAULTCTX_ENGINE="off",  # the filter above drops the suite's setting
         XDG_DATA_HOME=str(tmp_path / "data"),
         XDG_CONFIG_HOME=str(tmp_path / "config"),
         XDG_STATE_HOME=str(tmp_path / "state"),

@@ -27,6 +27,7 @@ def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):
         if name.startswith("VAULTCTX_"):
             monkeypatch.delenv(name)
+    monkeypatch.setenv("VAULTCTX_ENGINE", "off")  # the loop above drops the suite's setting
     config = tmp_path / "config"
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
     monkeypatch.setattr(platformdirs, "user_config_dir", lambda name: str(config / name))
