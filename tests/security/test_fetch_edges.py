@@ -1,0 +1,183 @@
+"""The web fetcher's error path and time bounds at their edges (organize/fetch.py).
+
+Each test holds one promise the broader tests in test_fetch.py leave loose: what an error answer
+or a failed connection says, that only redirect statuses with a Location are followed, that a
+stalled TLS handshake and a response stalled after its headers are held to the one deadline,
+and that the pinned backend connects to nothing but the host that was checked. Every server is
+on loopback; nothing reaches the network.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import httpcore
+import pytest
+
+from tests.local_web import local_web, page, send
+from vaultctx.organize import fetch as fetch_module
+from vaultctx.organize.fetch import FetchError, fetch
+
+ARTICLE = "<html><body><p>Body text</p></body></html>"
+
+
+@pytest.mark.parametrize("status", [400, 401, 403, 500])
+def test_an_answer_of_400_or_more_is_an_error_naming_the_address_and_status(status: int) -> None:
+    route = lambda h: send(h, status, b"no")  # noqa: E731
+    with local_web({"/": route}) as web, pytest.raises(FetchError) as failed:
+        fetch(web.url(), allow_hosts=[web.authority])
+    assert failed.value.message == f"{web.url()} answered HTTP {status}"
+    assert failed.value.suggestion == "check the address in a browser"
+
+
+def test_an_answer_below_400_is_a_page() -> None:
+    route = lambda h: send(h, 399, ARTICLE.encode())  # noqa: E731
+    with local_web({"/": route}) as web:
+        fetched = fetch(web.url(), allow_hosts=[web.authority])
+    assert (fetched.status, fetched.body) == (399, ARTICLE.encode())
+
+
+@pytest.mark.parametrize("status", [301, 302, 303, 307, 308])
+def test_a_redirect_status_without_a_location_is_the_page_itself(status: int) -> None:
+    route = lambda h: send(h, status, ARTICLE.encode())  # noqa: E731
+    with local_web({"/": route}) as web:
+        fetched = fetch(web.url(), allow_hosts=[web.authority])
+    assert (fetched.status, fetched.body, fetched.url) == (status, ARTICLE.encode(), web.url())
+    assert len(web.hits) == 1
+
+
+@pytest.mark.parametrize("status", [200, 300, 304])
+def test_a_location_on_any_other_status_is_not_followed(status: int) -> None:
+    with local_web({}) as web:
+        web.routes["/"] = lambda h: send(
+            h, status, ARTICLE.encode(), headers={"Location": web.url("/elsewhere")}
+        )
+        web.routes["/elsewhere"] = page("followed")
+        fetched = fetch(web.url(), allow_hosts=[web.authority])
+    assert fetched.status == status
+    assert [path for path, _ in web.hits] == ["/"]
+
+
+def _closed_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def test_a_refused_connection_is_tried_once_and_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    attempts: list[tuple[str, int]] = []
+    real = socket.create_connection
+
+    def counting(address: tuple[str, int], *args: Any, **kwargs: Any) -> socket.socket:
+        attempts.append(address)
+        return real(address, *args, **kwargs)
+
+    monkeypatch.setattr(socket, "create_connection", counting)
+    port = _closed_port()
+    url = f"http://127.0.0.1:{port}/"
+    with pytest.raises(FetchError) as failed:
+        fetch(url, allow_hosts=[f"127.0.0.1:{port}"], timeout=10)
+    assert failed.value.message.startswith(f"fetching {url} failed (ConnectError: ")
+    assert "refused" in failed.value.message.lower()
+    assert failed.value.message.endswith(")")
+    assert failed.value.suggestion == "check the address, and try again later"
+    assert attempts == [("127.0.0.1", port)]
+
+
+@contextmanager
+def _silent_listener() -> Iterator[int]:
+    """Accepts connections and never says a word: a TLS handshake against it stalls."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        listener.settimeout(0.1)
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield int(listener.getsockname()[1])
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        for connection in held:
+            connection.close()
+        listener.close()
+
+
+@pytest.mark.timeout(30)
+def test_a_stalled_tls_handshake_hits_the_deadline() -> None:
+    with _silent_listener() as port:
+        started = time.monotonic()
+        with pytest.raises(FetchError) as failed:
+            fetch(f"https://localhost:{port}/", allow_hosts=[f"localhost:{port}"], timeout=1.5)
+        elapsed = time.monotonic() - started
+    assert failed.value.message == "the fetch took longer than its time limit"
+    assert 1.4 < elapsed < 6, elapsed
+
+
+def _late_then_stalled(delay: float) -> Any:
+    """Headers after ``delay`` seconds, a first piece of body, then nothing for a long time."""
+
+    def route(handler: Any) -> None:
+        time.sleep(delay)
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html")
+        handler.send_header("Content-Length", "100000")
+        handler.end_headers()
+        handler.wfile.write(b"<p>first piece</p>")
+        handler.wfile.flush()
+        time.sleep(60)
+
+    return route
+
+
+@pytest.mark.timeout(30)
+def test_a_read_after_a_slow_start_gets_only_the_time_left() -> None:
+    """The headers take most of the time limit, then the body stalls: the stalled read is given
+    the time left until the deadline, not the whole limit again."""
+    with local_web({"/": _late_then_stalled(2.0)}) as web:
+        started = time.monotonic()
+        with pytest.raises(FetchError, match="time limit"):
+            fetch(web.url(), allow_hosts=[web.authority], timeout=3.0)
+        elapsed = time.monotonic() - started
+    assert 2.9 < elapsed < 4.5, elapsed
+
+
+def test_a_short_time_limit_is_enough_for_a_quick_server() -> None:
+    with local_web({"/": page(ARTICLE)}) as web:
+        assert fetch(web.url(), allow_hosts=[web.authority], timeout=0.9).body == ARTICLE.encode()
+
+
+def test_the_pinned_backend_connects_to_nothing_but_the_checked_host() -> None:
+    with local_web({"/": page(ARTICLE)}) as web:
+        deadline = time.monotonic() + 10
+        backend = fetch_module._PinnedBackend("pinned.example", "127.0.0.1", deadline)
+        with pytest.raises(httpcore.ConnectError) as refused:
+            backend.connect_tcp("other.example", web.port)
+        assert str(refused.value) == "refusing to connect to unchecked host other.example"
+        stream = backend.connect_tcp("Pinned.Example", web.port)
+        try:
+            assert stream.get_extra_info("server_addr") == ("127.0.0.1", web.port)
+        finally:
+            stream.close()
+    assert web.hits == []
+
+
+def test_the_pinned_backend_opens_no_unix_socket() -> None:
+    backend = fetch_module._PinnedBackend("pinned.example", "127.0.0.1", time.monotonic() + 10)
+    with pytest.raises(httpcore.ConnectError, match="unix sockets are not fetched"):
+        backend.connect_unix_socket("/tmp/any.sock")
