@@ -337,6 +337,7 @@ def test_tls_is_verified_against_the_name_not_the_pinned_address(
         ("100.64.0.1", "shared (CGNAT)"),
         ("fec0::1", "site-local"),
         ("10.0.0.1", "private"),
+        ("4000::1", "reserved"),  # neither private nor loopback: IETF-reserved space
         ("::ffff:10.0.0.1", "private (inside an IPv6 address)"),
         ("::ffff:127.0.0.1", "loopback (inside an IPv6 address)"),
         ("2002:a00:1::1", "private (inside an IPv6 address)"),  # 6to4
