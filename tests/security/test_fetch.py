@@ -402,6 +402,8 @@ def test_raw_deflate_is_decoded_too() -> None:
         ("text/html;charset='koi8-r'", "koi8-r"),
         ("text/html; q=1; CHARSET = windows-1252 ", "windows-1252"),
         ("text/html; format=a=b; charset=utf-8", "utf-8"),
+        ('text/html; charset="a=b"', "a=b"),  # the value is all after the first =
+        ("text/html; charset=X-MAC-CYRILLIC", "X-MAC-CYRILLIC"),  # only quotes are stripped
         ("text/html; charset=", None),
         ("text/html; title=x", None),
         ("text/html charset=utf-8", None),
