@@ -72,3 +72,9 @@ def test_rrf_weighs_every_list_alike_by_default() -> None:
     assert fused[1].score == pytest.approx(1 / 61)
     assert fused[3].score == pytest.approx(1 / 62)
     assert fused[2].ranks == (2, 1)
+
+
+def test_rrf_wants_one_weight_per_list() -> None:
+    with pytest.raises(ValueError) as refused:
+        fuse_rrf([[1], [2]], [1.0])
+    assert str(refused.value) == "one weight per ranking"
