@@ -207,3 +207,26 @@ def test_a_bomb_after_honest_bytes_still_decodes_no_more_than_the_room_left() ->
             _current, peak = tracemalloc.get_traced_memory()
             tracemalloc.stop()
     assert peak < 10_000_000, f"peak {peak:,} bytes"
+
+
+def test_deflate_is_read_raw_only_when_its_first_bytes_say_so() -> None:
+    """A zlib stream that turns corrupt after its first bytes is corrupt; it is not read again
+    as raw deflate from the middle (the second piece alone is valid raw deflate)."""
+    start = b"\x78\x9c\x00"  # zlib header, then a stored block whose lengths never come
+    raw = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    rest = raw.compress(b"smuggled") + raw.flush()
+
+    def route(handler: Any) -> None:
+        handler.send_response(200)
+        handler.send_header("Content-Type", "text/html")
+        handler.send_header("Content-Encoding", "deflate")
+        handler.end_headers()
+        handler.wfile.write(start)
+        handler.wfile.flush()
+        time.sleep(0.3)
+        handler.wfile.write(rest)
+        handler.wfile.flush()
+
+    with local_web({"/": route}) as web, pytest.raises(FetchError) as corrupt:
+        fetch(web.url(), allow_hosts=[web.authority], timeout=10)
+    assert corrupt.value.message == "the server sent a corrupt compressed response"
