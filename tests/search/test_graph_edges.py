@@ -8,6 +8,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
+
 from tests.conftest import make_vault
 from vaultctx.api import Vault
 from vaultctx.index.db import open_index
@@ -94,3 +96,15 @@ def test_slots_too_few_keyword_only_hits_fill_go_back_to_the_fused_order() -> No
     reordered = reserve_keyword_slots(fused, 10, in_vectors=lambda e: e.in_vectors, unit_of=unit)
     expected = [0, 1, 2, 3, 4, 5, 6, 7, 8, 15, 9, 10, 11, 12, 13, 14, 16, 17, 18, 19]
     assert [e.id for e in reordered] == expected
+
+
+def test_a_vector_of_zeros_has_no_similarity_and_a_unit_vector_its_cosine() -> None:
+    """Stored int8 vectors can be all zeros (an empty chunk): similarity 0, not NaN; a norm of
+    exactly 1 still divides."""
+    import numpy as np
+
+    from vaultctx.search.graph import _cosine
+
+    matrix = np.array([[1, 0], [0, 0], [3, 4]], dtype=np.float32)
+    cosines = _cosine(matrix, np.array([1, 0], dtype=np.float32))
+    assert cosines.tolist() == pytest.approx([1.0, 0.0, 0.6])
