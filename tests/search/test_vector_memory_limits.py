@@ -11,7 +11,7 @@ from tests.conftest import make_vault
 from vaultctx.api import Vault
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.db import IndexDatabase, open_index
-from vaultctx.index.indexer import VECTOR_TABLE
+from vaultctx.index.schema import VECTOR_TABLE
 from vaultctx.index.vector_queries import vector_count, vector_dimension
 from vaultctx.search import vector_memory
 from vaultctx.search.vector_memory import InMemoryVectors
