@@ -230,3 +230,14 @@ def test_deflate_is_read_raw_only_when_its_first_bytes_say_so() -> None:
     with local_web({"/": route}) as web, pytest.raises(FetchError) as corrupt:
         fetch(web.url(), allow_hosts=[web.authority], timeout=10)
     assert corrupt.value.message == "the server sent a corrupt compressed response"
+
+
+def test_gzip_is_never_read_as_raw_deflate() -> None:
+    """Only "deflate" has the raw variant some servers send: a body labelled gzip that is raw
+    deflate is corrupt."""
+    raw = zlib.compressobj(9, zlib.DEFLATED, -zlib.MAX_WBITS)
+    body = raw.compress(ARTICLE.encode()) + raw.flush()
+    route = lambda h: send(h, 200, body, headers={"Content-Encoding": "gzip"})  # noqa: E731
+    with local_web({"/": route}) as web, pytest.raises(FetchError) as corrupt:
+        fetch(web.url(), allow_hosts=[web.authority])
+    assert corrupt.value.message == "the server sent a corrupt compressed response"
