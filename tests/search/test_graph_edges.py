@@ -108,3 +108,13 @@ def test_a_vector_of_zeros_has_no_similarity_and_a_unit_vector_its_cosine() -> N
     matrix = np.array([[1, 0], [0, 0], [3, 4]], dtype=np.float32)
     cosines = _cosine(matrix, np.array([1, 0], dtype=np.float32))
     assert cosines.tolist() == pytest.approx([1.0, 0.0, 0.6])
+
+
+def test_outlinks_and_backlinks_are_each_neighbour_once_in_first_link_order() -> None:
+    notes = [GraphNote(i, f"{name}.md", name, None) for i, name in enumerate("abcd", start=1)]
+    links = [link("a.md", "c.md"), link("a.md", "b.md"), link("a.md", "c.md"), link("a.md", "a.md")]
+    links += [link("d.md", "b.md"), link("b.md", "zz.md")]
+    graph = graph_of(notes, links)
+    assert graph.outlinks(1) == [3, 2]
+    assert graph.backlinks(2) == [1, 4]
+    assert graph.outlinks(3) == [] and graph.backlinks(1) == []
