@@ -21,10 +21,11 @@ B = result("notes/b.md", "B", "Beta facts.")
 A2 = result("notes/a.md", "A", "More alpha.")
 MOC = RelatedMoc("Maps/Home.md", "Home", ["notes/b.md", "other.md"])
 UNRELATED = RelatedMoc("Maps/Else.md", "Else", ["other.md"])
+MOC2 = RelatedMoc("Maps/Work.md", "Work", ["notes/a.md"])
 
 
 def test_facts_come_first_then_their_sources_then_the_maps_linking_to_them() -> None:
-    block = context_block("topic x", [A, B, A2], [MOC, UNRELATED])
+    block = context_block("topic x", [A, B, A2], [MOC, UNRELATED, MOC2])
     assert block.markdown == (
         "## Context from my notes: topic x\n\n"
         "### A ([[A]])\nAlpha facts.\n\n"
@@ -32,15 +33,19 @@ def test_facts_come_first_then_their_sources_then_the_maps_linking_to_them() -> 
         "### A ([[A]])\nMore alpha.\n\n"
         "Sources:\n- [[A]]\n- [[B]]\n\n"
         "Maps of content linking to these notes:\n- Maps/Home.md (Home)\n"
+        "- Maps/Work.md (Work)\n"
     )
     assert block.sources == ["[[A]]", "[[B]]"]
-    assert block.related_mocs == [MOC]
+    assert block.related_mocs == [MOC, MOC2]
     assert block.as_dict() == {
         "topic": "topic x",
         "markdown": block.markdown,
         "sources": ["[[A]]", "[[B]]"],
         "results": [r.as_dict() for r in (A, B, A2)],
-        "related_mocs": [{"path": "Maps/Home.md", "title": "Home", "links_to": MOC.links_to}],
+        "related_mocs": [
+            {"path": "Maps/Home.md", "title": "Home", "links_to": MOC.links_to},
+            {"path": "Maps/Work.md", "title": "Work", "links_to": MOC2.links_to},
+        ],
     }
 
 

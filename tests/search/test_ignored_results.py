@@ -52,11 +52,18 @@ def test_a_search_without_anything_ignored_is_returned_as_it_is() -> None:
     "hidden",
     [
         result(PRIVATE),
+        result(PRIVATE, via="a.md", seed="a.md"),
         result("b.md", via=PRIVATE, seed="a.md"),
         result("b.md", via="a.md", seed=PRIVATE),
         result("b.md", seed=PRIVATE),
     ],
-    ids=["the note", "reached through it", "reached from it", "seeded by it"],
+    ids=[
+        "the note",
+        "the note, from the graph",
+        "reached through it",
+        "reached from it",
+        "seeded by it",
+    ],
 )
 def test_a_result_naming_an_ignored_note_anywhere_is_left_out(hidden: SearchResult) -> None:
     kept = [result("a.md"), result("c.md", via="a.md", seed="a.md")]
