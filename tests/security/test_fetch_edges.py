@@ -182,8 +182,9 @@ def test_the_pinned_backend_connects_to_nothing_but_the_checked_host() -> None:
 
 def test_the_pinned_backend_opens_no_unix_socket() -> None:
     backend = fetch_module._PinnedBackend("pinned.example", "127.0.0.1", time.monotonic() + 10)
-    with pytest.raises(httpcore.ConnectError, match="unix sockets are not fetched"):
+    with pytest.raises(httpcore.ConnectError) as refused:
         backend.connect_unix_socket("/tmp/any.sock")
+    assert str(refused.value) == "unix sockets are not fetched"
 
 
 def test_a_bomb_after_honest_bytes_still_decodes_no_more_than_the_room_left() -> None:
