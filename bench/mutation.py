@@ -194,7 +194,10 @@ GROUPS: dict[str, Group] = {
             "tests/security/test_ui_guard_in_process.py",
         ],
     ),
-    "fetch": Group(["src/vaultctx/organize/fetch.py"], ["tests/security/test_fetch.py"]),
+    "fetch": Group(
+        ["src/vaultctx/organize/fetch.py"],
+        ["tests/security/test_fetch.py", "tests/security/test_fetch_edges.py"],
+    ),
     "markers": Group(
         ["src/vaultctx/brain/markers.py"],
         [

@@ -337,6 +337,7 @@ def test_tls_is_verified_against_the_name_not_the_pinned_address(
         ("100.64.0.1", "shared (CGNAT)"),
         ("fec0::1", "site-local"),
         ("10.0.0.1", "private"),
+        ("4000::1", "reserved"),  # neither private nor loopback: IETF-reserved space
         ("::ffff:10.0.0.1", "private (inside an IPv6 address)"),
         ("::ffff:127.0.0.1", "loopback (inside an IPv6 address)"),
         ("2002:a00:1::1", "private (inside an IPv6 address)"),  # 6to4
@@ -401,6 +402,8 @@ def test_raw_deflate_is_decoded_too() -> None:
         ("text/html;charset='koi8-r'", "koi8-r"),
         ("text/html; q=1; CHARSET = windows-1252 ", "windows-1252"),
         ("text/html; format=a=b; charset=utf-8", "utf-8"),
+        ('text/html; charset="a=b"', "a=b"),  # the value is all after the first =
+        ("text/html; charset=X-MAC-CYRILLIC", "X-MAC-CYRILLIC"),  # only quotes are stripped
         ("text/html; charset=", None),
         ("text/html; title=x", None),
         ("text/html charset=utf-8", None),
