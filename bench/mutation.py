@@ -156,6 +156,7 @@ GROUPS: dict[str, Group] = {
             "tests/ledger/test_batch_folders_and_moves.py",
             "tests/ledger/test_changes.py",
             "tests/ledger/test_codec.py",
+            "tests/ledger/test_write_ahead.py",
             "tests/ledger/test_undo_state_machine.py",
             "tests/ledger/test_record_reading.py",
             "tests/ledger/test_drop_and_undo_messages.py",
