@@ -13,6 +13,7 @@ from vaultctx.api import Vault
 from vaultctx.ledger import batch as batch_module
 from vaultctx.ledger.context import ChangeContext
 from vaultctx.ledger.snapshot import FolderState, files_in
+from vaultctx.vault.writes import exists as real_exists
 
 CLI = ChangeContext("write-ahead test", source="cli")
 
@@ -48,7 +49,6 @@ def test_a_folder_that_appeared_before_the_step_is_kept_as_it_is_and_not_recorde
 ) -> None:
     """``create_folder`` checks the folder is missing, then journals making it: a folder (with a
     note) that appears in between is left as it is, and the batch records no change of it."""
-    real_exists = batch_module.exists
     target = vault_dir / "10-projects"
     monkeypatch.setattr(
         batch_module, "exists", lambda path: False if path == target else real_exists(path)
