@@ -159,6 +159,7 @@ GROUPS: dict[str, Group] = {
             "tests/ledger/test_write_ahead.py",
             "tests/ledger/test_store_writing.py",
             "tests/ledger/test_snapshot.py",
+            "tests/ledger/test_undo_restoring.py",
             "tests/ledger/test_undo_state_machine.py",
             "tests/ledger/test_record_reading.py",
             "tests/ledger/test_drop_and_undo_messages.py",
