@@ -59,3 +59,20 @@ def test_a_folder_that_appeared_before_the_step_is_kept_as_it_is_and_not_recorde
     assert tree(vault_dir) == before
     assert batch.change is None or batch.change.record_id is None
     assert vault.ledger() == []
+
+
+def test_a_note_moved_out_of_a_folder_the_batch_created_leaves_it_in_the_record(
+    vault: Vault, vault_dir: Path
+) -> None:
+    before = tree(vault_dir)
+    with vault.change_batch(CLI, "test") as batch:
+        batch.create("New/a.md", "# a\n")
+        batch.create("New/b.md", "# b\n")
+        batch.move("New/a.md", "Moved.md")
+    [record] = vault.ledger()
+    entries = {entry.path: entry for entry in record.entries}
+    assert sorted(entries) == ["Moved.md", "New"]
+    assert [path for path, _ in files_in(entries["New"].after, "New")] == ["New/b.md"]
+    report = vault.undo()
+    assert report.notices == []  # nothing was "already as before"
+    assert tree(vault_dir) == before
