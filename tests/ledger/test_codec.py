@@ -67,18 +67,21 @@ def test_a_path_is_its_names_encoded_and_joined_by_slashes() -> None:
     ],
 )
 def test_a_stored_name_in_any_other_spelling_is_refused_with_why(stored: str, why: str) -> None:
-    with pytest.raises(ValueError, match=why) as refused:
+    with pytest.raises(ValueError) as refused:
         decode_name(stored)
-    assert repr(stored) in str(refused.value)
+    if why == "is not a file or folder name":
+        assert str(refused.value) == f"{stored!r} is not a file or folder name"
+    else:
+        assert str(refused.value) == f"the name {stored!r} {why}"
 
 
 @pytest.mark.parametrize("stored", [None, 1, b"a.md", ["a.md"]])
 def test_a_name_or_path_that_is_not_a_string_is_refused(stored: object) -> None:
-    with pytest.raises(ValueError, match="a name must be a string"):
+    with pytest.raises(ValueError, match=r"^a name must be a string$"):
         decode_name(stored)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="a path must be a string"):
+    with pytest.raises(ValueError, match=r"^a path must be a string$"):
         decode_path(stored, 2)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="a path must be a string"):
+    with pytest.raises(ValueError, match=r"^a path must be a string$"):
         decode_path(stored, 1)  # type: ignore[arg-type]
 
 
@@ -94,9 +97,9 @@ def test_format_1_paths_are_read_as_written_with_the_same_structural_checks() ->
     assert decode_path("notes/AC\\DC.md", 1) == "notes/AC\\DC.md"
     assert decode_path("a%20b.md", 1) == "a%20b.md"  # no decoding in format 1
     for stored in ("a//b.md", "./a.md", "../a.md", "a/\x00.md", "/a.md"):
-        with pytest.raises(ValueError, match="is not a file or folder name") as refused:
+        with pytest.raises(ValueError) as refused:
             decode_path(stored, 1)
-        assert "'" in str(refused.value)
+        assert str(refused.value).endswith("' is not a file or folder name")
 
 
 def test_states_are_stored_and_read_back_whole() -> None:
@@ -165,27 +168,37 @@ def test_a_file_state_without_a_mode_is_read_as_0644_and_only_permission_bits_ke
         ({}, "unknown state kind None"),
         ({"kind": "socket"}, "unknown state kind 'socket'"),
         ({"kind": "file", "size": 1}, "a file state needs a SHA-256 digest"),
-        ({"kind": "file", "sha256": SHA[:-1], "size": 1}, "needs a SHA-256 digest"),
-        ({"kind": "file", "sha256": SHA + "0", "size": 1}, "needs a SHA-256 digest"),
-        ({"kind": "file", "sha256": SHA.upper(), "size": 1}, "needs a SHA-256 digest"),
-        ({"kind": "file", "sha256": "g" * 64, "size": 1}, "needs a SHA-256 digest"),
-        ({"kind": "file", "sha256": 7, "size": 1}, "needs a SHA-256 digest"),
+        ({"kind": "file", "sha256": SHA[:-1], "size": 1}, "a file state needs a SHA-256 digest"),
+        ({"kind": "file", "sha256": SHA + "0", "size": 1}, "a file state needs a SHA-256 digest"),
+        ({"kind": "file", "sha256": SHA.upper(), "size": 1}, "a file state needs a SHA-256 digest"),
+        ({"kind": "file", "sha256": "g" * 64, "size": 1}, "a file state needs a SHA-256 digest"),
+        ({"kind": "file", "sha256": 7, "size": 1}, "a file state needs a SHA-256 digest"),
         ({"kind": "file", "sha256": SHA}, "a file state needs a size and a mode"),
-        ({"kind": "file", "sha256": SHA, "size": -1}, "needs a size and a mode"),
-        ({"kind": "file", "sha256": SHA, "size": "1"}, "needs a size and a mode"),
-        ({"kind": "file", "sha256": SHA, "size": 1, "mode": "644"}, "needs a size and a mode"),
-        ({"kind": "file", "sha256": SHA, "size": 1, "mode": None}, "needs a size and a mode"),
+        ({"kind": "file", "sha256": SHA, "size": -1}, "a file state needs a size and a mode"),
+        ({"kind": "file", "sha256": SHA, "size": "1"}, "a file state needs a size and a mode"),
+        (
+            {"kind": "file", "sha256": SHA, "size": 1, "mode": "644"},
+            "a file state needs a size and a mode",
+        ),
+        (
+            {"kind": "file", "sha256": SHA, "size": 1, "mode": None},
+            "a file state needs a size and a mode",
+        ),
         ({"kind": "folder"}, "a folder state needs children"),
         ({"kind": "folder", "children": ["a.md"]}, "a folder state needs children"),
-        ({"kind": "folder", "children": {"%61": {"kind": "missing"}}}, "canonical spelling"),
+        (
+            {"kind": "folder", "children": {"%61": {"kind": "missing"}}},
+            "the name '%61' is not in its canonical spelling",
+        ),
         ({"kind": "folder", "children": {"a": {"kind": "pipe"}}}, "unknown state kind 'pipe'"),
         ({"kind": "link"}, "a link state needs a target"),
         ({"kind": "link", "target": 3}, "a link state needs a target"),
     ],
 )
 def test_a_malformed_state_is_refused_with_why(raw: object, why: str) -> None:
-    with pytest.raises(ValueError, match=why):
+    with pytest.raises(ValueError) as refused:
         state_from_json(raw, 2)
+    assert str(refused.value) == why
 
 
 def test_a_zero_size_file_state_is_read() -> None:
@@ -205,5 +218,6 @@ def test_format_1_states_hold_names_and_link_targets_as_written() -> None:
     assert back == FolderState((("AC\\DC", LinkState("%41")), ("a%20b.md", FileState(SHA, 1))))
     assert state_from_json({"kind": "link", "target": "%41"}, 2) == LinkState("A")
     for name in ("..", ".", "", "a/b"):
-        with pytest.raises(ValueError, match="is not a file or folder name"):
+        with pytest.raises(ValueError) as refused:
             state_from_json({"kind": "folder", "children": {name: {"kind": "missing"}}}, 1)
+        assert str(refused.value) == f"{name!r} is not a file or folder name"
