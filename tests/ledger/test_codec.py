@@ -172,6 +172,7 @@ def test_a_file_state_without_a_mode_is_read_as_0644_and_only_permission_bits_ke
         ({"kind": "file", "sha256": SHA + "0", "size": 1}, "a file state needs a SHA-256 digest"),
         ({"kind": "file", "sha256": SHA.upper(), "size": 1}, "a file state needs a SHA-256 digest"),
         ({"kind": "file", "sha256": "g" * 64, "size": 1}, "a file state needs a SHA-256 digest"),
+        ({"kind": "file", "sha256": "X" * 64, "size": 1}, "a file state needs a SHA-256 digest"),
         ({"kind": "file", "sha256": 7, "size": 1}, "a file state needs a SHA-256 digest"),
         ({"kind": "file", "sha256": SHA}, "a file state needs a size and a mode"),
         ({"kind": "file", "sha256": SHA, "size": -1}, "a file state needs a size and a mode"),
