@@ -4,6 +4,7 @@ drop. In this process, on a ``LedgerStore`` of its own, so each promise is check
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import secrets
@@ -13,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from vaultctx.ledger.snapshot import MISSING, FileState, FolderState
-from vaultctx.ledger.store import OLD_RECORDS_KEPT, LedgerStore
+from vaultctx.ledger.store import OLD_RECORDS_KEPT, LedgerError, LedgerStore
 from vaultctx.vault.writes import digest
 
 DAY = 86_400.0
@@ -335,3 +336,59 @@ def test_a_record_dropped_for_size_among_the_twenty_old_ones_is_named(tmp_path: 
         "the change ledger dropped its 1 oldest change(s), older than 7 days, to stay under its "
         "cap of 0 MB (`ledger_max_mb`)"
     ]
+
+
+def test_a_step_whose_content_cannot_be_stored_is_refused_with_why(
+    store: LedgerStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state, blobs = content("one")
+    with store.locked():
+        journal = store.begin(label="x", conversation_id=None, source="cli", kind="edit")
+
+        def full(needed: object, given: object) -> None:
+            raise OSError(errno.ENOSPC, "No space left on device")
+
+        monkeypatch.setattr(store, "write_blobs", full)
+        with pytest.raises(LedgerError) as refused:
+            journal.step([("a.md", MISSING, state)], blobs)
+        assert refused.value.message == (
+            f"cannot write to the change ledger {store.folder} (No space left on device), so "
+            "nothing was changed: vaultctx makes no change it cannot record first"
+        )
+        assert refused.value.suggestion == (
+            "free some disk space, or make the ledger folder writable, and try again"
+        )
+        assert journal.steps == []
+        bare = store.cannot_write(OSError("odd failure"))
+        assert bare.message.startswith(f"cannot write to the change ledger {store.folder} (odd")
+
+
+def test_a_cancel_that_cannot_be_journalled_still_cancels_the_step(
+    store: LedgerStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    state, blobs = content("one")
+    with store.locked():
+        journal = store.begin(label="x", conversation_id=None, source="cli", kind="edit")
+        journal.step([("a.md", MISSING, state)], blobs)
+
+        def failing_fsync(fd: int) -> None:
+            raise OSError(errno.EIO, "I/O error")
+
+        monkeypatch.setattr(os, "fsync", failing_fsync)
+        journal.cancel(1)
+        monkeypatch.undo()
+        assert journal.steps == []
+        assert store.finish(journal) == (None, [])
+
+
+def test_busy_only_while_another_holder_has_the_ledger(store: LedgerStore) -> None:
+    assert store.busy() is False  # no ledger yet
+    with store.locked():
+        pass
+    (store.folder / "lock").unlink()
+    assert store.busy() is False
+    assert stat.S_IMODE(os.lstat(store.folder / "lock").st_mode) == 0o600
+    other = LedgerStore(store.folder, Path(store.vault))
+    with other.locked():
+        assert store.busy() is True
+    assert store.busy() is False
