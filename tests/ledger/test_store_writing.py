@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from vaultctx.ledger.snapshot import MISSING, FileState, FolderState
-from vaultctx.ledger.store import OLD_RECORDS_KEPT, LedgerError, LedgerStore
+from vaultctx.ledger.store import OLD_RECORDS_KEPT, LedgerError, LedgerStore, is_record_id
 from vaultctx.vault.writes import digest
 
 DAY = 86_400.0
@@ -392,3 +392,14 @@ def test_busy_only_while_another_holder_has_the_ledger(store: LedgerStore) -> No
     with other.locked():
         assert store.busy() is True
     assert store.busy() is False
+
+
+def test_newest_is_the_last_record_and_ids_are_eight_hex_digits(store: LedgerStore) -> None:
+    assert store.newest() is None
+    record_change(store, "a.md", "one")
+    second = record_change(store, "b.md", "two")
+    newest = store.newest()
+    assert newest is not None and newest.id == second
+    assert is_record_id(second) and is_record_id(f"  {second.upper()} ")
+    for text in ("0a1b2c3", "0a1b2c3d0", "0a1b2c3g", "", "0a1b 2c3"):
+        assert not is_record_id(text), text
