@@ -403,3 +403,47 @@ def test_newest_is_the_last_record_and_ids_are_eight_hex_digits(store: LedgerSto
     assert is_record_id(second) and is_record_id(f"  {second.upper()} ")
     for text in ("0a1b2c3", "0a1b2c3d0", "0a1b2c3g", "", "0a1b 2c3"):
         assert not is_record_id(text), text
+
+
+def test_an_interrupted_change_keeps_the_contents_of_each_of_its_states(
+    store: LedgerStore,
+) -> None:
+    """Undo accepts the last step as made or not, so its before-state's content is kept too."""
+    one, blobs_one = content("one")
+    two, blobs_two = content("two")
+    with store.locked():
+        journal = store.begin(label="x", conversation_id=None, source="cli", kind="edit")
+        journal.step([("a.md", MISSING, one)], blobs_one)
+        journal.step([("a.md", one, two)], blobs_two)
+        journal.close()
+    other = record_change(store, "b.md", "three")
+    with store.locked():
+        store.drop(store.get(other))
+    assert {digest(b"one"), digest(b"two")} <= set(os.listdir(store.folder / "blobs"))
+    assert digest(b"three") not in os.listdir(store.folder / "blobs")
+
+
+def test_steps_after_a_cancelled_one_are_read_back(store: LedgerStore) -> None:
+    one, blobs_one = content("one")
+    two, blobs_two = content("two")
+    with store.locked():
+        journal = store.begin(label="x", conversation_id=None, source="cli", kind="edit")
+        journal.step([("a.md", MISSING, one)], blobs_one)
+        journal.step([("b.md", MISSING, two)], blobs_two)
+        journal.cancel(2)
+        journal.step([("c.md", MISSING, two)], blobs_two)
+        journal.close()
+    [record] = store.records()
+    assert record.paths == ["a.md", "c.md"] and record.last_before == (("c.md", MISSING),)
+
+
+def test_a_journal_of_a_newer_format_is_unreadable_with_why(store: LedgerStore) -> None:
+    one, blobs = content("one")
+    with store.locked():
+        journal = store.begin(label="x", conversation_id=None, source="cli", kind="edit")
+        journal.header["version"] = 3
+        journal.step([("a.md", MISSING, one)], blobs)
+        journal.close()
+    assert store.records() == []
+    [bad] = store.unreadable()
+    assert bad.why == "written by a newer vaultctx (format 3)"
