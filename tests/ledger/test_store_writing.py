@@ -447,3 +447,18 @@ def test_a_journal_of_a_newer_format_is_unreadable_with_why(store: LedgerStore) 
     assert store.records() == []
     [bad] = store.unreadable()
     assert bad.why == "written by a newer vaultctx (format 3)"
+
+
+def test_an_old_interrupted_change_is_dropped_with_its_journal(store: LedgerStore) -> None:
+    one, blobs = content("one")
+    with store.locked():
+        journal = store.begin(label="x", conversation_id=None, source="cli", kind="edit")
+        journal.header["created_at"] -= 8 * DAY
+        journal.step([("a.md", MISSING, one)], blobs)
+        journal.close()
+    for i in range(OLD_RECORDS_KEPT):
+        record_change(store, f"n{i}.md", f"old {i}")
+    age(store, 8)
+    record_change(store, "young.md", "young")
+    assert not journal.path.exists()
+    assert [r.interrupted for r in store.records()] == [False] * (OLD_RECORDS_KEPT + 1)
