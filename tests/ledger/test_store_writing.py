@@ -462,3 +462,29 @@ def test_an_old_interrupted_change_is_dropped_with_its_journal(store: LedgerStor
     record_change(store, "young.md", "young")
     assert not journal.path.exists()
     assert [r.interrupted for r in store.records()] == [False] * (OLD_RECORDS_KEPT + 1)
+
+
+def test_the_cap_notice_counts_megabytes_of_a_million_bytes(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    store = LedgerStore(tmp_path / "ledger", vault, max_bytes=1_000_500_000_000)
+    state = FileState("e" * 64, 2_001_000_000_000, 0o644)
+    with store.locked():
+        journal = store.begin(label="x", conversation_id=None, source="cli", kind="edit")
+        (store.folder / "blobs" / state.sha256).write_bytes(b"")
+        journal.step([("big.md", MISSING, state)], {})
+        _, notices = store.finish(journal)
+    assert notices == [
+        "the change ledger holds 2,001,000 MB, over its cap of 1,000,500 MB; the changes of the "
+        "last 7 days are kept anyway (discard one with `vaultctx ledger drop ID`, or raise "
+        "`ledger_max_mb`)"
+    ]
+
+
+def test_a_journal_that_cannot_be_read_never_stops_a_change(store: LedgerStore) -> None:
+    record_change(store, "a.md", "one")
+    odd = store.folder / "records" / "00000005-0000000e.journal"
+    odd.mkdir()  # reading it fails with an OSError
+    second = record_change(store, "b.md", "two")
+    assert odd.is_dir()
+    assert [r.id for r in store.records()][-1] == second
