@@ -27,8 +27,8 @@ def _usable() -> None:
     if not client.enabled():
         raise VaultctxError(
             "the engine is off here",
-            f"unset {client.ENGINE_ENV} (it is off with `--no-engine`, and on systems other "
-            "than Linux)",
+            f"unset {client.ENGINE_ENV} (it is off with `--no-engine`, and on Windows, whose "
+            "sockets cannot tell who connects)",
         )
 
 
@@ -56,7 +56,8 @@ def status() -> None:
     print(f"socket {answer.get('socket')}")
     vaults = answer.get("vaults")
     for held in vaults if isinstance(vaults, list) else []:
-        print(f"warm: {held.get('vault')} (index {held.get('db')})")
+        watched = ", watched for changes" if held.get("watching") else ""
+        print(f"warm: {held.get('vault')} (index {held.get('db')}){watched}")
 
 
 @engine_app.command()

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import signal
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -18,6 +19,7 @@ from vaultctx.cli.common import (
     VaultOption,
     console,
     open_vault,
+    served_vault,
 )
 from vaultctx.errors import VaultctxError
 
@@ -65,6 +67,9 @@ def _stop_on_sigint(request_stop: Any) -> Iterator[list[bool]]:
     """First Ctrl-C asks the indexer to stop, which it does within a second, keeping the work
     done so far; the second aborts at once."""
     hit: list[bool] = []
+    if threading.current_thread() is not threading.main_thread():
+        yield hit  # run by the engine: no signal reaches it, the client's Ctrl-C ends its wait
+        return
 
     def handler(signum: int, frame: Any) -> None:
         if hit:
@@ -127,7 +132,9 @@ def index(
 ) -> None:
     """Index the vault (incremental: only new, changed, renamed and deleted files)."""
     handle = open_vault(vault, db)
-    interactive = sys.stderr.isatty() and not quiet and not as_json
+    # Run by the engine, stderr is streamed to the terminal as lines: no live bar.
+    served = served_vault.get() is not None
+    interactive = sys.stderr.isatty() and not quiet and not as_json and not served
     progress: ProgressSink | None = None
     if interactive:
         from vaultctx.cli.index_progress import RichProgress  # rich costs ~0.1 s to import
