@@ -24,7 +24,6 @@ Without ``--vault`` the example vault is copied and indexed (both passes) in a t
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import subprocess
@@ -32,7 +31,8 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
+
+from serve_memory import Server  # bench/, this script's folder
 
 REPO = Path(__file__).resolve().parents[1]
 QUERY = "how do we rotate the api keys"
@@ -87,64 +87,15 @@ def total_kb(roots: list[int]) -> tuple[int, int, int]:
     return sum(r for r, _ in figures), sum(p for _, p in figures), len(pids)
 
 
-class StdioClient:
-    """``vaultctx serve`` on pipes, spoken to in raw JSON-RPC (no SDK in this process)."""
-
-    def __init__(self, env: dict[str, str], vault: Path, db: Path) -> None:
-        command = [
-            sys.executable,
-            "-m",
-            "vaultctx",
-            "serve",
-            "--vault",
-            str(vault),
-            "--db",
-            str(db),
-        ]
-        self.process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env=env,
-        )
-        self.next_id = 0
-
-    def send(self, message: dict[str, Any]) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.write(json.dumps(message).encode() + b"\n")
-        self.process.stdin.flush()
-
-    def request(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        self.next_id += 1
-        self.send({"jsonrpc": "2.0", "id": self.next_id, "method": method, "params": params})
-        assert self.process.stdout is not None
-        while True:
-            line = self.process.stdout.readline()
-            if not line:
-                raise SystemExit(f"vaultctx serve exited during {method}")
-            answer: dict[str, Any] = json.loads(line)
-            if answer.get("id") == self.next_id:
-                if "error" in answer:
-                    raise SystemExit(f"{method} failed: {answer['error']}")
-                return answer
-
-    def start(self) -> None:
-        hello = {"name": "engine-memory-bench", "version": "0"}
-        params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": hello}
-        self.request("initialize", params)
-        self.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
-        search = {"name": "obsidian_search", "arguments": {"query": QUERY, "limit": 5}}
-        self.request("tools/call", search)
-
-    def close(self) -> None:
-        assert self.process.stdin is not None
-        self.process.stdin.close()
-        try:
-            self.process.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait()
+def started_server(vault: Path, db: Path) -> Server:
+    """``vaultctx serve`` (stdio) after ``initialize`` and one ``obsidian_search``."""
+    server = Server(REPO / "src", vault, db)
+    hello = {"name": "engine-memory-bench", "version": "0"}
+    params = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": hello}
+    server.request("initialize", params)
+    server.send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    server.search(QUERY)
+    return server
 
 
 def engine_pid(folder: Path) -> int:
@@ -206,7 +157,8 @@ def main() -> None:
         base = [sys.executable, "-m", "vaultctx", "engine"]
         subprocess.run([*base, "start"], env=env, check=True, capture_output=True)
         engine = engine_pid(root / "rt")
-        clients: list[StdioClient] = []
+        os.environ.update(env)  # serve_memory.Server starts its servers with this environment
+        clients: list[Server] = []
         try:
             if args.clients == "cli":
                 run_cli(env, vault, db)  # opens and warms the vault in the engine; not counted
@@ -222,14 +174,10 @@ def main() -> None:
                     flush=True,
                 )
             else:
-                clients = [StdioClient(env, vault, db) for _ in range(CLIENTS)]
-                for client in clients:
-                    client.start()
+                clients = [started_server(vault, db) for _ in range(CLIENTS)]
                 time.sleep(args.settle)
                 for client in clients:
-                    client.request(
-                        "tools/call", {"name": "obsidian_search", "arguments": {"query": QUERY}}
-                    )
+                    client.search(QUERY)
                 roots = [engine, *(c.process.pid for c in clients)]
                 rss, pss, count = total_kb(roots)
                 each = [total_kb([c.process.pid]) for c in clients]
