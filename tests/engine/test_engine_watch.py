@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -131,3 +132,37 @@ def test_engine_status_says_a_vault_is_watched(indexed: Indexed, folder: Path) -
         timeout=120,
     )
     assert f"warm: {indexed.vault} (index {indexed.db}), watched for changes" in done.stdout
+
+
+def test_ctrl_c_stops_a_forwarded_index_keeping_its_work(tmp_path: Path, folder: Path) -> None:
+    """The client interrupted mid-run: the engine notices within a heartbeat and stops the run
+    as a first Ctrl-C does in-process (exit 130 in its log, pass 2 left for the next run),
+    instead of finishing it unseen."""
+    notes = {
+        f"n{i:03}.md": f"# Note {i}\n\nThe keeper of lighthouse {i} logs storm {i * 7} at dusk.\n"
+        for i in range(600)
+    }
+    vault = make_vault(tmp_path / "many", notes)
+    args = ["--vault", str(vault), "--db", str(tmp_path / "many.db")]
+    assert vaultctx(["index", "--fast", *args], in_process=True).returncode == 0  # pass 1 only
+    assert vaultctx(["engine", "start"]).returncode == 0
+    wait_for(engine_answers, "the engine answers")
+    child = subprocess.Popen(
+        [sys.executable, "-m", "vaultctx", "index", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=engine_env(),
+    )
+    assert child.stderr is not None
+    first = child.stderr.readline()  # pass 2 has begun in the engine
+    assert first.startswith("embedding (pass 2): 600 chunks"), first
+    child.send_signal(signal.SIGINT)
+    _out, err = child.communicate(timeout=120)
+    assert child.returncode == 130, err
+    log = folder / runtime.LOG_NAME
+    wait_for(lambda: "index, exit 130" in log.read_text(), "the engine stops the run")
+    status = vaultctx(["status", "--json", *args], in_process=True)
+    held = json.loads(status.stdout)
+    assert held["chunks"] == 600 and held["quality_vectors"] < 600  # stopped, not finished
+    assert engine_answers()

@@ -7,8 +7,9 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -68,7 +69,10 @@ def _stop_on_sigint(request_stop: Any) -> Iterator[list[bool]]:
     done so far; the second aborts at once."""
     hit: list[bool] = []
     if threading.current_thread() is not threading.main_thread():
-        yield hit  # run by the engine: no signal reaches it, the client's Ctrl-C ends its wait
+        stops = engine_stops.get()  # run by the engine: it stops the run if the client goes
+        if stops is not None:
+            stops.append(request_stop)
+        yield hit
         return
 
     def handler(signum: int, frame: Any) -> None:
@@ -83,6 +87,13 @@ def _stop_on_sigint(request_stop: Any) -> Iterator[list[bool]]:
         yield hit
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+# Set by the engine around a forwarded ``index``: how the run is stopped once the client that
+# asked for it is gone (Ctrl-C there), as a first Ctrl-C stops it in-process.
+engine_stops: ContextVar[list[Callable[[], None]] | None] = ContextVar(
+    "vaultctx_engine_stops", default=None
+)
 
 
 def _print_report(summary: dict[str, Any]) -> None:
