@@ -56,6 +56,10 @@ class _LogStream(io.TextIOBase):
     def isatty(self) -> bool:
         return False
 
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return "utf-8"
+
     def fileno(self) -> int:
         return self._descriptor  # faulthandler and the like write there directly
 
