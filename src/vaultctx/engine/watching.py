@@ -78,7 +78,9 @@ class Watchers:
         watcher = VaultWatcher(
             config,
             fresh_indexer(config),
-            quality=vault.quality_embedder() is not None,
+            # not ``vault.quality_embedder()``: the warm vault is its commands' (under their
+            # lock); a pass 2 whose runtime is missing does nothing (each run's own Vault)
+            quality=bool(config.settings.quality_engine),
             on_event=after_watch_event(config),
         )
         with self._lock:
