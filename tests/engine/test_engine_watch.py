@@ -23,6 +23,7 @@ from tests.engine.conftest import (
     vaultctx,
     wait_for,
 )
+from tests.terminal_signals import ctrl_c_as_from_a_terminal
 from vaultctx.engine_link import client
 from vaultctx.engine_link import runtime_dir as runtime
 
@@ -153,6 +154,7 @@ def test_ctrl_c_stops_a_forwarded_index_keeping_its_work(tmp_path: Path, folder:
         stderr=subprocess.PIPE,
         text=True,
         env=engine_env(),
+        preexec_fn=ctrl_c_as_from_a_terminal,
     )
     assert child.stderr is not None
     first = child.stderr.readline()  # pass 2 has begun in the engine
