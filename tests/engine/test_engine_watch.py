@@ -133,6 +133,7 @@ def test_engine_status_says_a_vault_is_watched(indexed: Indexed, folder: Path) -
         timeout=120,
     )
     assert f"warm: {indexed.vault} (index {indexed.db}), watched for changes" in done.stdout
+    assert f"log {folder / runtime.LOG_NAME}\n" in done.stdout
 
 
 def test_ctrl_c_stops_a_forwarded_index_keeping_its_work(tmp_path: Path, folder: Path) -> None:

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from vaultctx.engine_link import client
+from vaultctx.engine_link import runtime_dir as runtime
 from vaultctx.errors import VaultctxError
 
 engine_app = typer.Typer(
@@ -54,6 +56,7 @@ def status() -> None:
         f"stops after {answer.get('idle_seconds')} s idle"
     )
     print(f"socket {answer.get('socket')}")
+    print(f"log {Path(str(answer.get('socket'))).with_name(runtime.LOG_NAME)}")
     vaults = answer.get("vaults")
     for held in vaults if isinstance(vaults, list) else []:
         watched = ", watched for changes" if held.get("watching") else ""
