@@ -79,6 +79,8 @@ def set_up(folder: Path) -> logging.Handler:
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.INFO)
+    # A failing write (a full disk) would be reported on stderr, which is this log again.
+    logging.raiseExceptions = False
     output = logging.getLogger("vaultctx.engine.output")
     sys.stdout = _LogStream(output, logging.INFO, 1)
     sys.stderr = _LogStream(output, logging.WARNING, 2)
