@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import replace
+from datetime import date
 from pathlib import Path
 
 import yaml
@@ -106,3 +107,32 @@ def test_the_transcript_keeps_the_most_recent_messages_that_fit(tmp_path: Path) 
     # Scrubbed again when sent: a rule learnt after the chat was saved still applies.
     pasted = replace(conversation, messages=(Message("user", f"token {SECRET}"),))
     assert SECRET not in transcript(pasted) and transcript(pasted).startswith("User: token ")
+
+
+def test_chat_harvest_and_the_retrospective_word_each_write_one_record(tmp_path: Path) -> None:
+    handle = brain_vault(tmp_path)
+    indexed = Indexed(handle.path, handle.db_path)
+    todo = f"ToDo/{date.today().isoformat()} To-Do.md"
+    (handle.path / "ToDo").mkdir()
+    (handle.path / todo).write_text("# Today\n\n- [x] Turn the compost\n", encoding="utf-8")
+    script = "what goes in compost?\n/harvest\n회고\n/quit\n"
+    with OpenAIFake() as fake:
+        env = env_for(tmp_path, fake)
+        fake.queue(Answer("Greens and browns."), Answer(EXTRACTION), Answer("- 퇴비를 뒤집었다"))
+        chat = vaultctx(indexed, env, "chat", stdin=script)
+        bodies = [r.json for r in fake.requests if r.method == "POST"]
+        ledger = vaultctx(indexed, env, "ledger")
+    assert chat.returncode == 0, chat.stderr
+    assert len(bodies) == 3
+    assert "Greens and browns." in json.dumps(bodies[1])  # the harvest saw the answer
+    harvested = list((handle.path / "Second Brain" / "Conversations").iterdir())
+    assert [p.name[11:] for p in harvested] == ["what goes in compost.md"]
+    assert "Harvested " in chat.stderr and "Retrospective added" in chat.stderr
+    assert (
+        (handle.path / todo)
+        .read_text(encoding="utf-8")
+        .endswith("## 📝 오늘의 회고\n\n- 퇴비를 뒤집었다\n")
+    )
+    assert "Korean" in json.dumps(bodies[2])
+    assert ledger.returncode == 0, ledger.stderr
+    assert "todo retrospective" in ledger.stdout and "conversations harvest" in ledger.stdout
