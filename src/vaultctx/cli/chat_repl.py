@@ -108,7 +108,7 @@ class ChatRepl:
         if is_retrospective_request(question):
             from vaultctx.cli.chat_writers import retrospective_in_chat
 
-            retrospective_in_chat(self.session, runner, question)
+            retrospective_in_chat(self.session, runner.run, question)
             return
 
         printer = AnswerPrinter(render=sys.stdout.isatty())
@@ -177,7 +177,7 @@ class ChatRepl:
         elif name == "/harvest" and self.runner is not None:
             from vaultctx.cli.chat_writers import harvest_in_chat
 
-            harvest_in_chat(self.session, self.runner)
+            harvest_in_chat(self.session, self.runner.run)
         else:
             raise VaultctxError(f"unknown command {name}", "type /help for the list")
         return None

@@ -6,18 +6,21 @@ chat's own event loop, and is one ledger record the agent is named in."""
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Coroutine
 from datetime import date
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from vaultctx.errors import VaultctxError
 from vaultctx.text.terminal import printable
 
 if TYPE_CHECKING:
     from vaultctx.agent.session import ChatSession
-    from vaultctx.cli.chat_repl import Runner
+
+# The chat's ``runner.run``: the coroutine runs on the chat's own event loop.
+Run = Callable[[Coroutine[Any, Any, Any]], Any]
 
 
-def harvest_in_chat(session: ChatSession, runner: Runner) -> None:
+def harvest_in_chat(session: ChatSession, run: Run) -> None:
     """Save the conversation as it stands, then harvest it."""
     from vaultctx.agent.complete import BackendTextModel
     from vaultctx.brain.harvest import harvest_saved
@@ -28,17 +31,17 @@ def harvest_in_chat(session: ChatSession, runner: Runner) -> None:
     if saved is None:
         raise VaultctxError("nothing to harvest yet", "ask a question first, then /harvest")
     model = BackendTextModel(session.settings, session.backend)
-    result = runner.run(harvest_saved(session.vault, model, saved, source="agent"))
+    result = run(harvest_saved(session.vault, model, saved, source="agent"))
     print(printable(result.message), file=sys.stderr)
 
 
-def retrospective_in_chat(session: ChatSession, runner: Runner, line: str) -> None:
+def retrospective_in_chat(session: ChatSession, run: Run, line: str) -> None:
     from vaultctx.agent.complete import BackendTextModel
     from vaultctx.organize.retrospective import request_language, write_retrospective
 
     model = BackendTextModel(session.settings, session.backend)
     language = request_language(line)
-    done = runner.run(
+    done = run(
         write_retrospective(session.vault, model, date.today(), language=language, source="agent")
     )
     print(printable(done.message), file=sys.stderr)
