@@ -12,7 +12,7 @@ import yaml
 
 from tests.agent.cli_support import KEY, Indexed, agent_env, openai_toml, vaultctx
 from tests.agent.fakes import Answer, OpenAIFake
-from tests.brain.conftest import brain_vault
+from tests.brain.conftest import brain_vault, snapshot
 from vaultctx.brain.harvest import MAX_TRANSCRIPT_CHARS, transcript
 from vaultctx.conversations import ConversationStore, Message
 
@@ -44,6 +44,7 @@ def test_harvest_writes_one_note_with_its_front_matter_and_undo_removes_it(
     handle = brain_vault(tmp_path)
     indexed = Indexed(handle.path, handle.db_path)
     chat = saved(handle.path)
+    before = snapshot(handle.path)
     with OpenAIFake() as fake:
         env = env_for(tmp_path, fake)
         fake.queue(Answer(EXTRACTION))
@@ -75,7 +76,7 @@ def test_harvest_writes_one_note_with_its_front_matter_and_undo_removes_it(
     undone = vaultctx(indexed, env, "undo")
     assert undone.returncode == 0, undone.stderr
     assert f"conversations harvest {chat}" in undone.stdout
-    assert not (handle.path / "Second Brain" / "Conversations").exists()
+    assert snapshot(handle.path) == before
 
 
 def test_harvest_refuses_without_a_model_or_with_the_second_brain_off(tmp_path: Path) -> None:

@@ -90,9 +90,14 @@ def test_dashboard_keeps_gone_items_inactive_and_writes_nothing_when_current(
     tmp_path: Path,
 ) -> None:
     handle = indexed_vault(tmp_path, NOTES, ON)
+    before = snapshot(handle.path)
     first = run_cli(tmp_path, handle, "brain", "dashboard")
     assert first.returncode == 0, first.stderr
     assert first.stdout.startswith(f"Dashboard refreshed: {BASE} (")
+    undone = run_cli(tmp_path, handle, "undo")
+    assert "brain dashboard" in undone.stdout and snapshot(handle.path) == before
+    first = run_cli(tmp_path, handle, "brain", "dashboard")
+    assert first.returncode == 0, first.stderr
     again = run_cli(tmp_path, handle, "brain", "dashboard")
     assert again.stdout.startswith("Dashboard already current"), again.stdout
     (handle.path / "Second Brain/Decisions.md").write_text("# Decision ledger\n", "utf-8")
