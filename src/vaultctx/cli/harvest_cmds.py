@@ -4,15 +4,14 @@ Second Brain's wiki (docs/conversations.md#harvest-a-conversation-into-a-note)."
 from __future__ import annotations
 
 import asyncio
-import json
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from vaultctx.cli.change_output import print_change_result
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
 from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags
 from vaultctx.cli.option_groups import takes_option_groups
-from vaultctx.text.terminal import printable
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -52,9 +51,4 @@ def harvest(
     handle = open_vault(vault, db)
     model = harvest_model(handle, model_flags)
     result = asyncio.run(harvest_saved(handle, model, conversation_id, source="cli"))
-    if as_json:
-        print(json.dumps(result.as_dict(), ensure_ascii=False))
-        return
-    print(printable(result.message))
-    for notice in result.change.notices:
-        print(printable(f"note: {notice}"))
+    print_change_result(result, as_json=as_json)

@@ -9,6 +9,7 @@ import json
 from datetime import date
 from typing import TYPE_CHECKING
 
+from vaultctx.cli.change_output import print_change_result
 from vaultctx.cli.model_options import NO_MODEL_FLAGS
 from vaultctx.errors import VaultctxError
 from vaultctx.text.terminal import printable
@@ -36,12 +37,7 @@ def retrospective(vault: Vault, day: date, *, as_json: bool) -> None:
 
     model, _ = required_text_model(vault, NO_MODEL_FLAGS, "the retrospective is written by a model")
     done = asyncio.run(write_retrospective(vault, model, day, language=locale_language()))
-    if as_json:
-        print(json.dumps(done.as_dict(), ensure_ascii=False))
-        return
-    print(printable(done.message))
-    for notice in done.change.notices:
-        print(printable(f"note: {notice}"))
+    print_change_result(done, as_json=as_json)
 
 
 def clean(vault: Vault, day: date, *, dry_run: bool, as_json: bool) -> None:
