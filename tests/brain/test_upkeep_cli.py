@@ -105,6 +105,10 @@ def test_dashboard_keeps_gone_items_inactive_and_writes_nothing_when_current(
     assert json.loads(third.stdout)["deactivated"] == 1
     states = [fm["dashboard_active"] for fm in items(handle.path).values()]
     assert states.count(False) == 1 and len(states) == len(list(items(handle.path)))
+    # The item notes are the views' data, not wiki notes: the catalogue leaves them out.
+    assert run_cli(tmp_path, handle, "brain", "update-index").returncode == 0
+    catalogue = (handle.path / "Second Brain" / "index.md").read_text(encoding="utf-8")
+    assert "Decisions" in catalogue and "Dashboard/" not in catalogue
 
 
 def test_brain_run_refuses_while_the_second_brain_is_off(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from vaultctx.brain.markers import upsert_block
 from vaultctx.brain.wiki import (
     CATEGORIES,
+    DASHBOARD_FOLDER,
     INDEX_NOTE,
     LOG_NOTE,
     append_log,
@@ -94,7 +95,12 @@ def update_index_in(batch: ChangeBatch, vault: Vault, folder: str) -> tuple[str,
     check_wiki_folder(root, folder)
     skip = {f"{folder}/{INDEX_NOTE}", f"{folder}/{LOG_NOTE}"}
     rules, _ = load_ignore_rules(vault.path, vault.config.settings.ignore)
-    paths = [path for path in wiki_note_paths(root, folder, rules) if path not in skip]
+    items = f"{folder}/{DASHBOARD_FOLDER}/"
+    paths = [
+        path
+        for path in wiki_note_paths(root, folder, rules)
+        if path not in skip and not path.startswith(items)
+    ]
     content = catalog(folder, paths)
     index_path = f"{folder}/{INDEX_NOTE}"
     written = False

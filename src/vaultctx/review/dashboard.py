@@ -32,7 +32,13 @@ from vaultctx.brain import reports
 from vaultctx.brain.markers import MarkerError, read_block
 from vaultctx.brain.settings import SecondBrainSettings
 from vaultctx.brain.staleness import check_stale
-from vaultctx.brain.wiki import check_wiki_folder, enabled_settings, note_link, vault_root
+from vaultctx.brain.wiki import (
+    DASHBOARD_FOLDER,
+    check_wiki_folder,
+    enabled_settings,
+    note_link,
+    vault_root,
+)
 from vaultctx.errors import VaultctxError
 from vaultctx.review import decision_ledger
 
@@ -43,7 +49,6 @@ if TYPE_CHECKING:
 
 BASE_NAME = "vaultctx Dashboard.base"
 MANAGED_LINE = "# vaultctx-dashboard: managed"
-ITEMS_FOLDER = "Dashboard"
 MARK = "vaultctx_dashboard: true"
 VIEWS = (
     ("decision", "Decision ledger", ("title", "status", "owner", "due", "sources")),
@@ -89,7 +94,7 @@ class DashboardResult:
 def base_file(folder: str) -> str:
     """The ``.base`` file's text: the managed line, then Bases YAML (written by a YAML library,
     so a folder name with quotes or colons stays one string)."""
-    items = f"{folder}/{ITEMS_FOLDER}"
+    items = f"{folder}/{DASHBOARD_FOLDER}"
     views = [
         {
             "type": "table",
@@ -197,7 +202,7 @@ def refresh_in(batch: ChangeBatch, vault: Vault, settings: SecondBrainSettings) 
     for name in wanted:
         kind = name.split("-", 1)[0]
         result.items[kind] = result.items.get(kind, 0) + 1
-    items = f"{folder}/{ITEMS_FOLDER}"
+    items = f"{folder}/{DASHBOARD_FOLDER}"
     batch.create_folder(items)
     for name, text in wanted.items():
         path = f"{items}/{name}"
