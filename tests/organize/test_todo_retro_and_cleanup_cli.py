@@ -144,3 +144,5 @@ def test_clean_archive_moves_old_archived_todos_to_trash_in_one_record(tmp_path:
     bad.write_text("[todo]\narchive_clean_days = 0\n", encoding="utf-8")
     refused = vaultctx(found, env, *args)
     assert refused.returncode == 2 and "archive_clean_days must be a whole number" in refused.stderr
+    both = vaultctx(found, env, *args, "--retro")
+    assert both.returncode == 2 and "two separate runs" in both.stderr

@@ -52,6 +52,10 @@ def todo(
     """Make today's to-do note, carrying over unfinished items; archive old ones."""
     from vaultctx.organize.todo import run_todo
 
+    if retro and clean_archive:
+        raise VaultctxError(
+            "--retro and --clean-archive are two separate runs", "give one of them at a time"
+        )
     if retro or clean_archive:
         from vaultctx.cli.todo_extra_cmds import run_extra
 
