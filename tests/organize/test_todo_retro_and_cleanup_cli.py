@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 import os
-from datetime import date, timedelta
+from datetime import date, datetime, time, timedelta
 from pathlib import Path
 
 from tests.agent.cli_support import KEY, Indexed, agent_env, openai_toml, vaultctx
@@ -27,8 +27,15 @@ TODAY_TEXT = (
 LONG_PAST = "Yesterday went well. " * 100  # over 1,000 characters
 
 
-def indexed(tmp_path: Path, notes: dict[str, str]) -> Indexed:
+def at_noon(day: date) -> float:
+    return datetime.combine(day, time(12)).timestamp()
+
+
+def indexed(tmp_path: Path, notes: dict[str, str], days: dict[str, date] | None = None) -> Indexed:
+    """The vault of ``notes``, indexed; ``days``: the day each of these notes last changed."""
     vault = make_vault(tmp_path / "vault", notes)
+    for path, day in (days or {}).items():
+        os.utime(vault / path, (at_noon(day), at_noon(day)))
     with Vault(vault, db=tmp_path / "index.db") as handle:
         handle.index(fast=True)
     return Indexed(vault, tmp_path / "index.db")
@@ -53,7 +60,9 @@ def past_notes() -> dict[str, str]:
 def test_retro_replaces_the_section_in_place_from_the_todo_and_seven_days(
     tmp_path: Path,
 ) -> None:
-    found = indexed(tmp_path, {NOTE: TODAY_TEXT, **past_notes()})
+    others = {"Garden.md": "Planted the garlic today.\n", "Old.md": "An older thought.\n"}
+    days = {"Garden.md": TODAY, "Old.md": TODAY - timedelta(days=3)}
+    found = indexed(tmp_path, {NOTE: TODAY_TEXT, **past_notes(), **others}, days)
     with OpenAIFake() as fake:
         env = env_for(tmp_path, fake, LANG="ko_KR.UTF-8")
         fake.queue(Answer("## Done\n- Shipped the harvest.\n- Docs carry over."))
@@ -73,6 +82,7 @@ def test_retro_replaces_the_section_in_place_from_the_todo_and_seven_days(
     for back in range(1, 8):  # the 7 days before, from the folder and the archive
         assert f"day {back} " in sent
     assert "day 8 " not in sent and "day 9 " not in sent
+    assert "Planted the garlic" in sent and "An older thought" not in sent  # the day's notes
     assert sent.count("Yesterday went well.") <= 7 * (1000 // len("Yesterday went well. ") + 1)
 
     undone = vaultctx(found, env, "undo")
