@@ -72,7 +72,7 @@ def test_brain_run_writes_the_five_steps_as_one_record_and_undo_takes_it_back(
         "Review queue",
     ]
     assert 'file.inFolder("Second Brain/Dashboard")' in parsed["filters"]["and"]
-    kinds = {name: fm["dashboard_type"] for name, fm in items(handle.path).items()}
+    kinds = {name: str(fm["dashboard_type"]) for name, fm in items(handle.path).items()}
     assert sorted(set(kinds.values())) == ["decision", "question", "review"]
     decision = next(fm for fm in items(handle.path).values() if fm["dashboard_type"] == "decision")
     assert decision["title"] == "Use WAL mode" and decision["owner"] == "me"
