@@ -74,6 +74,12 @@ CHECKED_IN = {
     "review inbox": "tests/review/test_inbox.py::test_inbox_end_to_end",
     "review decisions": "tests/review/test_decisions.py::test_decisions_end_to_end",
     "ui": "tests/ui/test_ui_review_flows.py::test_triage_one_ticked_signal_then_undo_from_changes",
+    "brain run": "tests/brain/test_upkeep_cli.py::"
+    "test_brain_run_writes_the_five_steps_as_one_record_and_undo_takes_it_back",
+    "brain dashboard": "tests/brain/test_upkeep_cli.py::"
+    "test_dashboard_keeps_gone_items_inactive_and_writes_nothing_when_current",
+    "conversations harvest": "tests/brain/test_harvest_cli.py::"
+    "test_harvest_writes_one_note_with_its_front_matter_and_undo_removes_it",
 }
 
 
@@ -334,6 +340,7 @@ FILE_WRITERS = {
     "ledger/undo.py": "the vault: a record's earlier state put back",
     "atomic_write.py": "the primitive for the files below that are not in the vault",
     "brain/review_state.py": "the review queue's history, user data dir",
+    "review/brain_scheduler.py": "when the Second Brain's upkeep last ran, user state dir",
     "cli/conversation_cmds.py": "export --out outside the vault (inside: through the ledger)",
     "context_blocks.py": "the context block cache, user data dir",
     "conversations/location.py": "the conversation store's folder, user data dir",

@@ -82,6 +82,11 @@ class Engine:
             with warm.lock:
                 warm.vault.close()
 
+    def held_vaults(self) -> dict[tuple[str, str], WarmVault]:
+        """The vaults opened so far, by (vault, db) (a copy: for the periodic jobs)."""
+        with self._vaults_lock:
+            return dict(self._vaults)
+
     def warm(self, vault: str, db: str) -> None:
         from vaultctx.cli.served import prepare
 
@@ -228,6 +233,9 @@ def serve(engine: Engine) -> None:
     )
     watcher = threading.Thread(target=_exit_when_idle, args=(engine, server), daemon=True)
     watcher.start()
+    from vaultctx.engine.periodic import start_periodic_jobs
+
+    start_periodic_jobs(engine)
     log.info("engine %s listening at %s (pid %d)", client.VERSION, path, os.getpid())
     try:
         server.serve_forever(poll_interval=0.2)

@@ -68,6 +68,9 @@ def create_app(
         Route("/conversations", lambda r: conversation_pages.conversations(pages, r)),
         Route("/conversations/view", lambda r: conversation_pages.conversation(pages, r)),
         Route("/conversations/export", lambda r: conversation_pages.export(pages, r)),
+        Route(
+            "/conversations/harvest", partial(conversation_pages.harvest, pages), methods=["POST"]
+        ),
         Route("/changes", pages.changes),
         Route("/changes/undo", pages.undo, methods=["POST"]),
         Route("/review", partial(review_page.review, pages)),
