@@ -5,7 +5,8 @@ import { build } from "esbuild";
 import { builtinModules } from "node:module";
 import { copyFileSync, mkdirSync } from "node:fs";
 
-const shipped = "../src/vaultctx/obsidian/plugin";
+// VAULTCTX_PLUGIN_OUT builds elsewhere: the tests compare a fresh build with the shipped one.
+const shipped = process.env.VAULTCTX_PLUGIN_OUT || "../src/vaultctx/obsidian/plugin";
 mkdirSync(shipped, { recursive: true });
 await build({
   entryPoints: ["src/main.ts"],
