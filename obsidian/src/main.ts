@@ -3,7 +3,7 @@ import { FileSystemAdapter, getLanguage, Notice, Plugin, type WorkspaceLeaf } fr
 import { VaultctxClient } from "./client";
 import { connect, MissingExecutable } from "./connection";
 import { pickLanguage, statusKey, translate, type IndexSnapshot, type StringKey } from "./logic";
-import { DEFAULT_SETTINGS, VaultctxSettingTab, type PluginSettings } from "./settings";
+import { DEFAULT_SETTINGS, VaultctxSettingTab, type PluginSettings, type ServerSettings } from "./settings";
 import { CHAT_VIEW, ChatView } from "./views/chat_view";
 import type { Host } from "./views/host";
 import { LEDGER_VIEW, LedgerView } from "./views/ledger_view";
@@ -13,6 +13,7 @@ const STATUS_EVERY_MS = 15_000;
 
 export default class VaultctxPlugin extends Plugin implements Host {
 	settings: PluginSettings = { ...DEFAULT_SETTINGS };
+	serverSettings: ServerSettings | null = null;
 	private connecting: Promise<VaultctxClient | null> | null = null;
 	private statusEl: HTMLElement | null = null;
 	private readonly language = pickLanguage(getLanguage());
@@ -21,7 +22,7 @@ export default class VaultctxPlugin extends Plugin implements Host {
 
 	async onload(): Promise<void> {
 		const saved = ((await this.loadData()) ?? {}) as Partial<PluginSettings>;
-		this.settings = { executable: saved.executable ?? DEFAULT_SETTINGS.executable, effort: saved.effort ?? DEFAULT_SETTINGS.effort };
+		this.settings = { executable: saved.executable ?? DEFAULT_SETTINGS.executable };
 		this.registerView(CHAT_VIEW, (leaf) => new ChatView(leaf, this));
 		this.registerView(SEARCH_VIEW, (leaf) => new SearchView(leaf, this));
 		this.registerView(SIMILAR_VIEW, (leaf) => new SimilarView(leaf, this));
@@ -40,6 +41,11 @@ export default class VaultctxPlugin extends Plugin implements Host {
 		this.app.workspace.onLayoutReady(() => this.refreshStatus());
 	}
 
+	/** The reasoning effort in force (vaultctx.toml), sent with each question. */
+	effort(): string {
+		return this.serverSettings?.effort ?? "";
+	}
+
 	async saveSettings(): Promise<void> {
 		await this.saveData(this.settings);
 	}
@@ -55,7 +61,9 @@ export default class VaultctxPlugin extends Plugin implements Host {
 		const adapter = this.app.vault.adapter;
 		const vault = adapter instanceof FileSystemAdapter ? adapter.getBasePath() : "";
 		try {
-			return new VaultctxClient(await connect(this.settings.executable, vault));
+			const client = new VaultctxClient(await connect(this.settings.executable, vault));
+			this.serverSettings = await client.post<ServerSettings>("settings").catch(() => null);
+			return client;
 		} catch (error) {
 			this.connecting = null;
 			const message = error instanceof Error ? error.message : String(error);

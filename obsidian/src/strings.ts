@@ -43,9 +43,14 @@ const en = {
 	executable: "vaultctx executable",
 	executableDesc: "The vaultctx command, or its full path when Obsidian does not find it.",
 	effort: "Reasoning effort",
-	effortDesc: "Sent with each question; empty uses vaultctx.toml.",
+	effortDesc: "How hard the model thinks; from the next question on.",
+	backend: "Backend",
+	model: "Model",
+	confirmChanges: "Ask before each change",
+	confirmChangesDesc: "Off: the model's changes are written without asking (each can still be undone).",
+	secondBrain: "Second Brain",
 	asConfigured: "As configured",
-	settingsNote: "Backend, model, confirmations and Second Brain are read from your own vaultctx.toml (`vaultctx` settings); keys stay in your keyring, never in this plugin.",
+	settingsNote: "These settings are written by vaultctx into your own vaultctx.toml (never the vault's) and apply to new conversations; keys stay in your keyring (`vaultctx secret`), never in this plugin. File:",
 };
 export type StringKey = keyof typeof en;
 
@@ -88,9 +93,14 @@ const ko: Record<StringKey, string> = {
 	executable: "vaultctx 실행 파일",
 	executableDesc: "vaultctx 명령, 또는 Obsidian이 찾지 못할 때 전체 경로.",
 	effort: "추론 강도",
-	effortDesc: "질문마다 보냅니다. 비워 두면 vaultctx.toml을 따릅니다.",
+	effortDesc: "모델이 얼마나 깊이 생각할지; 다음 질문부터.",
+	backend: "백엔드",
+	model: "모델",
+	confirmChanges: "변경 전마다 묻기",
+	confirmChangesDesc: "끄면 모델의 변경이 묻지 않고 기록됩니다 (모두 되돌릴 수 있습니다).",
+	secondBrain: "세컨드 브레인",
 	asConfigured: "설정대로",
-	settingsNote: "백엔드, 모델, 확인, 세컨드 브레인은 사용자 vaultctx.toml에서 읽습니다. 키는 키링에만 있고 이 플러그인에는 저장되지 않습니다.",
+	settingsNote: "이 설정은 vaultctx가 사용자 자신의 vaultctx.toml(볼트의 것이 아님)에 기록하며 새 대화부터 적용됩니다. 키는 키링(`vaultctx secret`)에만 있고 이 플러그인에는 저장되지 않습니다. 파일:",
 };
 
 const ja: Record<StringKey, string> = {
@@ -132,9 +142,14 @@ const ja: Record<StringKey, string> = {
 	executable: "vaultctx 実行ファイル",
 	executableDesc: "vaultctx コマンド、または Obsidian が見つけられない場合のフルパス。",
 	effort: "推論の強さ",
-	effortDesc: "質問ごとに送信。空欄なら vaultctx.toml の設定。",
+	effortDesc: "モデルがどれだけ考えるか。次の質問から。",
+	backend: "バックエンド",
+	model: "モデル",
+	confirmChanges: "変更のたびに確認",
+	confirmChangesDesc: "オフにするとモデルの変更は確認なしで書き込まれます (すべて元に戻せます)。",
+	secondBrain: "セカンドブレイン",
 	asConfigured: "設定どおり",
-	settingsNote: "バックエンド、モデル、確認、セカンドブレインはユーザーの vaultctx.toml から読み込みます。キーはキーリングにのみ保存され、このプラグインには保存されません。",
+	settingsNote: "これらの設定は vaultctx がユーザー自身の vaultctx.toml (ボールトのものではない) に書き込み、新しい会話から適用されます。キーはキーリング (`vaultctx secret`) にのみあり、このプラグインには保存されません。ファイル:",
 };
 
 const TABLES: Record<Language, Record<StringKey, string>> = { en, ko, ja };

@@ -186,3 +186,27 @@ def test_a_missing_executable_says_how_to_install(setup: dict[str, Any], tmp_pat
         notice.wait_for(timeout=WAIT_MS)
         assert "vaultctx-nowhere" in notice.inner_text()
         assert "설치" in notice.inner_text()  # in Obsidian's language
+
+
+def test_the_settings_tab_writes_the_users_own_file(setup: dict[str, Any], tmp_path: Path) -> None:
+    vault, fake = setup["vault"], setup["fake"]
+    user_file = Path(setup["env"]["XDG_CONFIG_HOME"]) / "vaultctx" / "vaultctx.toml"
+    vault_files = {p: p.read_bytes() for p in vault.rglob("*.toml")}
+    fake.queue(Answer(["Thought hard."]))
+    with harness_server(setup["env"]) as base, browser(tmp_path / "profile") as context:
+        page = open_harness(context, base, vault)
+        page.evaluate("window.harness.showSettings()")
+        effort = page.locator(".vertical-tab-content .setting-item", has_text="Reasoning effort")
+        effort.locator("select").select_option("high")
+        deadline = time.monotonic() + 60
+        while 'effort = "high"' not in user_file.read_text() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert 'effort = "high"' in user_file.read_text()
+        assert "[agent]" in user_file.read_text() and "base_url" in user_file.read_text()
+        shot(page, "settings")
+        page.evaluate("window.harness.runCommand('vaultctx:open-assistant')")
+        page.fill(".vaultctx-ask textarea", "think about it")
+        page.keyboard.press("Enter")
+        page.wait_for_selector(".vaultctx-turn[data-state='done']", timeout=WAIT_MS)
+    assert fake.last("/chat/completions").json["reasoning_effort"] == "high"
+    assert {p: p.read_bytes() for p in vault.rglob("*.toml")} == vault_files

@@ -85,7 +85,7 @@ export class ChatView extends ItemView {
 		this.setBusy(true);
 		try {
 			const state = await client.ask(
-				{ chat: this.key, question, effort: this.host.settings.effort, active_note: active?.path ?? "", selection, conversation: "" },
+				{ chat: this.key, question, effort: this.host.effort(), active_note: active?.path ?? "", selection, conversation: "" },
 				(current) => {
 					if (!current.done) answerEl.setText(current.text);
 					for (const confirm of current.confirms) {

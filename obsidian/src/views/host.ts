@@ -4,7 +4,8 @@ import type { Say } from "./say";
 /** What the views need from the plugin: its words, settings and the connected client. */
 export interface Host {
 	say: Say;
-	settings: { effort: string };
+	/** The reasoning effort in force, sent with each question ("" for the settings' own). */
+	effort(): string;
 	/** The client, connecting first; null (after a Notice) when vaultctx cannot be reached. */
 	client(): Promise<VaultctxClient | null>;
 	refreshStatus(): void;

@@ -282,6 +282,22 @@ async def reindex(api: PluginApi, body: dict[str, Any]) -> dict[str, Any]:
     return {"started": started, "job": api.pages.job.snapshot().as_dict()}
 
 
+async def settings(api: PluginApi, body: dict[str, Any]) -> dict[str, Any]:
+    from vaultctx.ui.user_settings import current_settings
+
+    return await run_in_threadpool(current_settings, api.pages.vault.path)
+
+
+async def set_setting(api: PluginApi, body: dict[str, Any]) -> dict[str, Any]:
+    """One setting into the user's own vaultctx.toml (never the vault's); what is now in force."""
+    from vaultctx.agent.settings import user_config_file
+    from vaultctx.ui.user_settings import current_settings, set_user_setting
+
+    name, value = _text(body, "name", 40), body.get("value")
+    await run_in_threadpool(set_user_setting, name, value, user_config_file())
+    return await run_in_threadpool(current_settings, api.pages.vault.path)
+
+
 ACTIONS: dict[str, Handler] = {
     "status": status,
     "search": search,
@@ -293,4 +309,6 @@ ACTIONS: dict[str, Handler] = {
     "changes": changes,
     "undo": undo,
     "reindex": reindex,
+    "settings": settings,
+    "set_setting": set_setting,
 }

@@ -45,6 +45,13 @@ async function loadPlugin() {
 		openFile: (path, selection) => app.workspace.openFile(path, selection),
 		opened: () => app.workspace.opened,
 		notices: () => window.obsidianStandIn.notices,
+		/** The plugin's settings tab, shown as Obsidian shows it: display() into its container. */
+		showSettings: () => {
+			const tab = plugin.settingTabs[0];
+			tab.containerEl.className = "vertical-tab-content";
+			document.getElementById("workspace-root").appendChild(tab.containerEl);
+			tab.display();
+		},
 	};
 	document.body.setAttribute("data-loaded", "yes");
 }

@@ -226,6 +226,12 @@ class Setting {
 		return this;
 	}
 }
+Setting.prototype.addToggle = function (build) {
+	const input = this.controlEl.createEl("input", { type: "checkbox", cls: "checkbox-container" });
+	const toggle = { toggleEl: input, setValue(v) { input.checked = !!v; return toggle; }, getValue: () => input.checked, onChange(cb) { input.addEventListener("change", () => cb(input.checked)); return toggle; } };
+	build(toggle);
+	return this;
+};
 class PluginSettingTab { constructor(app, plugin) { this.app = app; this.plugin = plugin; this.containerEl = document.createElement("div"); } display() {} hide() {} }
 
 class Plugin extends Component {

@@ -69,9 +69,14 @@ var en = {
   executable: "vaultctx executable",
   executableDesc: "The vaultctx command, or its full path when Obsidian does not find it.",
   effort: "Reasoning effort",
-  effortDesc: "Sent with each question; empty uses vaultctx.toml.",
+  effortDesc: "How hard the model thinks; from the next question on.",
+  backend: "Backend",
+  model: "Model",
+  confirmChanges: "Ask before each change",
+  confirmChangesDesc: "Off: the model's changes are written without asking (each can still be undone).",
+  secondBrain: "Second Brain",
   asConfigured: "As configured",
-  settingsNote: "Backend, model, confirmations and Second Brain are read from your own vaultctx.toml (`vaultctx` settings); keys stay in your keyring, never in this plugin."
+  settingsNote: "These settings are written by vaultctx into your own vaultctx.toml (never the vault's) and apply to new conversations; keys stay in your keyring (`vaultctx secret`), never in this plugin. File:"
 };
 var ko = {
   assistant: "vaultctx \uB3C4\uC6B0\uBBF8",
@@ -112,9 +117,14 @@ var ko = {
   executable: "vaultctx \uC2E4\uD589 \uD30C\uC77C",
   executableDesc: "vaultctx \uBA85\uB839, \uB610\uB294 Obsidian\uC774 \uCC3E\uC9C0 \uBABB\uD560 \uB54C \uC804\uCCB4 \uACBD\uB85C.",
   effort: "\uCD94\uB860 \uAC15\uB3C4",
-  effortDesc: "\uC9C8\uBB38\uB9C8\uB2E4 \uBCF4\uB0C5\uB2C8\uB2E4. \uBE44\uC6CC \uB450\uBA74 vaultctx.toml\uC744 \uB530\uB985\uB2C8\uB2E4.",
+  effortDesc: "\uBAA8\uB378\uC774 \uC5BC\uB9C8\uB098 \uAE4A\uC774 \uC0DD\uAC01\uD560\uC9C0; \uB2E4\uC74C \uC9C8\uBB38\uBD80\uD130.",
+  backend: "\uBC31\uC5D4\uB4DC",
+  model: "\uBAA8\uB378",
+  confirmChanges: "\uBCC0\uACBD \uC804\uB9C8\uB2E4 \uBB3B\uAE30",
+  confirmChangesDesc: "\uB044\uBA74 \uBAA8\uB378\uC758 \uBCC0\uACBD\uC774 \uBB3B\uC9C0 \uC54A\uACE0 \uAE30\uB85D\uB429\uB2C8\uB2E4 (\uBAA8\uB450 \uB418\uB3CC\uB9B4 \uC218 \uC788\uC2B5\uB2C8\uB2E4).",
+  secondBrain: "\uC138\uCEE8\uB4DC \uBE0C\uB808\uC778",
   asConfigured: "\uC124\uC815\uB300\uB85C",
-  settingsNote: "\uBC31\uC5D4\uB4DC, \uBAA8\uB378, \uD655\uC778, \uC138\uCEE8\uB4DC \uBE0C\uB808\uC778\uC740 \uC0AC\uC6A9\uC790 vaultctx.toml\uC5D0\uC11C \uC77D\uC2B5\uB2C8\uB2E4. \uD0A4\uB294 \uD0A4\uB9C1\uC5D0\uB9CC \uC788\uACE0 \uC774 \uD50C\uB7EC\uADF8\uC778\uC5D0\uB294 \uC800\uC7A5\uB418\uC9C0 \uC54A\uC2B5\uB2C8\uB2E4."
+  settingsNote: "\uC774 \uC124\uC815\uC740 vaultctx\uAC00 \uC0AC\uC6A9\uC790 \uC790\uC2E0\uC758 vaultctx.toml(\uBCFC\uD2B8\uC758 \uAC83\uC774 \uC544\uB2D8)\uC5D0 \uAE30\uB85D\uD558\uBA70 \uC0C8 \uB300\uD654\uBD80\uD130 \uC801\uC6A9\uB429\uB2C8\uB2E4. \uD0A4\uB294 \uD0A4\uB9C1(`vaultctx secret`)\uC5D0\uB9CC \uC788\uACE0 \uC774 \uD50C\uB7EC\uADF8\uC778\uC5D0\uB294 \uC800\uC7A5\uB418\uC9C0 \uC54A\uC2B5\uB2C8\uB2E4. \uD30C\uC77C:"
 };
 var ja = {
   assistant: "vaultctx \u30A2\u30B7\u30B9\u30BF\u30F3\u30C8",
@@ -155,9 +165,14 @@ var ja = {
   executable: "vaultctx \u5B9F\u884C\u30D5\u30A1\u30A4\u30EB",
   executableDesc: "vaultctx \u30B3\u30DE\u30F3\u30C9\u3001\u307E\u305F\u306F Obsidian \u304C\u898B\u3064\u3051\u3089\u308C\u306A\u3044\u5834\u5408\u306E\u30D5\u30EB\u30D1\u30B9\u3002",
   effort: "\u63A8\u8AD6\u306E\u5F37\u3055",
-  effortDesc: "\u8CEA\u554F\u3054\u3068\u306B\u9001\u4FE1\u3002\u7A7A\u6B04\u306A\u3089 vaultctx.toml \u306E\u8A2D\u5B9A\u3002",
+  effortDesc: "\u30E2\u30C7\u30EB\u304C\u3069\u308C\u3060\u3051\u8003\u3048\u308B\u304B\u3002\u6B21\u306E\u8CEA\u554F\u304B\u3089\u3002",
+  backend: "\u30D0\u30C3\u30AF\u30A8\u30F3\u30C9",
+  model: "\u30E2\u30C7\u30EB",
+  confirmChanges: "\u5909\u66F4\u306E\u305F\u3073\u306B\u78BA\u8A8D",
+  confirmChangesDesc: "\u30AA\u30D5\u306B\u3059\u308B\u3068\u30E2\u30C7\u30EB\u306E\u5909\u66F4\u306F\u78BA\u8A8D\u306A\u3057\u3067\u66F8\u304D\u8FBC\u307E\u308C\u307E\u3059 (\u3059\u3079\u3066\u5143\u306B\u623B\u305B\u307E\u3059)\u3002",
+  secondBrain: "\u30BB\u30AB\u30F3\u30C9\u30D6\u30EC\u30A4\u30F3",
   asConfigured: "\u8A2D\u5B9A\u3069\u304A\u308A",
-  settingsNote: "\u30D0\u30C3\u30AF\u30A8\u30F3\u30C9\u3001\u30E2\u30C7\u30EB\u3001\u78BA\u8A8D\u3001\u30BB\u30AB\u30F3\u30C9\u30D6\u30EC\u30A4\u30F3\u306F\u30E6\u30FC\u30B6\u30FC\u306E vaultctx.toml \u304B\u3089\u8AAD\u307F\u8FBC\u307F\u307E\u3059\u3002\u30AD\u30FC\u306F\u30AD\u30FC\u30EA\u30F3\u30B0\u306B\u306E\u307F\u4FDD\u5B58\u3055\u308C\u3001\u3053\u306E\u30D7\u30E9\u30B0\u30A4\u30F3\u306B\u306F\u4FDD\u5B58\u3055\u308C\u307E\u305B\u3093\u3002"
+  settingsNote: "\u3053\u308C\u3089\u306E\u8A2D\u5B9A\u306F vaultctx \u304C\u30E6\u30FC\u30B6\u30FC\u81EA\u8EAB\u306E vaultctx.toml (\u30DC\u30FC\u30EB\u30C8\u306E\u3082\u306E\u3067\u306F\u306A\u3044) \u306B\u66F8\u304D\u8FBC\u307F\u3001\u65B0\u3057\u3044\u4F1A\u8A71\u304B\u3089\u9069\u7528\u3055\u308C\u307E\u3059\u3002\u30AD\u30FC\u306F\u30AD\u30FC\u30EA\u30F3\u30B0 (`vaultctx secret`) \u306B\u306E\u307F\u3042\u308A\u3001\u3053\u306E\u30D7\u30E9\u30B0\u30A4\u30F3\u306B\u306F\u4FDD\u5B58\u3055\u308C\u307E\u305B\u3093\u3002\u30D5\u30A1\u30A4\u30EB:"
 };
 var TABLES = { en, ko, ja };
 function pickLanguage(code) {
@@ -320,8 +335,7 @@ async function connect(executable, vault) {
 
 // src/settings.ts
 var import_obsidian3 = require("obsidian");
-var DEFAULT_SETTINGS = { executable: "vaultctx", effort: "" };
-var EFFORTS = ["", "minimal", "low", "medium", "high", "xhigh", "max"];
+var DEFAULT_SETTINGS = { executable: "vaultctx" };
 var VaultctxSettingTab = class extends import_obsidian3.PluginSettingTab {
   constructor(app, owner) {
     super(app, owner);
@@ -337,14 +351,45 @@ var VaultctxSettingTab = class extends import_obsidian3.PluginSettingTab {
         await this.owner.saveSettings();
       })
     );
-    new import_obsidian3.Setting(containerEl).setName(say("effort")).setDesc(say("effortDesc")).addDropdown((dropdown) => {
-      for (const level of EFFORTS) dropdown.addOption(level, level || say("asConfigured"));
-      dropdown.setValue(this.owner.settings.effort).onChange(async (value) => {
-        this.owner.settings.effort = value;
-        await this.owner.saveSettings();
-      });
+    const shared = containerEl.createDiv({ cls: "vaultctx-shared-settings" });
+    void this.showShared(shared);
+  }
+  async showShared(el) {
+    const client = await this.owner.client();
+    if (!client) return;
+    let current;
+    try {
+      current = await client.post("settings");
+    } catch (error) {
+      el.setText(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    this.owner.serverSettings = current;
+    const say = this.owner.say;
+    const save = async (name, value) => {
+      try {
+        this.owner.serverSettings = await client.post("set_setting", { name, value });
+      } catch (error) {
+        new import_obsidian3.Notice(error instanceof Error ? error.message : String(error));
+      }
+    };
+    el.createEl("p", { cls: "setting-item-description", text: `${say("settingsNote")} ${current.file}` });
+    new import_obsidian3.Setting(el).setName(say("backend")).addDropdown((dropdown) => {
+      dropdown.addOption("", say("asConfigured"));
+      for (const name of current.backends) dropdown.addOption(name, name);
+      dropdown.setValue(current.backend).onChange((value) => void save("backend", value));
     });
-    containerEl.createEl("p", { cls: "setting-item-description", text: say("settingsNote") });
+    new import_obsidian3.Setting(el).setName(say("model")).addText((text) => {
+      text.setValue(current.model);
+      text.inputEl.addEventListener("change", () => void save("model", text.getValue()));
+    });
+    new import_obsidian3.Setting(el).setName(say("effort")).addDropdown((dropdown) => {
+      dropdown.addOption("", say("asConfigured"));
+      for (const level of current.efforts) dropdown.addOption(level, level);
+      dropdown.setValue(current.effort).onChange((value) => void save("effort", value));
+    });
+    new import_obsidian3.Setting(el).setName(say("confirmChanges")).setDesc(say("confirmChangesDesc")).addToggle((toggle) => toggle.setValue(current.confirm_changes).onChange((value) => void save("confirm_changes", value)));
+    new import_obsidian3.Setting(el).setName(say("secondBrain")).addToggle((toggle) => toggle.setValue(current.second_brain).onChange((value) => void save("second_brain", value)));
   }
 };
 
@@ -456,7 +501,7 @@ var ChatView = class extends import_obsidian5.ItemView {
     this.setBusy(true);
     try {
       const state = await client.ask(
-        { chat: this.key, question, effort: this.host.settings.effort, active_note: active?.path ?? "", selection, conversation: "" },
+        { chat: this.key, question, effort: this.host.effort(), active_note: active?.path ?? "", selection, conversation: "" },
         (current) => {
           if (!current.done) answerEl.setText(current.text);
           for (const confirm of current.confirms) {
@@ -686,6 +731,7 @@ var VaultctxPlugin = class extends import_obsidian8.Plugin {
   constructor() {
     super(...arguments);
     this.settings = { ...DEFAULT_SETTINGS };
+    this.serverSettings = null;
     this.connecting = null;
     this.statusEl = null;
     this.language = pickLanguage((0, import_obsidian8.getLanguage)());
@@ -693,7 +739,7 @@ var VaultctxPlugin = class extends import_obsidian8.Plugin {
   }
   async onload() {
     const saved = await this.loadData() ?? {};
-    this.settings = { executable: saved.executable ?? DEFAULT_SETTINGS.executable, effort: saved.effort ?? DEFAULT_SETTINGS.effort };
+    this.settings = { executable: saved.executable ?? DEFAULT_SETTINGS.executable };
     this.registerView(CHAT_VIEW, (leaf) => new ChatView(leaf, this));
     this.registerView(SEARCH_VIEW, (leaf) => new SearchView(leaf, this));
     this.registerView(SIMILAR_VIEW, (leaf) => new SimilarView(leaf, this));
@@ -711,6 +757,10 @@ var VaultctxPlugin = class extends import_obsidian8.Plugin {
     this.registerInterval(window.setInterval(() => this.refreshStatus(), STATUS_EVERY_MS));
     this.app.workspace.onLayoutReady(() => this.refreshStatus());
   }
+  /** The reasoning effort in force (vaultctx.toml), sent with each question. */
+  effort() {
+    return this.serverSettings?.effort ?? "";
+  }
   async saveSettings() {
     await this.saveData(this.settings);
   }
@@ -724,7 +774,9 @@ var VaultctxPlugin = class extends import_obsidian8.Plugin {
     const adapter = this.app.vault.adapter;
     const vault = adapter instanceof import_obsidian8.FileSystemAdapter ? adapter.getBasePath() : "";
     try {
-      return new VaultctxClient(await connect(this.settings.executable, vault));
+      const client = new VaultctxClient(await connect(this.settings.executable, vault));
+      this.serverSettings = await client.post("settings").catch(() => null);
+      return client;
     } catch (error) {
       this.connecting = null;
       const message = error instanceof Error ? error.message : String(error);
