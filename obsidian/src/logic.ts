@@ -148,13 +148,19 @@ export function applyEvent(state: TurnState, event: TurnEvent): TurnState {
 export interface IndexSnapshot {
 	indexed: boolean;
 	files: number;
+	chunks: number;
+	quality_vectors: number;
 	job: { state: string; done: number; total: number };
 }
 
-/** The status bar's words for the server's status (null: not connected). */
-export function statusKey(status: IndexSnapshot | null): { key: "engineUp" | "engineIndexing" | "engineDown"; fill: Record<string, number> } {
+/** The status bar's words for the server's status (null: not connected): an index run's
+ * progress, else the notes indexed and, while pass 2 is unfinished, its share done. */
+export function statusKey(status: IndexSnapshot | null): { key: "engineUp" | "enginePass2" | "engineIndexing" | "engineDown"; fill: Record<string, number> } {
 	if (status === null) return { key: "engineDown", fill: {} };
 	if (status.job.state === "running") return { key: "engineIndexing", fill: { done: status.job.done, total: status.job.total } };
+	if (status.chunks > 0 && status.quality_vectors < status.chunks) {
+		return { key: "enginePass2", fill: { files: status.files, percent: Math.floor((100 * status.quality_vectors) / status.chunks) } };
+	}
 	return { key: "engineUp", fill: { files: status.files } };
 }
 

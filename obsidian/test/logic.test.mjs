@@ -84,8 +84,10 @@ test("Obsidian's language picks our words; others fall back to English", () => {
 
 test("the status bar says what the server is doing", () => {
 	assert.equal(statusKey(null).key, "engineDown");
-	assert.deepEqual(statusKey({ indexed: true, files: 9, job: { state: "running", done: 2, total: 5 } }), { key: "engineIndexing", fill: { done: 2, total: 5 } });
-	assert.deepEqual(statusKey({ indexed: true, files: 9, job: { state: "idle", done: 0, total: 0 } }), { key: "engineUp", fill: { files: 9 } });
+	const idle = { state: "idle", done: 0, total: 0 };
+	assert.deepEqual(statusKey({ indexed: true, files: 9, chunks: 40, quality_vectors: 0, job: { state: "running", done: 2, total: 5 } }), { key: "engineIndexing", fill: { done: 2, total: 5 } });
+	assert.deepEqual(statusKey({ indexed: true, files: 9, chunks: 40, quality_vectors: 10, job: idle }), { key: "enginePass2", fill: { files: 9, percent: 25 } });
+	assert.deepEqual(statusKey({ indexed: true, files: 9, chunks: 40, quality_vectors: 40, job: idle }), { key: "engineUp", fill: { files: 9 } });
 });
 
 test("diff lines are classed for colour", () => {

@@ -27,7 +27,7 @@ from vaultctx.api import Vault
 from vaultctx.loopback import server_link
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import BrowserContext, Page
 
 NOTE = "30-resources/databases/SQLite tuning.md"
 CITED = "[[30-resources/databases/SQLite tuning#WAL mode]]"
@@ -83,7 +83,11 @@ def _stop_started_server(db: Path) -> None:
 
 
 def open_harness(
-    context: Any, base: str, vault: Path, language: str = "en", data: dict[str, str] | None = None
+    context: BrowserContext,
+    base: str,
+    vault: Path,
+    language: str = "en",
+    data: dict[str, str] | None = None,
 ) -> Page:
     """The harness page with the plugin loaded; ``data`` is its saved data.json."""
     files = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*") if p.is_file())
@@ -135,6 +139,13 @@ def test_chat_search_confirm_and_undo(setup: dict[str, Any], tmp_path: Path) -> 
             "path": NOTE,
             "subpath": "#WAL mode",
         }
+
+        # The citation opened the note: Similar notes follows it.
+        page.evaluate("window.harness.runCommand('vaultctx:similar-notes')")
+        similar = page.locator(".vaultctx-similar .vaultctx-hit")
+        similar.first.wait_for(timeout=WAIT_MS)
+        paths = similar.evaluate_all("items => items.map(i => i.dataset.path)")
+        assert paths and NOTE not in paths
 
         created = "00-inbox/From Obsidian.md"
         fake.queue(
@@ -208,5 +219,23 @@ def test_the_settings_tab_writes_the_users_own_file(setup: dict[str, Any], tmp_p
         page.fill(".vaultctx-ask textarea", "think about it")
         page.keyboard.press("Enter")
         page.wait_for_selector(".vaultctx-turn[data-state='done']", timeout=WAIT_MS)
-    assert fake.last("/chat/completions").json["reasoning_effort"] == "high"
+        assert fake.last("/chat/completions").json["reasoning_effort"] == "high"
+        stop_a_slow_answer(page, fake)
     assert {p: p.read_bytes() for p in vault.rglob("*.toml")} == vault_files
+
+
+def stop_a_slow_answer(page: Page, fake: OpenAIFake) -> None:
+    """Stop cancels an answer the model is slow to give; the pane takes a question again."""
+    fake.queue(Answer("too late", delay=30))
+    asked = len(fake.requests)
+    page.fill(".vaultctx-ask textarea", "a slow one")
+    page.keyboard.press("Enter")
+    deadline = time.monotonic() + 120
+    while len(fake.requests) == asked and time.monotonic() < deadline:
+        time.sleep(0.1)  # the question has reached the model: now stop it
+    page.get_by_role("button", name="Stop", exact=True).click()
+    turn = page.locator(".vaultctx-turn").last
+    page.wait_for_selector(".vaultctx-turn:last-child[data-state='done']", timeout=WAIT_MS)
+    assert "Stopped." in turn.inner_text()
+    assert "too late" not in turn.inner_text()
+    assert page.get_by_role("button", name="Send", exact=True).is_enabled()

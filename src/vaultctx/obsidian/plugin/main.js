@@ -54,6 +54,7 @@ var en = {
   no: "No",
   always: "Always (this conversation)",
   engineUp: "vaultctx: {files} notes indexed",
+  enginePass2: "vaultctx: {files} notes indexed \xB7 pass 2 {percent}%",
   engineIndexing: "vaultctx: indexing {done}/{total}",
   engineDown: "vaultctx: not connected",
   missing: 'vaultctx was not found at "{path}". Install it with `pipx install vaultctx` (or set its path in the plugin\'s settings).',
@@ -102,6 +103,7 @@ var ko = {
   no: "\uC544\uB2C8\uC694",
   always: "\uD56D\uC0C1 (\uC774 \uB300\uD654)",
   engineUp: "vaultctx: \uB178\uD2B8 {files}\uAC1C \uC0C9\uC778\uB428",
+  enginePass2: "vaultctx: \uB178\uD2B8 {files}\uAC1C \uC0C9\uC778\uB428 \xB7 2\uB2E8\uACC4 {percent}%",
   engineIndexing: "vaultctx: \uC0C9\uC778 \uC911 {done}/{total}",
   engineDown: "vaultctx: \uC5F0\uACB0 \uC548 \uB428",
   missing: '"{path}"\uC5D0\uC11C vaultctx\uB97C \uCC3E\uC744 \uC218 \uC5C6\uC2B5\uB2C8\uB2E4. `pipx install vaultctx`\uB85C \uC124\uCE58\uD558\uC138\uC694 (\uB610\uB294 \uD50C\uB7EC\uADF8\uC778 \uC124\uC815\uC5D0\uC11C \uACBD\uB85C\uB97C \uC9C0\uC815\uD558\uC138\uC694).',
@@ -150,6 +152,7 @@ var ja = {
   no: "\u3044\u3044\u3048",
   always: "\u5E38\u306B (\u3053\u306E\u4F1A\u8A71)",
   engineUp: "vaultctx: {files} \u30CE\u30FC\u30C8\u3092\u7D22\u5F15\u6E08\u307F",
+  enginePass2: "vaultctx: {files} \u30CE\u30FC\u30C8\u3092\u7D22\u5F15\u6E08\u307F \xB7 \u30D1\u30B9 2 {percent}%",
   engineIndexing: "vaultctx: \u7D22\u5F15\u4F5C\u6210\u4E2D {done}/{total}",
   engineDown: "vaultctx: \u672A\u63A5\u7D9A",
   missing: '"{path}" \u306B vaultctx \u304C\u898B\u3064\u304B\u308A\u307E\u305B\u3093\u3002`pipx install vaultctx` \u3067\u30A4\u30F3\u30B9\u30C8\u30FC\u30EB\u3057\u3066\u304F\u3060\u3055\u3044 (\u307E\u305F\u306F\u30D7\u30E9\u30B0\u30A4\u30F3\u8A2D\u5B9A\u3067\u30D1\u30B9\u3092\u6307\u5B9A)\u3002',
@@ -260,6 +263,9 @@ function applyEvent(state, event) {
 function statusKey(status) {
   if (status === null) return { key: "engineDown", fill: {} };
   if (status.job.state === "running") return { key: "engineIndexing", fill: { done: status.job.done, total: status.job.total } };
+  if (status.chunks > 0 && status.quality_vectors < status.chunks) {
+    return { key: "enginePass2", fill: { files: status.files, percent: Math.floor(100 * status.quality_vectors / status.chunks) } };
+  }
   return { key: "engineUp", fill: { files: status.files } };
 }
 function diffLines(diff) {
