@@ -295,6 +295,11 @@ var VaultctxClient = class {
       throw: false
     });
     const data = response.json ?? {};
+    if (response.status === 404) {
+      throw new VaultctxProblem(
+        `the vaultctx server at ${this.connection.url} does not serve the Obsidian plugin (a \`vaultctx serve --http\`, or an older vaultctx); stop it, or run \`vaultctx ui\` for this vault`
+      );
+    }
     if (response.status >= 400) {
       const fix = data.suggestion ? ` (${data.suggestion})` : "";
       throw new VaultctxProblem(`${data.error ?? `HTTP ${response.status}`}${fix}`);
