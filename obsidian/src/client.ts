@@ -48,7 +48,7 @@ export class VaultctxClient {
 		const data = (response.json ?? {}) as { error?: string; suggestion?: string };
 		if (response.status === 404) {
 			throw new VaultctxProblem(
-				`the vaultctx server at ${this.connection.url} does not serve the Obsidian plugin (a \`vaultctx serve --http\`, or an older vaultctx); stop it, or run \`vaultctx ui\` for this vault`,
+				`the vaultctx server at ${this.connection.url} does not serve the Obsidian plugin (an older vaultctx?); update vaultctx and restart that server`,
 			);
 		}
 		if (response.status >= 400) {

@@ -1,4 +1,5 @@
-"""The Obsidian plugin's JSON API on the UI server: ``POST /vaultctx/obsidian/<action>``.
+"""The Obsidian plugin's JSON API: ``POST /vaultctx/obsidian/<action>`` on ``vaultctx ui`` and
+``serve --http``.
 
 The plugin calls through Obsidian's ``requestUrl``, which runs outside the page (no CORS, no
 cookie jar, no streaming) and sends ``Origin: app://obsidian.md``. So these routes take the
@@ -83,16 +84,20 @@ def _text(body: dict[str, Any], name: str, limit: int = 20_000) -> str:
 class PluginApi:
     """The routes, over the UI's ``Pages`` (its vault lock, chat rooms and index job)."""
 
-    def __init__(self, pages: Pages, token: str) -> None:
+    def __init__(self, pages: Pages, token: str | None) -> None:
+        """``token`` None only for ``serve --http --no-token``, which the user asked for."""
         self.pages = pages
         self.token = token
         self.turns: OrderedDict[str, TurnBuffer] = OrderedDict()
 
-    def routes(self) -> list[Route]:
+    def endpoints(self) -> list[tuple[str, Callable[[Request], Awaitable[Response]]]]:
+        """(path, handler) of every action, for ``serve --http``'s custom routes."""
         return [
-            Route(OBSIDIAN_PREFIX + name, self._endpoint(handler), methods=["POST"])
-            for name, handler in ACTIONS.items()
+            (OBSIDIAN_PREFIX + name, self._endpoint(handler)) for name, handler in ACTIONS.items()
         ]
+
+    def routes(self) -> list[Route]:
+        return [Route(path, endpoint, methods=["POST"]) for path, endpoint in self.endpoints()]
 
     def _endpoint(self, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:

@@ -297,7 +297,7 @@ var VaultctxClient = class {
     const data = response.json ?? {};
     if (response.status === 404) {
       throw new VaultctxProblem(
-        `the vaultctx server at ${this.connection.url} does not serve the Obsidian plugin (a \`vaultctx serve --http\`, or an older vaultctx); stop it, or run \`vaultctx ui\` for this vault`
+        `the vaultctx server at ${this.connection.url} does not serve the Obsidian plugin (an older vaultctx?); update vaultctx and restart that server`
       );
     }
     if (response.status >= 400) {
