@@ -35,9 +35,17 @@ MADE_UP = "[[30-resources/databases/Postgres tuning#Vacuum]]"
 WAIT_MS = 180_000  # the plugin starts the server itself on a shared, loaded machine
 
 
-def shot(page: Page, name: str) -> None:
+def shot(page: Page, name: str, only: str = "") -> None:
+    """A screenshot for the docs; ``only`` shows that view alone in the sidebar."""
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    show = "(l, only) => { l.style.display = !only || l.dataset.type === only ? '' : 'none'; }"
+    page.locator("#workspace-right .workspace-leaf").evaluate_all(
+        f"(leaves, only) => leaves.forEach(l => ({show})(l, only))", only
+    )
     page.screenshot(path=str(SCREENSHOTS / f"obsidian-{name}.png"))
+    page.locator("#workspace-right .workspace-leaf").evaluate_all(
+        "leaves => leaves.forEach(l => { l.style.display = ''; })"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -171,19 +179,22 @@ def test_chat_search_confirm_and_undo(setup: dict[str, Any], tmp_path: Path) -> 
         record = page.locator(".vaultctx-record").first
         record.wait_for(timeout=WAIT_MS)
         assert created in record.inner_text()
-        shot(page, "changes")
+        shot(page, "changes", only="vaultctx-ledger")
         record.get_by_role("button", name="Undo this change").click()
         page.wait_for_selector(f".notice:has-text('{created}')", timeout=WAIT_MS)
         assert not (vault / created).exists()
 
         page.evaluate("window.harness.runCommand('vaultctx:search')")
-        page.locator(".vaultctx-search input").type("write-ahead log readers", delay=30)
-        hit = page.locator(".vaultctx-hit").first
-        hit.wait_for(timeout=WAIT_MS)
-        shot(page, "search")
-        assert page.locator(".vaultctx-hit").count() >= 1
-        hit.click()
-        assert page.evaluate("window.harness.opened()")[-1]["path"] is not None
+        page.locator(".vaultctx-search input").fill("WAL mode readers writer")  # one input event
+        hits = page.locator(".vaultctx-search .vaultctx-hit")
+        hits.first.wait_for(timeout=WAIT_MS)  # the answer to what was typed, after the pause
+        paths = hits.evaluate_all("items => items.map(i => i.dataset.path)")
+        assert NOTE in paths
+        shot(page, "search", only="vaultctx-search")
+        before = len(page.evaluate("window.harness.opened()"))
+        hits.nth(paths.index(NOTE)).click()
+        assert len(page.evaluate("window.harness.opened()")) == before + 1
+        assert page.evaluate("window.harness.opened()")[-1]["path"] == NOTE
 
 
 def test_a_missing_executable_says_how_to_install(setup: dict[str, Any], tmp_path: Path) -> None:
