@@ -361,6 +361,9 @@ FILE_WRITERS = {
     "signals/feed_state.py": "what each feed gave before, user data dir",
     "tool_settings.py": "AI tools' settings files: Claude Code's hooks, MCP clients' servers",
     "ui/uploads.py": "a private temporary folder for uploads",
+    "ui/user_settings.py": "the user's own vaultctx.toml (the Obsidian plugin's settings tab)",
+    "obsidian/install.py": "the plugin's own files in <vault>/.obsidian/plugins/vaultctx, "
+    "links refused (not notes: Obsidian's configuration folder)",
 }
 _WRITES = re.compile(
     r"""\.write_text\(|\.write_bytes\(|\bmkdir\(|makedirs\(|os\.replace\(|os\.rename\(|"""

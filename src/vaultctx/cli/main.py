@@ -125,6 +125,7 @@ def build_app() -> typer.Typer:
         ledger_cmds,
         links_cmds,
         mcp_cmds,
+        obsidian_cmds,
         para_cmds,
         review_cmds,
         review_contradictions_cmds,
@@ -173,6 +174,7 @@ def build_app() -> typer.Typer:
     review_cmds.register(app)
     ui_cmds.register(app)
     engine_cmds.register(app)
+    obsidian_cmds.register(app)
     return app
 
 

@@ -31,6 +31,7 @@ from vaultctx.loopback.serving import run_while_serving
 from vaultctx.ui import conversation_pages, review_page
 from vaultctx.ui.guard import UiGuard
 from vaultctx.ui.pages import Pages
+from vaultctx.ui.plugin_api import PluginApi
 
 STATIC = Path(__file__).parent / "static"
 
@@ -90,6 +91,8 @@ def create_app(
         exception_handlers={404: not_found},
     )
     app.state.pages = pages
+    # The Obsidian plugin: bearer token like the CLI's endpoint, never the cookie.
+    app.router.routes[:0] = PluginApi(pages, token).routes()
     if cli is not None:
         # The hook finds this server through the same record: it gets its endpoint too.
         app.router.routes[:0] = [
