@@ -106,7 +106,7 @@ def test_a_project_cannot_turn_itself_on(setup: tuple[Path, Path, Path, dict[str
 def test_hooks_install_adds_the_capture_hook_beside_the_others(
     setup: tuple[Path, Path, Path, dict[str, str]],
 ) -> None:
-    vault, db, project, env = setup
+    vault, _db, project, env = setup
     done = _cli(env, "hooks", "install", "--project", str(project), "--vault", str(vault))
     assert done.returncode == 0, done.stderr
     settings = json.loads((project / ".claude" / "settings.json").read_text(encoding="utf-8"))
