@@ -59,6 +59,8 @@ class Question:
     attachments: list[Attachment]
     refused: VaultctxError | None
     conversation: str = ""  # a saved conversation this page continues
+    web: bool = False  # search the web too (agent/web_search.py)
+    regenerate: bool = False  # answer the last question again instead
 
 
 class ChatRooms:
@@ -140,12 +142,14 @@ class ChatRooms:
         attachments: Sequence[Attachment] = (),
         refused: VaultctxError | None = None,
         conversation: str = "",
+        web: bool = False,
+        regenerate: bool = False,
     ) -> AsyncIterator[str]:
         """The events of one turn (``effort``: a reasoning effort level, or "" for the
         settings' own; ``refused``: why the uploads could not be attached, answered instead);
         closing the iterator cancels the turn."""
         queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
-        turn = Question(question, effort, list(attachments), refused, conversation)
+        turn = Question(question, effort, list(attachments), refused, conversation, web, regenerate)
         task = asyncio.create_task(self._answer(key, turn, queue))
         try:
             while True:
@@ -187,9 +191,13 @@ class ChatRooms:
             async with lock:
                 self._emitters[key] = emit
                 session.on_tool_call = lambda call: emit("tool", tool_step(call))
-                turn = await session.ask(
-                    question, lambda text: emit("text", text), attachments=asked.attachments
-                )
+                session.set_web_search(asked.web)
+                if asked.regenerate:
+                    turn = await session.regenerate(lambda text: emit("text", text))
+                else:
+                    turn = await session.ask(
+                        question, lambda text: emit("text", text), attachments=asked.attachments
+                    )
             emit("done", turn_summary(turn))
         except VaultctxError as exc:
             emit("failure", {"message": exc.message, "suggestion": exc.suggestion})
