@@ -28,7 +28,11 @@ def saved_history(messages: Sequence[Message]) -> list[ModelMessage]:
 
     kept = [m for m in messages if m.role in ("user", "assistant") and m.text.strip()]
     # A regenerated answer follows the one it replaced: the model sees only the newer one.
-    kept = [m for m, after in zip(kept, [*kept[1:], None], strict=True) if not _replaced(m, after)]
+    kept = [
+        m
+        for m, after in zip(kept, [*kept[1:], None][: len(kept)], strict=True)
+        if not _replaced(m, after)
+    ]
     kept = kept[-MAX_RESUMED_MESSAGES:]
     while kept and kept[0].role != "user":
         kept = kept[1:]
