@@ -177,3 +177,27 @@ def test_regen_before_any_question_is_one_line(indexed: Indexed, tmp_path: Path)
     assert result.returncode == 0
     assert "there is no answer to regenerate yet" in result.stderr
     assert "Traceback" not in result.stderr
+
+
+def test_a_resumed_conversation_gives_the_model_only_the_regenerated_answer() -> None:
+    from pydantic_ai.messages import ModelResponse, TextPart
+
+    from vaultctx.agent.resume import saved_history
+    from vaultctx.conversations import Message
+
+    saved = [
+        Message("user", "what is WAL?"),
+        Message("assistant", "First try."),
+        Message("system", REGENERATED),
+        Message("assistant", "Second try."),
+    ]
+    history = saved_history(saved)
+    answers = [
+        part.content
+        for message in history
+        if isinstance(message, ModelResponse)
+        for part in message.parts
+        if isinstance(part, TextPart)
+    ]
+    assert answers == ["Second try."] and len(history) == 2
+    assert saved_history([]) == []
