@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.agent.tool_support import snapshot
 from tests.conftest import copy_example_vault
 from tests.hooks import events
 from tests.hooks.conftest import run_hook_process, subprocess_env
@@ -61,7 +62,7 @@ def test_a_long_output_is_captured_scrubbed_once_only_where_turned_on(
     vault, db, project, env = setup
     args = ["capture", "--vault", str(vault), "--db", str(db)]
     output = f"{LONG_LOG}\naws_access_key_id = {AWS_KEY}\n"
-    before = _inbox(vault)
+    before, tree = _inbox(vault), snapshot(vault)
 
     off = run_hook_process(args, _event(project, output), env)
     assert off.returncode == 0 and off.stdout == "" and _inbox(vault) == before
@@ -82,10 +83,13 @@ def test_a_long_output_is_captured_scrubbed_once_only_where_turned_on(
     assert AWS_KEY not in text and "claude-code-Bash" in text and "status: draft" in text
     records = _ledger(env, vault)
     assert len(records) == 1 and "capture" in json.dumps(records[0])
+    undone = _cli(env, "undo", "--vault", str(vault))
+    assert undone.returncode == 0, undone.stderr
+    assert snapshot(vault) == tree  # the capture undone: the vault == before, byte for byte
 
     _cli(env, "hooks", "capture", "off", "--project", str(project))
     run_hook_process(args, _event(project, output), env)
-    assert len(_inbox(vault)) == len(before) + 1
+    assert _inbox(vault) == before
 
 
 def test_a_project_cannot_turn_itself_on(setup: tuple[Path, Path, Path, dict[str, str]]) -> None:

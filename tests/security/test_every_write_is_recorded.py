@@ -74,6 +74,8 @@ CHECKED_IN = {
     "review inbox": "tests/review/test_inbox.py::test_inbox_end_to_end",
     "review decisions": "tests/review/test_decisions.py::test_decisions_end_to_end",
     "ui": "tests/ui/test_ui_review_flows.py::test_triage_one_ticked_signal_then_undo_from_changes",
+    "hook capture": "tests/hooks/test_capture_hook.py::"
+    "test_a_long_output_is_captured_scrubbed_once_only_where_turned_on",
 }
 
 

@@ -44,6 +44,7 @@ WRITING_COMMANDS: dict[str, str] = {
     "chat": "the model's changes you confirm",
     "ui": "the model's changes you confirm in Chat; accepted review items",
     "conversations export": "with --out inside the vault: the exported conversation",
+    "hook capture": "in a project turned on (`hooks capture on`): a long tool output in the inbox",
 }
 
 
