@@ -191,7 +191,10 @@ class ChatRooms:
             async with lock:
                 self._emitters[key] = emit
                 session.on_tool_call = lambda call: emit("tool", tool_step(call))
-                session.set_web_search(asked.web)
+                if asked.web:
+                    session.set_web_search(True)  # refused with why where nothing searches
+                else:
+                    session.web_search = False
                 if asked.regenerate:
                     turn = await session.regenerate(lambda text: emit("text", text))
                 else:
