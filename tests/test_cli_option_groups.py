@@ -37,6 +37,7 @@ ASKING = {
     "review inbox",
     "review decisions",
     "review triage",
+    "skills new",
 }
 
 

@@ -80,6 +80,8 @@ CHECKED_IN = {
     "test_dashboard_keeps_gone_items_inactive_and_writes_nothing_when_current",
     "conversations harvest": "tests/brain/test_harvest_cli.py::"
     "test_harvest_writes_one_note_with_its_front_matter_and_undo_removes_it",
+    "hook capture": "tests/hooks/test_capture_hook.py::"
+    "test_a_long_output_is_captured_scrubbed_once_only_where_turned_on",
 }
 
 
@@ -339,6 +341,7 @@ FILE_WRITERS = {
     "ledger/store.py": "the ledger's folder in the user data dir",
     "ledger/undo.py": "the vault: a record's earlier state put back",
     "atomic_write.py": "the primitive for the files below that are not in the vault",
+    "agent/skills.py": "the user's custom skill files and which are on, user config dir",
     "brain/review_state.py": "the review queue's history, user data dir",
     "review/brain_scheduler.py": "when the Second Brain's upkeep last ran, user state dir",
     "cli/conversation_cmds.py": "export --out outside the vault (inside: through the ledger)",
@@ -350,6 +353,7 @@ FILE_WRITERS = {
     "engine_link/client.py": "the engine's start lock and log, the user's 0700 runtime dir",
     "engine_link/runtime_dir.py": "the user's 0700 runtime dir itself",
     "hooks/session.py": "the hooks' session memory, user data dir",
+    "hooks/capture_hook.py": "the projects the capture hook is on for, user state dir",
     "index/db.py": "the index database, outside the vault",
     "index/indexer.py": "the index database's side files",
     "index/ownership.py": "the index database's owner mark",

@@ -39,9 +39,16 @@ def clock_block(now: datetime | None = None) -> str:
     )
 
 
-def system_prompt(extra: str = "", now: datetime | None = None) -> str:
+def stable_prefix(extra: str = "", skills: str = "") -> str:
+    """Everything but the clock: the same on every request of a session, so a backend's prompt
+    cache can hold it (agent/llm_backends/bedrock.py puts the cache point right after it)."""
     parts = [BASE_PROMPT]
     if extra.strip():
         parts.append("The user's own instructions:\n" + extra.strip())
-    parts.append(clock_block(now))
+    if skills:
+        parts.append(skills)
     return "\n\n".join(parts)
+
+
+def system_prompt(extra: str = "", now: datetime | None = None, skills: str = "") -> str:
+    return "\n\n".join([stable_prefix(extra, skills), clock_block(now)])

@@ -27,6 +27,12 @@ def saved_history(messages: Sequence[Message]) -> list[ModelMessage]:
     from pydantic_ai.messages import ModelRequest, ModelResponse, TextPart, UserPromptPart
 
     kept = [m for m in messages if m.role in ("user", "assistant") and m.text.strip()]
+    # A regenerated answer follows the one it replaced: the model sees only the newer one.
+    kept = [
+        m
+        for m, after in zip(kept, [*kept[1:], None][: len(kept)], strict=True)
+        if not _replaced(m, after)
+    ]
     kept = kept[-MAX_RESUMED_MESSAGES:]
     while kept and kept[0].role != "user":
         kept = kept[1:]
@@ -38,6 +44,10 @@ def saved_history(messages: Sequence[Message]) -> list[ModelMessage]:
         else:
             history.append(ModelResponse(parts=[TextPart(content=text)]))
     return history
+
+
+def _replaced(message: Message, after: Message | None) -> bool:
+    return message.role == "assistant" and after is not None and after.role == "assistant"
 
 
 __all__ = ["MAX_MESSAGE_CHARS", "MAX_RESUMED_MESSAGES", "saved_history"]

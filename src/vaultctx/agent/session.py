@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 from vaultctx.agent.backends import Backend, build_backend
 from vaultctx.agent.confirm import Confirm, ConfirmPolicy
 from vaultctx.agent.failures import BackendFailure, describe_failure
-from vaultctx.agent.prompt import system_prompt
+from vaultctx.agent.prompt import clock_block, stable_prefix
 from vaultctx.agent.retrieval import Retrieved, passages_block, retrieve, translation_target
 from vaultctx.agent.settings import AgentSettings
 from vaultctx.agent.translate import translate_query
@@ -34,12 +34,15 @@ if TYPE_CHECKING:
     from vaultctx.agent.attachments import Attachment
     from vaultctx.agent.mcp_client import McpClients
     from vaultctx.agent.toolset import ToolCallSink, ToolGuard
+    from vaultctx.agent.web_search import WebPlan
     from vaultctx.api import Vault
 
 TextSink = Callable[[str], None]
 TITLE_CHARS = 50
 # The saved note of a turn that failed: the failure as the user saw it.
 FAILED_TURN = "The answer failed: {error}"
+# Saved before a regenerated answer: the answer above it was set aside, not deleted.
+REGENERATED = "Regenerated: the answer above was set aside for the one below."
 
 
 @dataclass
@@ -112,6 +115,11 @@ class ChatSession:
         self.active_note: str | None = None
         # The turn being answered: what Ctrl-C leaves behind (its tool calls) is saved from it.
         self.turn_in_progress: Turn | None = None
+        # Search the web too (agent/web_search.py): Gemini's grounding or an MCP web tool.
+        self.web_search = False
+        # The last question, its attachments and the history before it, for ``regenerate``.
+        self._last_ask: tuple[str, Sequence[Attachment], list[ModelMessage]] | None = None
+        self.skills_prompt, self.skill_notices = _skills_prompt()
 
     def switch_model(self, model: str) -> None:
         from dataclasses import replace
@@ -141,7 +149,7 @@ class ChatSession:
         """The id the conversation is saved under (every turn is saved as it ends)."""
         return self.conversation_id
 
-    def record(self, turn: Turn) -> None:
+    def record(self, turn: Turn, *, regenerated: bool = False) -> None:
         """Save the question and the answer (partial or not), and the failure if the turn
         failed, in one transaction, so a turn is saved whole or not at all. A store that cannot
         be written costs the save, never the answer: the error is kept in ``save_error`` for the
@@ -158,7 +166,7 @@ class ChatSession:
             citations=turn.citations,
             usage=turn.usage,
         )
-        messages = [question, answer]
+        messages = [Message("system", REGENERATED), answer] if regenerated else [question, answer]
         if turn.error is not None:
             messages.append(Message("system", FAILED_TURN.format(error=turn.error.one_line())))
         try:
@@ -181,17 +189,58 @@ class ChatSession:
         *,
         attachments: Sequence[Attachment] = (),
     ) -> Turn:
+        self._last_ask = (question, tuple(attachments), list(self.history))
+        return await self._answer(question, on_text, attachments, regenerated=False)
+
+    async def regenerate(self, on_text: TextSink) -> Turn:
+        """Answer the last question again, from the history before it; the earlier answer stays
+        in the saved conversation (before a ``REGENERATED`` note), out of the model's history."""
+        if self._last_ask is None:
+            raise VaultctxError(
+                "there is no answer to regenerate yet", "ask a question first, then regenerate"
+            )
+        question, attachments, history = self._last_ask
+        self.history = list(history)
+        return await self._answer(question, on_text, attachments, regenerated=True)
+
+    def set_web_search(self, on: bool) -> str | None:
+        """Turn web search on or off; on, what does the searching (refused with why when
+        nothing can: ``WebSearchUnavailableError``)."""
+        if on:
+            how = self._web_plan(force=True)
+            self.web_search = True
+            return how.how if how else None
+        self.web_search = False
+        return None
+
+    def _web_plan(self, force: bool = False) -> WebPlan | None:
+        from vaultctx.agent.web_search import plan_web_search
+
+        if not (self.web_search or force):
+            return None
+        names = [tool.name for tool in self.mcp.tools()] if self.mcp is not None else []
+        return plan_web_search(self.backend.name, self.backend.model_name, names)
+
+    async def _answer(
+        self,
+        question: str,
+        on_text: TextSink,
+        attachments: Sequence[Attachment],
+        *,
+        regenerated: bool,
+    ) -> Turn:
         from vaultctx.agent.attachments import check_backend_support
 
         check_backend_support(self.backend.name, attachments)
+        web = self._web_plan()
         turn = Turn(question, attachments=[a.name for a in attachments])
         self.turn_in_progress = turn
         turn.retrieved = await self._retrieve(question)
-        content = self._user_content(question, turn.retrieved, attachments)
-        await self._stream(turn, content, on_text)
+        content = self._user_content(question, turn.retrieved, attachments, web)
+        await self._stream(turn, content, on_text, web)
         self.turn_in_progress = None
         self._check_citations(turn)
-        self.record(turn)
+        self.record(turn, regenerated=regenerated)
         return turn
 
     def conversation_for_changes(self) -> str | None:
@@ -226,32 +275,54 @@ class ChatSession:
         )
 
     def _user_content(
-        self, question: str, retrieved: Retrieved, attachments: Sequence[Attachment]
+        self,
+        question: str,
+        retrieved: Retrieved,
+        attachments: Sequence[Attachment],
+        web: WebPlan | None = None,
     ) -> Sequence[UserContent]:
         from vaultctx.agent.attachments import to_user_content
 
         prompt = f"{passages_block(retrieved)}\n\nQuestion: {question}"
+        if web is not None:  # the seed's place for it: the question, not the cached prefix
+            prompt = f"{web.hint}\n\n{prompt}"
         return to_user_content(prompt, attachments)
 
-    def _model_settings(self) -> ModelSettings:
+    def _model_settings(self, prefix_chars: int = 0) -> ModelSettings:
         from vaultctx.agent.effort import effort_model_settings
+        from vaultctx.agent.llm_backends.registry import get_backend
 
+        name, model = self.backend.name, self.backend.model_name
         settings: ModelSettings = {"max_tokens": self.settings.max_tokens}
-        settings.update(
-            effort_model_settings(self.backend.name, self.backend.model_name, self.effort)
-        )
+        settings.update(effort_model_settings(name, model, self.effort))
+        settings.update(get_backend(name).prompt_cache_settings(model, prefix_chars))  # type: ignore[typeddict-item]
         return settings
 
-    async def _stream(self, turn: Turn, content: Sequence[UserContent], on_text: TextSink) -> None:
+    def instructions(self) -> list[str | Callable[[], str]]:
+        """The stable prefix (base prompt, the user's instructions, the skills), then the clock,
+        read again on every request: pydantic-ai sends a literal string before a function's
+        text, and a prompt cache ends where the literal part does."""
+        return [stable_prefix(self.settings.system_prompt, self.skills_prompt), _clock]
+
+    async def _stream(
+        self,
+        turn: Turn,
+        content: Sequence[UserContent],
+        on_text: TextSink,
+        web: WebPlan | None = None,
+    ) -> None:
         import pydantic_ai
         from pydantic_ai import Agent
+        from pydantic_ai.capabilities import NativeTool
 
         from vaultctx.agent.tool_loop import run_tool_loop
 
         pydantic_ai.BANNER_ENABLED = False  # the terminal is the answer's: no first-run banner
 
+        instructions = self.instructions()
+        native = [NativeTool(tool) for tool in (web.native_tools if web else ())]
         agent: Agent[None, str] = Agent(
-            self.backend.model, instructions=system_prompt(self.settings.system_prompt)
+            self.backend.model, instructions=instructions, capabilities=native
         )
         guard = self._tool_guard(turn)
         received: list[str] = []
@@ -265,7 +336,7 @@ class ChatSession:
                 agent,
                 content,
                 history=self.history,
-                model_settings=self._model_settings(),
+                model_settings=self._model_settings(len(str(instructions[0]))),
                 toolsets=self.toolsets(guard),
                 tracker=guard.tracker,
                 on_text=receive,
@@ -333,6 +404,17 @@ class ChatSession:
         turn.citations = list(dict.fromkeys(c.text for c in find_citations(turn.answer)))
         report = self.vault.verify_citations(turn.answer)
         turn.unresolved = report.as_dict()["unresolved"]
+
+
+def _clock() -> str:
+    return clock_block()
+
+
+def _skills_prompt() -> tuple[str, list[str]]:
+    """The enabled skills' section of the instructions (agent/skills.py), read once a session."""
+    from vaultctx.agent.skills import list_skills, skills_block
+
+    return skills_block(list_skills())
 
 
 def conversation_title(question: str) -> str:

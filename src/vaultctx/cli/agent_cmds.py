@@ -65,6 +65,14 @@ class SessionFlags:
             show_default=False,
         ),
     ] = None
+    web: Annotated[
+        bool,
+        typer.Option(
+            "--web",
+            help="Search the web too: Google Search on gemini, else a connected MCP tool whose "
+            "name holds fetch, exa or brave (refused when there is neither).",
+        ),
+    ] = False
 
 
 NO_SESSION_FLAGS = SessionFlags()
@@ -161,6 +169,7 @@ def open_session(
     attachments = load_attachments(handle, session_flags.attach, session_flags.note)
     session = ChatSession(handle, settings, mcp=mcp_servers(settings))
     session.active_note = attachments[0].name if session_flags.note else None
+    session.web_search = session_flags.web  # checked at the question, once MCP tools are listed
     return session, attachments
 
 

@@ -27,6 +27,8 @@ HELP = """\
 /note PATH      send a note of the vault (vault-relative path) with the next question
 /model NAME     switch model
 /mcp            the external MCP servers and their tools
+/web [on|off]   search the web too (Gemini's Google Search, or an MCP fetch/exa/brave tool)
+/regen          answer the last question again (the earlier answer stays saved)
 /save           save the conversation now and show its id
 /harvest        save it and turn it into a note of its conclusions (Second Brain)
 /new            start a new conversation
@@ -42,6 +44,7 @@ class ChatRepl:
         self.pending = list(attachments)
         self.runner: Runner | None = None
         self.interrupted_once = False
+        self.pending_regen = False
         self.tool_lines = ToolCallPrinter()
         session.on_tool_call = self.tool_lines
         # Only someone at a terminal can confirm a change; from a pipe every change is denied.
@@ -75,6 +78,9 @@ class ChatRepl:
                     if line.startswith("/"):
                         if self.command(line) == "quit":
                             return
+                        if self.pending_regen:
+                            self.pending_regen = False
+                            self.answer(runner, "", regenerate=True)
                         continue
                     self.answer(runner, line)
                 except VaultctxError as exc:
@@ -101,7 +107,7 @@ class ChatRepl:
         finally:
             runner.run(mcp.stop())
 
-    def answer(self, runner: Runner, question: str) -> None:
+    def answer(self, runner: Runner, question: str, *, regenerate: bool = False) -> None:
         from vaultctx.cli.answer_output import AnswerPrinter, report_turn
         from vaultctx.organize.retrospective import is_retrospective_request
 
@@ -115,10 +121,15 @@ class ChatRepl:
         self.tool_lines.printer = printer
         if self.confirm is not None:
             self.confirm.printer = printer
-        attachments, self.pending = self.pending, []
+        attachments, self.pending = ([], self.pending) if regenerate else (self.pending, [])
         try:
             with printer:
-                turn = runner.run(self.session.ask(question, printer, attachments=attachments))
+                asked = (
+                    self.session.regenerate(printer)
+                    if regenerate
+                    else self.session.ask(question, printer, attachments=attachments)
+                )
+                turn = runner.run(asked)
         except KeyboardInterrupt:
             turn = self._stopped_turn(question, attachments, "".join(printer.text))
         report_turn(turn, self.session)
@@ -171,6 +182,10 @@ class ChatRepl:
             self.session.active_note = note.name
         elif name == "/mcp":
             self.show_mcp()
+        elif name == "/web":
+            self.toggle_web(argument)
+        elif name == "/regen":
+            self.pending_regen = True
         elif name == "/save":
             saved = self.session.save()
             print(f"saved as {saved}" if saved else "nothing to save yet", file=sys.stderr)
@@ -181,6 +196,13 @@ class ChatRepl:
         else:
             raise VaultctxError(f"unknown command {name}", "type /help for the list")
         return None
+
+    def toggle_web(self, argument: str) -> None:
+        if argument not in ("", "on", "off"):
+            raise VaultctxError(f"/web takes on or off, not {argument!r}", "e.g. /web on")
+        on = not self.session.web_search if not argument else argument == "on"
+        how = self.session.set_web_search(on)
+        print(f"web search on ({how})" if on else "web search off", file=sys.stderr)
 
     def show_mcp(self) -> None:
         for line in _mcp_lines(self.session):

@@ -14,6 +14,7 @@ from vaultctx.config import default_db_path
 from vaultctx.errors import VaultctxError
 from vaultctx.hooks.claude import HookKind, HookOptions, enter_hook_process, run_hook
 from vaultctx.hooks.install import (
+    HOOK_KINDS,
     hook_command,
     install_hooks,
     settings_path,
@@ -57,6 +58,32 @@ def compress(vault: VaultOption = None, db: DbOption = None) -> None:
     _run("compress", vault, db)
 
 
+@hook_app.command("capture")
+def capture(vault: VaultOption = None, db: DbOption = None) -> None:
+    """PostToolUse (any tool): save an output over 500 characters into the inbox, in the
+    projects where `vaultctx hooks capture on` was run."""
+    _run("capture", vault, db)
+
+
+@hooks_app.command("capture")
+def capture_switch(
+    state: Annotated[str, typer.Argument(help="on, off, or status.")] = "status",
+    project: ProjectOption = None,
+) -> None:
+    """Turn the capture hook on or off for a project (default: here); kept in your own state
+    folder, never in the project."""
+    from vaultctx.hooks.capture_hook import capture_is_on, set_capture
+
+    if state not in ("on", "off", "status"):
+        raise VaultctxError(f"unknown state {state!r}", "give on, off or status")
+    _check_where(project, False)
+    folder = (project or Path.cwd()).resolve()
+    if state != "status":
+        set_capture(folder, state == "on")
+    now = "on" if capture_is_on(str(folder)) else "off"
+    stdout.print(f"capture of tool output in {folder}: {now}", highlight=False)
+
+
 @hooks_app.command("install")
 def install(
     vault: VaultOption = None,
@@ -64,13 +91,12 @@ def install(
     project: ProjectOption = None,
     user: UserOption = False,
 ) -> None:
-    """Add the context and compression hooks to Claude Code (merged; a .bak copy is kept)."""
+    """Add the context, compression and capture hooks to Claude Code (merged; a .bak copy is
+    kept). Capture stays off until `vaultctx hooks capture on` in a project."""
     _check_where(project, user)
     handle = open_vault(vault, db)
     custom_db = handle.db_path if handle.db_path != default_db_path(handle.path) else None
-    commands = {
-        kind: hook_command(kind, handle.path, custom_db) for kind in ("context", "compress")
-    }
+    commands = {kind: hook_command(kind, handle.path, custom_db) for kind in HOOK_KINDS}
     path = settings_path(project, user)
     report = install_hooks(path, commands)
     events = ", ".join(report.events)

@@ -134,6 +134,7 @@ def build_app() -> typer.Typer:
         secret_cmds,
         serve_cmds,
         signal_cmds,
+        skills_cmds,
         tags_cmds,
         template_cmds,
         todo_cmds,
@@ -160,6 +161,7 @@ def build_app() -> typer.Typer:
     clip_cmds.register(app)
     tags_cmds.register(app)
     para_cmds.register(app)
+    skills_cmds.register(app)
     # Command groups: each family adds its commands to the group, then the group joins the app
     # (from here: a flow module imports review_cmds, so review_cmds importing it back would be
     # an import cycle).

@@ -48,6 +48,7 @@ WRITING_COMMANDS: dict[str, str] = {
     "ui": "the model's changes you confirm in Chat; accepted review items; a harvest",
     "conversations export": "with --out inside the vault: the exported conversation",
     "conversations harvest": "a note of the conversation's conclusions in the wiki folder",
+    "hook capture": "in a project turned on (`hooks capture on`): a long tool output in the inbox",
 }
 
 

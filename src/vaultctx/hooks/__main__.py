@@ -1,4 +1,4 @@
-"""``python -m vaultctx.hooks context|compress [--vault PATH] [--db PATH]``.
+"""``python -m vaultctx.hooks context|compress|capture [--vault PATH] [--db PATH]``.
 
 The command ``vaultctx hooks install`` writes into Claude Code's settings. It is the same hook as
 ``vaultctx hook context|compress`` without the CLI's start-up cost (typer, rich and the search
@@ -17,7 +17,7 @@ from vaultctx.hooks.claude import HookOptions, enter_hook_process, run_hook
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m vaultctx.hooks", add_help=False)
-    parser.add_argument("kind", choices=("context", "compress"))
+    parser.add_argument("kind", choices=("context", "compress", "capture"))
     parser.add_argument("--vault")
     parser.add_argument("--db")
     try:
@@ -25,7 +25,10 @@ def main(argv: list[str] | None = None) -> int:
             args = parser.parse_args(argv)
     except SystemExit:
         # Exit code 2 would block the user's prompt or tool call; a bad command line must not.
-        print("vaultctx hook: usage: python -m vaultctx.hooks context|compress", file=sys.stderr)
+        print(
+            "vaultctx hook: usage: python -m vaultctx.hooks context|compress|capture",
+            file=sys.stderr,
+        )
         return 0
     if not enter_hook_process():
         return 0

@@ -34,7 +34,7 @@ from vaultctx.loopback import server_link
 if TYPE_CHECKING:
     from vaultctx.search.request import SearchRequest
 
-HookKind = Literal["context", "compress"]
+HookKind = Literal["context", "compress", "capture"]
 GUARD_ENV = "VAULTCTX_HOOK_ACTIVE"
 SERVER_TIMEOUT_SECONDS = 5.0
 _OWN_COMMAND_WORDS = ("vaultctx hook", "vaultctx.hooks")
@@ -69,6 +69,11 @@ def run_hook(
         event = read_event(stdin)
         if kind == "context":
             answer = context_answer(event, options, stderr)
+        elif kind == "capture":
+            from vaultctx.hooks.capture_hook import capture_answer
+
+            capture_answer(event, options.vault, options.db)  # nothing for Claude to read
+            answer = None
         else:
             answer = compress_answer(event)
     except Exception as exc:

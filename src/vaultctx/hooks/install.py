@@ -26,6 +26,8 @@ from vaultctx.tool_settings import read_settings, settings_object, write_setting
 HOOK_MODULE = "vaultctx.hooks"
 CONTEXT_TIMEOUT_SECONDS = 10
 COMPRESS_TIMEOUT_SECONDS = 10
+# A capture writes a note and updates the index: more than a search, still bounded.
+CAPTURE_TIMEOUT_SECONDS = 30
 _CONTEXT_MATCHER = "Edit|MultiEdit|Write|Bash"
 _CLI_NAMES = ("vaultctx", "vaultctx.exe")
 
@@ -56,7 +58,10 @@ ENTRIES = (
     HookEntry("UserPromptSubmit", None, "context", CONTEXT_TIMEOUT_SECONDS),
     HookEntry("PreToolUse", _CONTEXT_MATCHER, "context", CONTEXT_TIMEOUT_SECONDS),
     HookEntry("PostToolUse", "Bash", "compress", COMPRESS_TIMEOUT_SECONDS),
+    # Every tool; it captures only in the projects turned on (hooks/capture_hook.py).
+    HookEntry("PostToolUse", None, "capture", CAPTURE_TIMEOUT_SECONDS),
 )
+HOOK_KINDS = tuple(dict.fromkeys(entry.kind for entry in ENTRIES))
 
 
 def hook_command(kind: str, vault: Path, db: Path | None) -> str:
@@ -113,9 +118,10 @@ def install_hooks(path: Path, commands: dict[str, str]) -> InstallReport:
     hooks = settings.setdefault("hooks", {})
     if not isinstance(hooks, dict):
         raise HookInstallError(f'{path}: "hooks" is not an object', "fix it by hand first")
-    for entry in ENTRIES:
+    entries = [entry for entry in ENTRIES if entry.kind in commands]
+    for entry in entries:
         _merge(path, hooks, entry, commands[entry.kind])
-    events = [entry.event for entry in ENTRIES]
+    events = list(dict.fromkeys(entry.event for entry in entries))
     if original is not None and settings == before:
         return InstallReport(path, None, False, events)
     return InstallReport(path, _save(path, settings), True, events)

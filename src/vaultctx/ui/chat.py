@@ -61,6 +61,8 @@ class Question:
     refused: VaultctxError | None
     conversation: str = ""  # a saved conversation this page continues
     active_note: str = ""  # the note open in Obsidian: what ``get_active_note`` reads
+    web: bool = False  # search the web too (agent/web_search.py)
+    regenerate: bool = False  # answer the last question again instead
 
 
 class ChatRooms:
@@ -142,11 +144,21 @@ class ChatRooms:
         attachments: Sequence[Attachment] = (),
         refused: VaultctxError | None = None,
         conversation: str = "",
+        web: bool = False,
+        regenerate: bool = False,
     ) -> AsyncIterator[str]:
         """The events of one turn (``effort``: a reasoning effort level, or "" for the
         settings' own; ``refused``: why the uploads could not be attached, answered instead);
         closing the iterator cancels the turn."""
-        turn = Question(question, effort, list(attachments), refused, conversation)
+        turn = Question(
+            question,
+            effort,
+            list(attachments),
+            refused,
+            conversation,
+            web=web,
+            regenerate=regenerate,
+        )
         async with contextlib.aclosing(self.events(key, turn)) as events:  # Stop cancels at once
             async for kind, data in events:
                 yield f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
@@ -197,9 +209,16 @@ class ChatRooms:
                 session.active_note = asked.active_note or None
                 self._emitters[key] = emit
                 session.on_tool_call = lambda call: emit("tool", tool_step(call))
-                turn = await session.ask(
-                    question, lambda text: emit("text", text), attachments=asked.attachments
-                )
+                if asked.web:
+                    session.set_web_search(True)  # refused with why where nothing searches
+                else:
+                    session.web_search = False
+                if asked.regenerate:
+                    turn = await session.regenerate(lambda text: emit("text", text))
+                else:
+                    turn = await session.ask(
+                        question, lambda text: emit("text", text), attachments=asked.attachments
+                    )
             emit("done", turn_summary(turn))
         except VaultctxError as exc:
             emit("failure", {"message": exc.message, "suggestion": exc.suggestion})

@@ -278,6 +278,8 @@ class Pages:
             attachments=attachments,
             refused=refused,
             conversation=str(form.get("conversation", "")),
+            web=form.get("web") == "on",
+            regenerate=form.get("regenerate") == "1",
         )
         return StreamingResponse(stream, media_type="text/event-stream")
 

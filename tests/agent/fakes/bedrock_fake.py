@@ -75,6 +75,32 @@ def exception_event(exception_type: str, message: str) -> bytes:
     )
 
 
+# Models whose Converse requests accept a cachePoint (Bedrock's prompt-caching list, as much of it
+# as vaultctx uses); a cachePoint sent to any other model is a ValidationException.
+_CACHING_MODELS = re.compile(
+    r"claude-(opus|sonnet|haiku)-[4-9]|claude-3-7-sonnet|nova-(micro|lite|pro|premier)"
+)
+MAX_CACHE_POINTS = 4
+
+
+def cache_point_problem(model: str, body: dict[str, Any]) -> str | None:
+    """Why Bedrock would refuse this request's cache points, or None (also for none at all)."""
+    blocks = [*body.get("system", [])]
+    for message in body.get("messages", []):
+        blocks += message.get("content", [])
+    points = [block for block in blocks if isinstance(block, dict) and "cachePoint" in block]
+    if not points:
+        return None
+    if not _CACHING_MODELS.search(model):
+        return f"The model {model} does not support prompt caching (cachePoint)."
+    if len(points) > MAX_CACHE_POINTS:
+        return f"A request may have at most {MAX_CACHE_POINTS} cache points, got {len(points)}."
+    system = body.get("system", [])
+    if system and "cachePoint" in system[0]:
+        return "A cachePoint cannot be the first system block."
+    return None
+
+
 def aws_error(
     status: int, code: str, message: str, headers: dict[str, str] | None = None
 ) -> HttpError:
@@ -205,6 +231,9 @@ class BedrockFake(FakeServer):
             action = match["action"]
             if action == "invoke":
                 return self._invoke(match["model"], body)
+            refused = cache_point_problem(match["model"], body)
+            if refused is not None:
+                return http_error_body(aws_error(400, "ValidationException", refused))
             return self._converse(match["model"], stream=action == "converse-stream")
         if request.method == "GET" and request.path == "/foundation-models":
             return self._foundation_models(request)

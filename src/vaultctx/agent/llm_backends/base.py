@@ -78,6 +78,14 @@ class AttachedFile(Protocol):
 
 
 @dataclass(frozen=True)
+class WebSearch:
+    """A backend's own web search: the pydantic-ai builtin tools that turn it on."""
+
+    builtin_tools: tuple[Any, ...]
+    how: str  # for messages: "Google Search grounding"
+
+
+@dataclass(frozen=True)
 class ModelInfo:
     """One model a backend reports, for ``vaultctx models``."""
 
@@ -143,6 +151,17 @@ class LLMBackend:
     def effort_settings(self, model: str, level: str) -> dict[str, Any]:
         """The pydantic-ai model settings that send ``level`` in this backend's own field."""
         return {}
+
+    def prompt_cache_settings(self, model: str, prefix_chars: int) -> dict[str, Any]:
+        """The pydantic-ai model settings that mark the instructions' stable prefix (of
+        ``prefix_chars`` characters, before the clock) for the provider's prompt cache; empty
+        where the provider caches on its own or not at all."""
+        return {}
+
+    def web_search(self, model: str) -> WebSearch | None:
+        """How this backend searches the web itself when the user turns web search on (None:
+        it cannot; a connected MCP fetch or search tool may still do it, agent/web_search.py)."""
+        return None
 
     def check_attachments(self, attachments: Sequence[AttachedFile]) -> None:
         """Refuse, before anything is sent, what passes the format check but not the backend's

@@ -55,6 +55,12 @@ _CLAUDE = ("low", "medium", "high", "xhigh", "max")
 # us.anthropic.claude-sonnet-5-…; the older claude-3-5-sonnet-… naming never matches.
 _CLAUDE_ID = re.compile(r"claude-(opus|sonnet|haiku)-(\d+)")
 _CLAUDE_MIN_MAJOR = {"opus": 4, "sonnet": 5, "haiku": 5}
+# Prompt caching (the seed's rule): Claude opus, sonnet and haiku from version 4, and Nova lite,
+# pro and premier, and only for a stable prefix of at least 4,096 characters, below which a
+# cache write costs more than it saves (Claude's smallest cacheable prefix is 1,024 tokens).
+_CACHED_NOVA = re.compile(r"nova-(lite|pro|premier)")
+CACHE_MIN_MAJOR = 4
+CACHE_MIN_PREFIX_CHARS = 4_096
 
 
 class BedrockBackend(LLMBackend):
@@ -116,6 +122,16 @@ class BedrockBackend(LLMBackend):
         return {
             "bedrock_additional_model_requests_fields": fields
         }  # -> additionalModelRequestFields
+
+    def prompt_cache_settings(self, model: str, prefix_chars: int) -> dict[str, Any]:
+        """A cachePoint after the stable prefix, before the clock (pydantic-ai puts it after the
+        literal instructions), for the models that take one."""
+        if prefix_chars < CACHE_MIN_PREFIX_CHARS:
+            return {}
+        claude = _CLAUDE_ID.search(model)
+        if (claude and int(claude[2]) >= CACHE_MIN_MAJOR) or _CACHED_NOVA.search(model):
+            return {"bedrock_cache_instructions": True}  # -> system: [prefix, cachePoint, clock]
+        return {}
 
     def check_attachments(self, attachments: Sequence[AttachedFile]) -> None:
         images = [attachment for attachment in attachments if attachment.kind == "image"]

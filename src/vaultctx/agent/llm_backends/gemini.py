@@ -12,6 +12,7 @@ from vaultctx.agent.llm_backends.base import (
     ConnectionSettings,
     LLMBackend,
     ModelInfo,
+    WebSearch,
 )
 
 if TYPE_CHECKING:
@@ -92,6 +93,12 @@ class GeminiBackend(LLMBackend):
         if match is None or int(match[1]) < 3:
             return ()
         return _GEMINI_PRO if "-pro" in model else _GEMINI
+
+    def web_search(self, model: str) -> WebSearch | None:
+        """Google Search grounding: pydantic-ai sends it as the ``google_search`` tool."""
+        from pydantic_ai.native_tools import WebSearchTool
+
+        return WebSearch((WebSearchTool(),), "Google Search grounding")
 
     def effort_settings(self, model: str, level: str) -> dict[str, Any]:
         # -> generationConfig.thinkingConfig.thinkingLevel, in the API's enum spelling ("LOW").

@@ -12,12 +12,14 @@
   const question = document.getElementById("question");
   const ask = document.getElementById("ask");
   const stop = document.getElementById("stop");
+  const regen = document.getElementById("regen");
   const files = document.getElementById("attach");
   const saved = document.getElementById("conversation");
   const words = turns.dataset;
   // Sent with every change: only the UI's own pages know it (the guard refuses a change without).
   const csrf = document.querySelector("meta[name='csrf-token']").content;
   let controller = null;
+  let lastQuestion = "";
 
   function add(parent, tag, className, text) {
     const element = document.createElement(tag);
@@ -106,7 +108,7 @@
     }
   }
 
-  async function send(text) {
+  async function send(text, again) {
     const turn = add(turns, "section", "turn");
     turn.dataset.started = String(performance.now());
     add(turn, "p", "question", words.you + ": " + text);
@@ -117,11 +119,18 @@
     answer.setAttribute("aria-label", words.answer);
     controller = new AbortController();
     ask.disabled = true;
+    regen.disabled = true;
     stop.disabled = false;
     try {
+      const body = new FormData(form); // multipart: the question, and the attached files
+      if (again) {
+        body.set("question", text);
+        body.set("regenerate", "1");
+        body.delete("attach");
+      }
       const response = await fetch("/chat/ask", {
         method: "POST",
-        body: new FormData(form), // multipart: the question, and the attached files
+        body: body,
         credentials: "same-origin",
         headers: { "X-CSRF-Token": csrf },
         signal: controller.signal,
@@ -143,6 +152,8 @@
         }
       }
       turn.dataset.state = "done";
+      lastQuestion = text;
+      regen.disabled = false;
     } catch (error) {
       turn.dataset.state = "stopped";
       add(turn, "p", "notice", words.stopped);
@@ -181,6 +192,13 @@
       all.items.add(f);
     });
     files.files = all.files;
+  });
+  // Regenerate: the last question again; the earlier answer stays on the page and in the
+  // saved conversation (vaultctx chat's /regen).
+  regen.addEventListener("click", function () {
+    if (!lastQuestion || controller) return;
+    regen.disabled = true;
+    send(lastQuestion, true);
   });
   stop.addEventListener("click", function () {
     if (controller) controller.abort();
