@@ -24,9 +24,15 @@ TARGET = REPO / "src" / "vaultctx" / "mcp" / "relay_description.json"
 
 def server_answers(allow_writes: bool) -> dict[str, Any]:
     """The ``initialize`` and ``tools/list`` results of ``vaultctx --no-engine serve``."""
+    raw = server_lines(requests(), allow_writes)
+    return {"initialize": json.loads(raw[1])["result"], "tools": json.loads(raw[2])["result"]}
+
+
+def requests() -> list[dict[str, Any]]:
+    """What a client sends first: ``initialize`` (id 1) and ``tools/list`` (id 2)."""
     from mcp_types.version import LATEST_HANDSHAKE_VERSION
 
-    lines = [
+    return [
         {
             "jsonrpc": "2.0",
             "id": 1,
@@ -40,6 +46,11 @@ def server_answers(allow_writes: bool) -> dict[str, Any]:
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
+
+
+def server_lines(lines: list[dict[str, Any]], allow_writes: bool) -> dict[int, bytes]:
+    """The server's raw answer line to each request of ``lines``, by id."""
+    wanted = {line["id"] for line in lines if "id" in line}
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(p for p in (str(REPO / "src"), env.get("PYTHONPATH")) if p)
     with tempfile.TemporaryDirectory(prefix="vaultctx-describe-") as folder:
@@ -58,17 +69,17 @@ def server_answers(allow_writes: bool) -> dict[str, Any]:
         assert server.stdin is not None and server.stdout is not None
         server.stdin.write(b"".join(json.dumps(line).encode() + b"\n" for line in lines))
         server.stdin.flush()
-        answers: dict[int, Any] = {}
-        while len(answers) < 2:
+        answers: dict[int, bytes] = {}
+        while len(answers) < len(wanted):
             raw = server.stdout.readline()
             if not raw:
                 raise SystemExit(f"the server exited ({server.wait()})")
             message = json.loads(raw)
-            if message.get("id") in (1, 2):
-                answers[message["id"]] = message["result"]
+            if message.get("id") in wanted:
+                answers[message["id"]] = raw
         server.stdin.close()
         server.wait(timeout=60)
-    return {"initialize": answers[1], "tools": answers[2]}
+    return answers
 
 
 def describe() -> dict[str, Any]:
