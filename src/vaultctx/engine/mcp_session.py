@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import json
 import threading
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from vaultctx.engine_link import client
 from vaultctx.errors import VaultctxError
@@ -21,8 +21,20 @@ from vaultctx.errors import VaultctxError
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
 
-    from vaultctx.engine.server import Engine, WarmVault
+    from vaultctx.api import Vault
     from vaultctx.mcp.server import VaultService
+
+
+class WarmVault(Protocol):
+    """``engine.server.WarmVault`` (not imported: the server imports this module)."""
+
+    vault: Vault
+    lock: threading.Lock
+
+
+class Engine(Protocol):
+    def vault(self, vault: str, db: str) -> WarmVault: ...
+
 
 _services: dict[int, tuple[WarmVault, VaultService]] = {}
 _servers: dict[tuple[int, bool], MCPServer[Any]] = {}
