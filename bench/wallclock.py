@@ -21,6 +21,11 @@ Rows (``--rows``, comma-separated; all by default):
 - ``mcp``: ``vaultctx serve`` over stdio, spawned as an AI tool spawns it: spawn to the
   ``initialize`` answer, then the first ``obsidian_search`` right after the handshake, and the
   server's peak RSS (VmHWM) after a second search ``--settle`` seconds later (warm-up done);
+- ``mcp-engine``: ``vaultctx serve`` as the relay to the user's engine (docs/mcp.md): spawn to
+  the ``initialize`` answer with the engine running and warm, then the first hybrid
+  ``obsidian_search``; then the same on a cold machine (the engine stopped before each run: the
+  relay answers ``initialize`` itself and starts it). A bare ``python -c pass`` is timed first,
+  in the same run;
 - ``full-index``: a full ``vaultctx index --fast`` into a new database, wall and CPU (its worker
   processes included), ``--index-runs`` times (default 3: a PowerShell run takes 30–100 s);
 - ``pass2``: pass-2 speed, chunks/s: ``vaultctx index`` on a copy of the pass-1 database,
@@ -65,7 +70,17 @@ REPO = Path(__file__).resolve().parents[1]
 EXAMPLE_VAULT = REPO / "examples" / "vault"
 QUERY = "how do we rotate the api keys"
 KOREAN_QUERY = "API 키는 얼마나 자주 교체하나요"
-ROWS = ("noop", "search", "search-server", "search-engine", "korean", "mcp", "full-index", "pass2")
+ROWS = (
+    "noop",
+    "search",
+    "search-server",
+    "search-engine",
+    "korean",
+    "mcp",
+    "mcp-engine",
+    "full-index",
+    "pass2",
+)
 
 
 def load() -> str:
@@ -404,6 +419,30 @@ def row_mcp(bench: Bench, t: Target, settle: float) -> None:
     )
 
 
+def row_mcp_engine(bench: Bench, t: Target) -> None:
+    report(
+        "-",
+        "bare `python -c pass`",
+        bench.repeat(lambda: bench.run([sys.executable, "-c", "pass"])),
+    )
+    with engine_running(bench):
+        mcp_once(bench, t, 0.0, rss=False)  # the engine opens the vault and loads its models
+        warm = [mcp_once(bench, t, 0.0, rss=False) for _ in range(bench.runs)]
+        label = "MCP spawn -> `initialize` answered, engine running"
+        report(t.name, label, [Sample(r.initialize, 0.0, None) for r in warm], cpu=False)
+        label = "MCP first hybrid `obsidian_search` after the handshake, engine warm"
+        report(t.name, label, [Sample(r.first_search, 0.0, None) for r in warm], cpu=False)
+        line(t.name, "its notices (every run)", json.dumps(sorted({r.notices for r in warm})))
+        cold = []
+        for _ in range(bench.runs):
+            subprocess.run(bench.vaultctx("engine", "stop"), env=bench.env, capture_output=True)
+            cold.append(mcp_once(bench, t, 0.0, rss=False))
+        label = "MCP spawn -> `initialize` answered, cold machine (no engine)"
+        report(t.name, label, [Sample(r.initialize, 0.0, None) for r in cold], cpu=False)
+        label = "MCP first `obsidian_search`, cold machine (the relay starts the engine)"
+        report(t.name, label, [Sample(r.first_search, 0.0, None) for r in cold], cpu=False)
+
+
 def row_full_index(bench: Bench, t: Target, runs: int) -> None:
     scratch = cache_dir(bench.src) / f"{t.name}-full-scratch.db"
 
@@ -538,6 +577,8 @@ def main() -> None:
                 row_korean(bench, t)
             elif row == "mcp":
                 row_mcp(bench, t, args.settle)
+            elif row == "mcp-engine":
+                row_mcp_engine(bench, t)
             elif row == "full-index":
                 row_full_index(bench, t, args.index_runs)
             elif row == "pass2":
