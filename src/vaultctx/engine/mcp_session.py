@@ -78,7 +78,11 @@ def _server(engine: Engine, vault: str, db: str, writes: object) -> MCPServer[An
     with _lock:
         key = id(warm)
         if key not in _services:
-            _services[key] = (warm, VaultService(warm.vault, lock=warm.lock))
+            # Kiwi is not loaded ahead: its load holds the interpreter lock for seconds (8 s
+            # measured under load), and an engine that says no hello for 2 s is replaced by
+            # the next client. The first Korean query loads it.
+            service = VaultService(warm.vault, lock=warm.lock, warm_korean=False)
+            _services[key] = (warm, service)
         service = _services[key][1]
         server = _servers.get((key, allow_writes))
         if server is None:

@@ -81,11 +81,14 @@ class VaultService:
     answered at once; it is closed when the warm-up is done.
     """
 
-    def __init__(self, vault: Vault, lock: threading.Lock | None = None) -> None:
+    def __init__(
+        self, vault: Vault, lock: threading.Lock | None = None, *, warm_korean: bool = True
+    ) -> None:
         self.vault = vault
         # The engine passes the lock its CLI commands take on this vault: one lock per vault,
         # however many clients share it.
         self._lock = lock or threading.Lock()
+        self._warm_korean = warm_korean
         self._warmup: threading.Thread | None = None
         self._started = 0.0
         self._opened = threading.Event()  # the index is open (or could not be): step 1 is over
@@ -137,7 +140,7 @@ class VaultService:
                 self._opened.set()
                 warm = SearchRequest("warm up", limit=1, max_tokens=50)
                 self.vault.search(warm)
-                if index_has_hangul(self.vault.retriever(vectors=False).db):
+                if self._warm_korean and index_has_hangul(self.vault.retriever(vectors=False).db):
                     # Loads Kiwi (2-7 s, ~330 MB) only if the index holds Korean (index.hangul).
                     self.vault.search(replace(warm, query="준비", mode="bm25"))
                 # A server answers many queries: rank vectors from RAM once they are loaded.
