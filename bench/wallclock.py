@@ -426,7 +426,11 @@ def row_mcp_engine(bench: Bench, t: Target) -> None:
         bench.repeat(lambda: bench.run([sys.executable, "-c", "pass"])),
     )
     with engine_running(bench):
-        mcp_once(bench, t, 0.0, rss=False)  # the engine opens the vault and loads its models
+        deadline = time.monotonic() + 300  # the engine opens the vault and loads its models
+        while mcp_once(bench, t, 0.0, rss=False).notices not in ("", "[]"):
+            if time.monotonic() > deadline:
+                raise SystemExit("the engine's models did not load within 300 s")
+            time.sleep(1)
         warm = [mcp_once(bench, t, 0.0, rss=False) for _ in range(bench.runs)]
         label = "MCP spawn -> `initialize` answered, engine running"
         report(t.name, label, [Sample(r.initialize, 0.0, None) for r in warm], cpu=False)

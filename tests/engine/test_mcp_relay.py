@@ -7,9 +7,7 @@ from __future__ import annotations
 
 import json
 import os
-import queue
 import signal
-import subprocess
 import sys
 import threading
 from pathlib import Path
@@ -28,6 +26,7 @@ from tests.engine.conftest import (
 )
 from tests.engine.test_engine import OtherVersionEngine, start_engine
 from tests.mcp.conftest import wait_for_models
+from tests.mcp.test_stdio import RawSession
 from vaultctx.engine_link import client
 
 SEARCH = {"query": "sqlite wal checkpoint", "limit": 3}
@@ -90,27 +89,11 @@ def test_two_relays_at_once(indexed: Indexed, folder: Path, tmp_path: Path) -> N
         assert IN_PROCESS_NOTE not in (tmp_path / f"{n}.err").read_text()
 
 
-class Raw:
+class Raw(RawSession):
     """``vaultctx serve`` fed JSON-RPC lines one at a time, its answers read by id."""
 
     def __init__(self, command: list[str]) -> None:
-        self.process = subprocess.Popen(
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=engine_env(),
-        )
-        assert self.process.stdout and self.process.stderr
-        self.lines: queue.Queue[bytes] = queue.Queue()
-        self.errors: list[bytes] = []
-        stdout, stderr = self.process.stdout, self.process.stderr
-        self.readers = [
-            threading.Thread(target=lambda: list(map(self.lines.put, stdout)), daemon=True),
-            threading.Thread(target=lambda: self.errors.extend(stderr), daemon=True),
-        ]
-        for reader in self.readers:
-            reader.start()
+        super().__init__(command, [])  # no request yet (a blank line, which servers skip)
         self.answers: dict[int, dict[str, Any]] = {}
         self.next_id = 1
 
@@ -125,7 +108,7 @@ class Raw:
 
     def write(self, message: dict[str, Any]) -> None:
         assert self.process.stdin
-        self.process.stdin.write(json.dumps(message).encode() + b"\n")
+        self.process.stdin.write(json.dumps(message) + "\n")
         self.process.stdin.flush()
 
     def answer(self, number: int) -> dict[str, Any]:
@@ -152,18 +135,15 @@ class Raw:
     def call(self, tool: str, arguments: dict[str, Any]) -> int:
         return self.send("tools/call", {"name": tool, "arguments": arguments})
 
-    def close(self) -> str:
+    def close(self) -> str:  # type: ignore[override]
         """stderr, once the relay has ended; every request was answered exactly once."""
-        assert self.process.stdin
-        self.process.stdin.close()
-        self.process.wait(timeout=DEADLINE)
-        for reader in self.readers:
-            reader.join(timeout=DEADLINE)
+        super().close()
+        self.readers[0].join(timeout=DEADLINE)
         while not self.lines.empty():
             message = json.loads(self.lines.get())
             assert message.get("id") not in self.answers, f"answered twice: {message}"
         assert set(self.answers) == set(range(1, self.next_id)), "a request went unanswered"
-        return b"".join(self.errors).decode()
+        return "".join(self.errors)
 
 
 def search_paths(answer: dict[str, Any]) -> list[str]:
