@@ -24,8 +24,8 @@ Rows (``--rows``, comma-separated; all by default):
 - ``mcp-engine``: ``vaultctx serve`` as the relay to the user's engine (docs/mcp.md): spawn to
   the ``initialize`` answer with the engine running and warm, then the first hybrid
   ``obsidian_search``; then the same on a cold machine (the engine stopped before each run: the
-  relay answers ``initialize`` itself and starts it). A bare ``python -c pass`` is timed first,
-  in the same run;
+  relay answers ``initialize`` itself and starts it), and the memory of three relays and the
+  engine they share. A bare ``python -c pass`` is timed first, in the same run;
 - ``full-index``: a full ``vaultctx index --fast`` into a new database, wall and CPU (its worker
   processes included), ``--index-runs`` times (default 3: a PowerShell run takes 30–100 s);
 - ``pass2``: pass-2 speed, chunks/s: ``vaultctx index`` on a copy of the pass-1 database,
@@ -419,6 +419,48 @@ def row_mcp(bench: Bench, t: Target, settle: float) -> None:
     )
 
 
+def rss_mb(pid: int, field: str = "VmRSS") -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return next(int(row.split()[1]) / 1024 for row in status.splitlines() if row.startswith(field))
+
+
+def three_relays(bench: Bench, t: Target) -> str:
+    """Three ``vaultctx serve`` relays on one vault, each after a search: their RSS and the
+    engine's, which holds the one copy of the index and models."""
+    client = {"name": "wallclock", "version": "1"}
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+    search = {"name": "obsidian_search", "arguments": {"query": QUERY}}
+    relays = [
+        subprocess.Popen(
+            bench.vaultctx("serve", *where(t)),
+            env=bench.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(3)
+    ]
+    try:
+        for relay in relays:
+            assert relay.stdin is not None and relay.stdout is not None
+            for number, method, params in ((1, "initialize", hello), (2, "tools/call", search)):
+                call = {"jsonrpc": "2.0", "id": number, "method": method, "params": params}
+                relay.stdin.write(json.dumps(call).encode() + b"\n")
+                relay.stdin.flush()
+                while json.loads(relay.stdout.readline()).get("id") != number:
+                    pass
+        folder = Path(bench.env["VAULTCTX_RUNTIME_DIR"])
+        engine = rss_mb(int((folder / "engine.pid").read_text()))
+        sizes = [rss_mb(relay.pid) for relay in relays]
+    finally:
+        for relay in relays:
+            assert relay.stdin is not None
+            relay.stdin.close()
+            relay.wait(timeout=30)
+    each = " + ".join(f"{size:.0f}" for size in sizes)
+    return f"relays {each} MB, engine {engine:.0f} MB: total {sum(sizes) + engine:.0f} MB"
+
+
 def row_mcp_engine(bench: Bench, t: Target) -> None:
     report(
         "-",
@@ -437,6 +479,7 @@ def row_mcp_engine(bench: Bench, t: Target) -> None:
         label = "MCP first hybrid `obsidian_search` after the handshake, engine warm"
         report(t.name, label, [Sample(r.first_search, 0.0, None) for r in warm], cpu=False)
         line(t.name, "its notices (every run)", json.dumps(sorted({r.notices for r in warm})))
+        line(t.name, "three MCP clients on one vault, RSS", three_relays(bench, t))
         cold = []
         for _ in range(bench.runs):
             subprocess.run(bench.vaultctx("engine", "stop"), env=bench.env, capture_output=True)
