@@ -461,6 +461,30 @@ def three_relays(bench: Bench, t: Target) -> str:
     return f"relays {each} MB, engine {engine:.0f} MB: total {sum(sizes) + engine:.0f} MB"
 
 
+def initialize_then_eof(bench: Bench, t: Target) -> list[Sample]:
+    """Whole ``vaultctx serve`` processes given ``initialize`` and then end of input: spawn to
+    exit, wall and CPU (the CPU figure holds on a loaded machine, where wall times do not)."""
+    client = {"name": "wallclock", "version": "1"}
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+    message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+    command = bench.vaultctx("serve", *where(t))
+
+    def once() -> Sample:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        done = subprocess.run(
+            command, input=json.dumps(message) + "\n", capture_output=True, text=True, env=bench.env
+        )
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if '"serverInfo"' not in done.stdout:
+            raise SystemExit(f"no initialize answer: {done.stderr[-800:]}")
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        return Sample(wall, cpu, None)
+
+    return bench.repeat(once)
+
+
 def row_mcp_engine(bench: Bench, t: Target) -> None:
     report(
         "-",
@@ -480,6 +504,13 @@ def row_mcp_engine(bench: Bench, t: Target) -> None:
         report(t.name, label, [Sample(r.first_search, 0.0, None) for r in warm], cpu=False)
         line(t.name, "its notices (every run)", json.dumps(sorted({r.notices for r in warm})))
         line(t.name, "three MCP clients on one vault, RSS", three_relays(bench, t))
+        label = "`serve` given `initialize`, then end of input, engine running (whole process)"
+        report(t.name, label, initialize_then_eof(bench, t))
+        saved = bench.env
+        bench.env = {**saved, "VAULTCTX_ENGINE": "off"}
+        label = "the same in-process (`VAULTCTX_ENGINE=off`: the server before the relay)"
+        report(t.name, label, initialize_then_eof(bench, t))
+        bench.env = saved
         cold = []
         for _ in range(bench.runs):
             subprocess.run(bench.vaultctx("engine", "stop"), env=bench.env, capture_output=True)
