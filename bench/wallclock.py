@@ -22,6 +22,11 @@ Rows (``--rows``, comma-separated; all by default):
 - ``mcp``: ``vaultctx serve`` over stdio, spawned as an AI tool spawns it: spawn to the
   ``initialize`` answer, then the first ``obsidian_search`` right after the handshake, and the
   server's peak RSS (VmHWM) after a second search ``--settle`` seconds later (warm-up done);
+- ``mcp-engine``: ``vaultctx serve`` as the relay to the user's engine (docs/mcp.md): spawn to
+  the ``initialize`` answer with the engine running and warm, then the first hybrid
+  ``obsidian_search``; then the same on a cold machine (the engine stopped before each run: the
+  relay answers ``initialize`` itself and starts it), and the memory of three relays and the
+  engine they share. A bare ``python -c pass`` is timed first, in the same run;
 - ``full-index``: a full ``vaultctx index --fast`` into a new database, wall and CPU (its worker
   processes included), ``--index-runs`` times (default 3: a PowerShell run takes 30–100 s);
 - ``pass2``: pass-2 speed, chunks/s: ``vaultctx index`` on a copy of the pass-1 database,
@@ -74,6 +79,7 @@ ROWS = (
     "search-engine",
     "korean",
     "mcp",
+    "mcp-engine",
     "full-index",
     "pass2",
 )
@@ -425,6 +431,108 @@ def row_mcp(bench: Bench, t: Target, settle: float) -> None:
     )
 
 
+def rss_mb(pid: int, field: str = "VmRSS") -> float:
+    status = Path(f"/proc/{pid}/status").read_text()
+    return next(int(row.split()[1]) / 1024 for row in status.splitlines() if row.startswith(field))
+
+
+def three_relays(bench: Bench, t: Target) -> str:
+    """Three ``vaultctx serve`` relays on one vault, each after a search: their RSS and the
+    engine's, which holds the one copy of the index and models."""
+    client = {"name": "wallclock", "version": "1"}
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+    search = {"name": "obsidian_search", "arguments": {"query": QUERY}}
+    relays = [
+        subprocess.Popen(
+            bench.vaultctx("serve", *where(t)),
+            env=bench.env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+        )
+        for _ in range(3)
+    ]
+    try:
+        for relay in relays:
+            assert relay.stdin is not None and relay.stdout is not None
+            for number, method, params in ((1, "initialize", hello), (2, "tools/call", search)):
+                call = {"jsonrpc": "2.0", "id": number, "method": method, "params": params}
+                relay.stdin.write(json.dumps(call).encode() + b"\n")
+                relay.stdin.flush()
+                while json.loads(relay.stdout.readline()).get("id") != number:
+                    pass
+        folder = Path(bench.env["VAULTCTX_RUNTIME_DIR"])
+        engine = rss_mb(int((folder / "engine.pid").read_text()))
+        sizes = [rss_mb(relay.pid) for relay in relays]
+    finally:
+        for relay in relays:
+            assert relay.stdin is not None
+            relay.stdin.close()
+            relay.wait(timeout=30)
+    each = " + ".join(f"{size:.0f}" for size in sizes)
+    return f"relays {each} MB, engine {engine:.0f} MB: total {sum(sizes) + engine:.0f} MB"
+
+
+def initialize_then_eof(bench: Bench, t: Target) -> list[Sample]:
+    """Whole ``vaultctx serve`` processes given ``initialize`` and then end of input: spawn to
+    exit, wall and CPU (the CPU figure holds on a loaded machine, where wall times do not)."""
+    client = {"name": "wallclock", "version": "1"}
+    hello = {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": client}
+    message = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": hello}
+    command = bench.vaultctx("serve", *where(t))
+
+    def once() -> Sample:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        started = time.perf_counter()
+        done = subprocess.run(
+            command, input=json.dumps(message) + "\n", capture_output=True, text=True, env=bench.env
+        )
+        wall = time.perf_counter() - started
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        if '"serverInfo"' not in done.stdout:
+            raise SystemExit(f"no initialize answer: {done.stderr[-800:]}")
+        cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
+        return Sample(wall, cpu, None)
+
+    return bench.repeat(once)
+
+
+def row_mcp_engine(bench: Bench, t: Target) -> None:
+    report(
+        "-",
+        "bare `python -c pass`",
+        bench.repeat(lambda: bench.run([sys.executable, "-c", "pass"])),
+    )
+    with engine_running(bench):
+        deadline = time.monotonic() + 300  # the engine opens the vault and loads its models
+        while mcp_once(bench, t, 0.0, rss=False).notices not in ("", "[]"):
+            if time.monotonic() > deadline:
+                raise SystemExit("the engine's models did not load within 300 s")
+            time.sleep(1)
+        warm = [mcp_once(bench, t, 0.0, rss=False) for _ in range(bench.runs)]
+        label = "MCP spawn -> `initialize` answered, engine running"
+        report(t.name, label, [Sample(r.initialize, 0.0, None) for r in warm], cpu=False)
+        label = "MCP first hybrid `obsidian_search` after the handshake, engine warm"
+        report(t.name, label, [Sample(r.first_search, 0.0, None) for r in warm], cpu=False)
+        line(t.name, "its notices (every run)", json.dumps(sorted({r.notices for r in warm})))
+        line(t.name, "three MCP clients on one vault, RSS", three_relays(bench, t))
+        label = "`serve` given `initialize`, then end of input, engine running (whole process)"
+        report(t.name, label, initialize_then_eof(bench, t))
+        saved = bench.env
+        bench.env = {**saved, "VAULTCTX_ENGINE": "off"}
+        label = "the same in-process (`VAULTCTX_ENGINE=off`: the server before the relay)"
+        report(t.name, label, initialize_then_eof(bench, t))
+        bench.env = saved
+        cold = []
+        for _ in range(bench.runs):
+            subprocess.run(bench.vaultctx("engine", "stop"), env=bench.env, capture_output=True)
+            cold.append(mcp_once(bench, t, 0.0, rss=False))
+        label = "MCP spawn -> `initialize` answered, cold machine (no engine)"
+        report(t.name, label, [Sample(r.initialize, 0.0, None) for r in cold], cpu=False)
+        label = "MCP first `obsidian_search`, cold machine (the relay starts the engine)"
+        report(t.name, label, [Sample(r.first_search, 0.0, None) for r in cold], cpu=False)
+
+
 def row_full_index(bench: Bench, t: Target, runs: int) -> None:
     scratch = cache_dir(bench.src) / f"{t.name}-full-scratch.db"
 
@@ -561,6 +669,8 @@ def main() -> None:
                 row_korean(bench, t)
             elif row == "mcp":
                 row_mcp(bench, t, args.settle)
+            elif row == "mcp-engine":
+                row_mcp_engine(bench, t)
             elif row == "full-index":
                 row_full_index(bench, t, args.index_runs)
             elif row == "pass2":

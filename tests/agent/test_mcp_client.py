@@ -63,6 +63,7 @@ def vaultctx_server(indexed: Indexed, home: Path) -> McpServerConfig:
         "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)]),
         "XDG_CONFIG_HOME": str(home / "config"),
         "XDG_DATA_HOME": str(home / "data"),
+        "VAULTCTX_ENGINE": "off",  # the server itself, not a relay to an engine left running
     }
     args = ("-m", "vaultctx", "serve", "--vault", str(indexed.vault), "--db", str(indexed.db))
     return McpServerConfig("vaultctx", sys.executable, args, env)

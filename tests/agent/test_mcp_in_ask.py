@@ -18,7 +18,10 @@ def test_ask_calls_a_tool_of_an_external_mcp_server(indexed: Indexed, tmp_path: 
     server = {
         "command": sys.executable,
         "args": ["-m", "vaultctx", "serve", "--vault", str(indexed.vault), "--db", str(indexed.db)],
-        "env": {"PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])},
+        "env": {
+            "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)]),
+            "VAULTCTX_ENGINE": "off",  # the server itself, not a relay to an engine left running
+        },
     }
     with OpenAIFake() as fake:
         fake.queue(

@@ -14,12 +14,15 @@ python=${PYTHON:-$repo/.venv/bin/python}
 read -r -a inspector <<<"${INSPECTOR:-npx --yes @modelcontextprotocol/inspector@0.15.0}"
 
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+# `serve` is a relay to the user's engine (docs/mcp.md): this check's engine runs in its own
+# runtime folder and is stopped at the end.
+export VAULTCTX_RUNTIME_DIR="$work/rt"
+trap '"$python" -m vaultctx engine stop >/dev/null 2>&1 || true; rm -rf "$work"' EXIT
 cp -R "$repo/examples/vault" "$work/vault"
 export PYTHONPATH="$repo/src${PYTHONPATH:+:$PYTHONPATH}"
 "$python" -m vaultctx index --vault "$work/vault" --db "$work/index.db" --fast --quiet
 
-server=(-e "PYTHONPATH=$PYTHONPATH" "$python" -m vaultctx serve
+server=(-e "PYTHONPATH=$PYTHONPATH" -e "VAULTCTX_RUNTIME_DIR=$VAULTCTX_RUNTIME_DIR" "$python" -m vaultctx serve
         --vault "$work/vault" --db "$work/index.db")
 
 call() {  # call OUTPUT_FILE INSPECTOR_ARGS... : run the Inspector CLI, keep its JSON output

@@ -48,6 +48,8 @@ request_consoles: ContextVar[dict[str, Console] | None] = ContextVar(
 served_vault: ContextVar[Callable[[str | None, str | None], Vault] | None] = ContextVar(
     "vaultctx_served_vault", default=None
 )
+# A served hook's event: the caller's stdin, sent with its command line.
+served_stdin: ContextVar[str | None] = ContextVar("vaultctx_served_stdin", default=None)
 
 
 def console_options(name: str) -> dict[str, Any]:

@@ -35,6 +35,10 @@ def run() -> None:
         os.environ["VAULTCTX_ENGINE"] = "off"
         sys.argv = [sys.argv[0], *arguments]
     code = forward(arguments)
+    if code is None and arguments[:1] == ["serve"]:
+        from vaultctx.cli.serve_relay import relay
+
+        code = relay(arguments)
     if code is not None:
         sys.exit(code)
     command = arguments[0] if arguments else ""

@@ -18,6 +18,7 @@ can tell (Linux's ``/proc/net/tcp``), and the answer read is bounded.
 
 from __future__ import annotations
 
+import io
 import ipaddress
 import json
 import os
@@ -31,10 +32,15 @@ from vaultctx.loopback import server_link
 from vaultctx.loopback.server_link import CLI_PATH
 
 PROTOCOL = 1
-FORWARDED = frozenset({"search", "context", "links", "status"})
+FORWARDED = frozenset({"search", "context", "links", "status", "hook"})
 # Run by the engine alone (``serve --http`` answers within its 30 s and holds its tools' lock):
 # the engine streams the progress and keeps the index's watcher out of the way meanwhile.
 ENGINE_FORWARDED = frozenset({"index"})
+# ``hooks.claude.GUARD_ENV``: a hook started from inside a hook does nothing, so it is not sent.
+HOOK_GUARD_ENV = "VAULTCTX_HOOK_ACTIVE"
+# A hook's event (its stdin) travels in the request, which the engine reads up to 256 KB; a
+# larger one (a long test log for ``hook compress``) is answered in-process.
+MAX_HOOK_EVENT_CHARS = 192 * 1024
 # The environment the output depends on: rich's colour, width and terminal detection, and the
 # defaults of --vault and --db. Nothing else of the user's environment leaves the process.
 CLIENT_ENV = (
@@ -91,6 +97,13 @@ def note(message: str) -> None:
 def _ask_server(argv: list[str]) -> tuple[str, str, int] | None:
     if declined_option(argv):
         return None
+    event = None
+    if argv[0] == "hook":
+        if os.environ.get(HOOK_GUARD_ENV):
+            return None
+        event = _hook_event()
+        if event is None:
+            return None
     located = _locate(*_vault_and_db(argv[1:]))
     if located is None:
         return None  # the in-process run says what is wrong, in its own words
@@ -101,11 +114,21 @@ def _ask_server(argv: list[str]) -> tuple[str, str, int] | None:
         "env": {name: os.environ[name] for name in CLIENT_ENV if name in os.environ},
         "terminal": _terminal(),
     }
+    if event is not None:
+        request["stdin"] = event
     server = served(vault, db) if argv[0] in FORWARDED else None
     if server is None:
         return _ask_engine(request, vault, db)
     data = server.post(request)
     return None if data is None else _answer(data, server.url)
+
+
+def _hook_event() -> str | None:
+    """The hook event on stdin, which is then read again from memory if the hook runs here;
+    None when it is too large to send."""
+    text = sys.stdin.read()
+    sys.stdin = io.StringIO(text)
+    return text if len(text) <= MAX_HOOK_EVENT_CHARS else None
 
 
 _engine_to_start: list[tuple[Path, Path]] = []

@@ -3,16 +3,26 @@
 
 from __future__ import annotations
 
+import io
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from vaultctx.cli.common import DbOption, VaultOption, open_vault, stdout
+from vaultctx.cli.common import (
+    DbOption,
+    VaultOption,
+    open_vault,
+    served_stdin,
+    served_vault,
+    stdout,
+)
 from vaultctx.config import default_db_path
 from vaultctx.errors import VaultctxError
 from vaultctx.hooks.claude import HookKind, HookOptions, enter_hook_process, run_hook
+from vaultctx.hooks.context import hook_excerpts
 from vaultctx.hooks.install import (
     HOOK_KINDS,
     hook_command,
@@ -41,9 +51,16 @@ UserOption = Annotated[
 
 
 def _run(kind: HookKind, vault: str | None, db: str | None) -> None:
-    if not enter_hook_process():
-        return
-    raise typer.Exit(run_hook(kind, HookOptions(vault, db), sys.stdin, sys.stdout, sys.stderr))
+    if served_vault.get() is None:
+        if not enter_hook_process():
+            return
+        raise typer.Exit(run_hook(kind, HookOptions(vault, db), sys.stdin, sys.stdout, sys.stderr))
+    # Run by the engine for a hook process (``cli.forward``), which checked the re-entry guard
+    # and sent its stdin: the engine's warm vault answers, with its hybrid search.
+    handle = open_vault(vault, db)
+    options = HookOptions(str(handle.path), str(handle.db_path), partial(hook_excerpts, handle))
+    event = io.StringIO(served_stdin.get() or "")
+    raise typer.Exit(run_hook(kind, options, event, sys.stdout, sys.stderr))
 
 
 @hook_app.command("context")

@@ -117,7 +117,7 @@ def _command(name: str) -> Any:
     if name not in _commands:
         import typer
 
-        from vaultctx.cli import index_cmds, links_cmds, search_cmds
+        from vaultctx.cli import hook_cmds, index_cmds, links_cmds, search_cmds
 
         app = typer.Typer(name="vaultctx", add_completion=False, pretty_exceptions_enable=False)
 
@@ -125,7 +125,7 @@ def _command(name: str) -> Any:
         def group() -> None:
             """A group, so ``vaultctx search ...`` parses as in the whole CLI."""
 
-        for family in (search_cmds, links_cmds, index_cmds):
+        for family in (search_cmds, links_cmds, index_cmds, hook_cmds):
             family.register(app)
         command = typer.main.get_command(app)
         for forwarded in FORWARDED | ENGINE_FORWARDED:
@@ -159,17 +159,22 @@ def run_request(
         argv, cwd, env, terminal = _parse(vault, request, allowed)
     except DeclinedError as exc:
         return {"protocol": PROTOCOL, "fallback": exc.one_line()}
+    stdin = request.get("stdin")
+    if stdin is not None and not isinstance(stdin, str):
+        return {"protocol": PROTOCOL, "fallback": "stdin is not text"}
     _install_streams()
     out, err = io.StringIO(), (io.StringIO() if stream is None else _Streamed(stream))
     ttys = {"stdout": bool(terminal.get("stdout")), "stderr": bool(terminal.get("stderr"))}
     encoding = str(terminal.get("encoding") or "utf-8")
     token = _captured.set((out, err, ttys, encoding))
+    fed = common.served_stdin.set(stdin)
     try:
         with _serving(vault, cwd, env, terminal):
             code = _run(argv)
     except DeclinedError as exc:
         return {"protocol": PROTOCOL, "fallback": exc.one_line()}
     finally:
+        common.served_stdin.reset(fed)
         _captured.reset(token)
     return {"protocol": PROTOCOL, "exit": code, "stdout": out.getvalue(), "stderr": err.getvalue()}
 

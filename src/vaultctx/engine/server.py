@@ -169,6 +169,11 @@ class _Handler(socketserver.StreamRequestHandler):
             elif op == "cli":
                 self._send(hello)
                 self._send(_run_cli(engine, message, self._send))
+            elif op == "mcp":  # a `vaultctx serve` relay: the connection becomes its session
+                self._send(hello)
+                from vaultctx.engine.mcp_session import serve_mcp
+
+                serve_mcp(engine, message, self.rfile, self.wfile)  # type: ignore[arg-type]
             else:
                 self._send({**hello, "answer": {"error": f"unknown op {op!r}"}})
         finally:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TextIO
 
@@ -43,6 +43,9 @@ _OWN_COMMAND_WORDS = ("vaultctx hook", "vaultctx.hooks")
 class HookOptions(NamedTuple):
     vault: str | None = None
     db: str | None = None
+    # A warm vault's own search for a text (the engine's), instead of a server's or this
+    # process's keyword search.
+    excerpts: Callable[[str], list[Excerpt]] | None = None
 
 
 class HookInputError(VaultctxError):
@@ -116,7 +119,10 @@ def context_answer(
         return None
     config = load_config(options.vault, options.db)
     session_id = event.get("session_id") if isinstance(event.get("session_id"), str) else None
-    excerpts = fetch_excerpts(config, request.text, stderr)
+    if options.excerpts is not None:
+        excerpts = options.excerpts(request.text)
+    else:
+        excerpts = fetch_excerpts(config, request.text, stderr)
     fresh = fitting(session.not_yet_injected(config.db, session_id, excerpts))
     if not fresh:
         return None

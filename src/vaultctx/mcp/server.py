@@ -81,9 +81,14 @@ class VaultService:
     answered at once; it is closed when the warm-up is done.
     """
 
-    def __init__(self, vault: Vault) -> None:
+    def __init__(
+        self, vault: Vault, lock: threading.Lock | None = None, *, warm_korean: bool = True
+    ) -> None:
         self.vault = vault
-        self._lock = threading.Lock()
+        # The engine passes the lock its CLI commands take on this vault: one lock per vault,
+        # however many clients share it.
+        self._lock = lock or threading.Lock()
+        self._warm_korean = warm_korean
         self._warmup: threading.Thread | None = None
         self._started = 0.0
         self._opened = threading.Event()  # the index is open (or could not be): step 1 is over
@@ -135,7 +140,7 @@ class VaultService:
                 self._opened.set()
                 warm = SearchRequest("warm up", limit=1, max_tokens=50)
                 self.vault.search(warm)
-                if index_has_hangul(self.vault.retriever(vectors=False).db):
+                if self._warm_korean and index_has_hangul(self.vault.retriever(vectors=False).db):
                     # Loads Kiwi (2-7 s, ~330 MB) only if the index holds Korean (index.hangul).
                     self.vault.search(replace(warm, query="준비", mode="bm25"))
                 # A server answers many queries: rank vectors from RAM once they are loaded.
@@ -192,15 +197,17 @@ def build_server(
     warm_up: WarmUp = "on start",
     allow_writes: bool = False,
     cli: CliRunner | None = None,
+    service: VaultService | None = None,
 ) -> MCPServer[Any]:
     """The configured server; ``token`` makes every HTTP request carry ``Bearer <token>``;
     ``allow_writes`` adds the tools that change the vault (``mcp.tool_binding``); ``cli`` serves
-    CLI processes' commands (``loopback.cli_endpoint``).
+    CLI processes' commands (``loopback.cli_endpoint``); ``service`` is a vault already shared
+    with other servers (the engine's, one per vault for every relay).
 
     ``warm_up`` says when the models start loading: "after handshake" suits stdio, where the
     client waits for the ``initialize`` answer (see ``WarmUpAfterHandshake``).
     """
-    service = VaultService(vault)
+    service = service or VaultService(vault)
 
     @asynccontextmanager
     async def warm_on_start(_: MCPServer[Any]) -> AsyncIterator[None]:
