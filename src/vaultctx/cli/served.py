@@ -173,7 +173,7 @@ def _check_served(vault: Vault, request: Mapping[str, Any]) -> None:
 
 
 def _parse(
-    vault: Vault, request: Mapping[str, Any]
+    vault: Vault, request: Mapping[str, Any], commands: frozenset[str] = FORWARDED
 ) -> tuple[list[str], str, dict[str, str], Mapping[str, Any]]:
     _check_served(vault, request)
     argv, cwd, env = request.get("argv"), request.get("cwd"), request.get("env")
@@ -182,7 +182,7 @@ def _parse(
         raise DeclinedError("no command line", "send argv")
     if not all(isinstance(arg, str) and len(arg) <= MAX_ARGUMENT_CHARS for arg in argv):
         raise DeclinedError("a malformed command line", "send argv as strings")
-    if argv[0] not in FORWARDED or declined_option(argv):
+    if argv[0] not in commands or declined_option(argv):
         raise DeclinedError(f"{argv[0]!r} is not run by the server", "run it in-process")
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
         raise DeclinedError("no working directory", "send cwd")
@@ -237,13 +237,20 @@ def _resolve_as_caller(
     return vault_path, db_path
 
 
-def _console(name: str, env: Mapping[str, str], terminal: Mapping[str, Any]) -> Console:
+def _console(
+    name: str, env: Mapping[str, str], terminal: Mapping[str, Any], file: Any = None
+) -> Console:
     """A console as the caller's process would make it: its environment decides colours and
-    terminal rules, its stream (``_RequestStream``) answers isatty, and its measured size stands
-    in for rich's own look at the terminal."""
+    terminal rules, its stream (``_RequestStream``, or ``file``) answers isatty, and its measured
+    size stands in for rich's own look at the terminal. A ``file`` is written from any thread
+    (a live answer refreshes from its own)."""
     from rich.console import Console
 
-    made = Console(**common.console_options(name), _environ=dict(env))
+    options = common.console_options(name)
+    if file is not None:
+        options.pop("stderr", None)
+        options["file"] = file
+    made = Console(**options, _environ=dict(env))
     if not made.is_dumb_terminal:
         width, height = _measured(terminal.get("size"))
         columns, lines = env.get("COLUMNS", ""), env.get("LINES", "")

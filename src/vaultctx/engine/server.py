@@ -19,6 +19,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vaultctx.engine import turns
 from vaultctx.engine_link import client
 from vaultctx.engine_link import runtime_dir as runtime
 from vaultctx.errors import VaultctxError
@@ -143,6 +144,9 @@ class _Handler(socketserver.StreamRequestHandler):
             elif op == "cli":
                 self._send(hello)
                 self._send(_run_cli(engine, message))
+            elif op == "turn":  # ask and chat: both ways on this connection (engine/turns.py)
+                self._send(hello)
+                turns.serve(engine, message, self.rfile, self.wfile)
             else:
                 self._send({**hello, "answer": {"error": f"unknown op {op!r}"}})
         finally:
