@@ -260,12 +260,15 @@ def test_a_chat_through_the_engine_confirms_a_change_at_the_client_terminal(
             terminal.type("and then?\r")
             assert terminal.wait_for(b"Second."), terminal.seen[-2000:]
             terminal.type("\x04")
-            terminal.wait_for(b"\x00", seconds=5)
+            status = exit_status(pid, terminal)
         finally:
             os.close(fd)
-            _, status = os.waitpid(pid, 0)
+            if not exited(pid):
+                os.kill(pid, signal.SIGKILL)
+                os.waitpid(pid, 0)
         bodies = [json.dumps(r.json) for r in fake.requests_to("/chat/completions")]
-    assert os.waitstatus_to_exitcode(status) == 0
+    assert status == 0, terminal.seen[-2000:]
+    assert TURN_NOTE.encode() in terminal.seen
     assert (indexed.vault / "engine-made.md").read_text() == "# Made\n"
     assert "make a note" in bodies[2]  # the conversation went on in the engine
     ledger = subprocess.run(
@@ -273,3 +276,22 @@ def test_a_chat_through_the_engine_confirms_a_change_at_the_client_terminal(
     )
     assert "engine-made.md" in ledger.stdout, ledger.stderr
     assert runtime.SOCKET_NAME in os.listdir(folder)
+
+
+def exit_status(pid: int, terminal: object, deadline: float = 60.0) -> int | None:
+    """The child's exit code once it has exited (its terminal read meanwhile), None if not."""
+    end = time.monotonic() + deadline
+    while time.monotonic() < end:
+        terminal.wait_for(b"\x00", seconds=0.2)  # type: ignore[attr-defined]
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            _exited.add(pid)
+            return os.waitstatus_to_exitcode(status)
+    return None
+
+
+_exited: set[int] = set()
+
+
+def exited(pid: int) -> bool:
+    return pid in _exited

@@ -25,18 +25,30 @@ import queue
 import sys
 import threading
 from collections.abc import Iterator, Mapping
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from vaultctx.engine_link.turn_link import environment_digest
 from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
-    from vaultctx.engine.server import Engine, WarmVault
     from vaultctx.search.request import SearchRequest
     from vaultctx.search.retriever import SearchResponse
 
 log = logging.getLogger("vaultctx.engine")
+
+
+class WarmVault(Protocol):
+    """``engine.server.WarmVault``: the engine's open vault and the lock of its searches."""
+
+    vault: Vault
+    lock: threading.Lock
+
+
+class Engine(Protocol):
+    def vault(self, vault: str, db: str) -> WarmVault: ...
+
+
 TURNS = frozenset({"ask", "chat"})
 MAX_LINE_BYTES = 256 * 1024
 # The engine's environment as it started (this module is imported then, by engine.server).
