@@ -67,6 +67,9 @@ def _run(request: dict[str, Any], located: Any) -> int | None:
 
     try:
         code = turn_link.run_turn(request, _ClientReader())
+    except KeyboardInterrupt:  # before the turn began: closing the connection ends it there
+        _error("interrupted")
+        return 130
     except client.EngineNotRunningError:
         note("no engine yet: running in-process; starting one after it")
         _engine_to_start.append(located)
