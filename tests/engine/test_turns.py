@@ -158,6 +158,8 @@ def test_ctrl_c_in_the_client_cancels_the_turn_in_the_engine(
         start_engine(env)
         pid = engine_pid_now()
         process = mid_answer(indexed, env, fake)
+        # The turn holds the vault's lock for its searches only, not while the model answers.
+        search = run(indexed, env, "search", "write-ahead log", "--limit", "1")
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=60) == 130
         wait_for(lambda: fake.closed_by_client == 1, "the backend sees the request closed")
@@ -168,6 +170,7 @@ def test_ctrl_c_in_the_client_cancels_the_turn_in_the_engine(
     assert b"never the end" not in output.text["out"]
     assert after.returncode == 0 and after.stdout == "the next answer\n", after.stderr
     assert TURN_NOTE in after.stderr
+    assert search.returncode == 0 and TURN_NOTE in search.stderr, search.stderr
     assert engine_pid_now() == pid  # the same engine, healthy
 
 
