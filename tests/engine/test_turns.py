@@ -14,8 +14,6 @@ import time
 from pathlib import Path
 from typing import IO
 
-import pytest
-
 from tests.agent.cli_support import KEY, agent_env, openai_toml
 from tests.agent.fakes import Answer, Hold, OpenAIFake, ToolCall
 from tests.engine.conftest import Indexed, engine_answers, rest, wait_for

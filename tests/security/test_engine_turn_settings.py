@@ -15,14 +15,13 @@ from __future__ import annotations
 import json
 import os
 import socket
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 from tests.agent.cli_support import KEY, agent_env, openai_toml
 from tests.agent.fakes import Answer, OpenAIFake
-from tests.engine.conftest import Indexed, engine_answers, folder, indexed, wait_for
+from tests.engine.conftest import Indexed, folder, indexed
+from tests.engine.test_turns import start_engine, turn_env
 from vaultctx.engine_link import client
 from vaultctx.engine_link.turn_link import environment_digest
 
@@ -31,17 +30,8 @@ OTHER_KEY = "sk-other-9876543210zyxwvutsrqponm"
 
 
 def engine_for(tmp_path: Path, fake: OpenAIFake, folder: Path) -> dict[str, str]:
-    env = agent_env(tmp_path, "[agent]\n" + openai_toml(fake) + "translate = false\n")
-    env.update(OPENAI_TEST=KEY, VAULTCTX_ENGINE="on", VAULTCTX_RUNTIME_DIR=str(folder))
-    started = subprocess.run(
-        [sys.executable, "-m", "vaultctx", "engine", "start"],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-    )
-    assert started.returncode == 0, started.stderr
-    wait_for(engine_answers, "the engine answers")
+    env = turn_env(tmp_path, fake, folder)
+    start_engine(env)
     return env
 
 

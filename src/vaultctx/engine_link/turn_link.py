@@ -32,41 +32,14 @@ from vaultctx.errors import VaultctxError
 # Variables that differ from one terminal, shell or test to the next without changing what a
 # turn reads or calls: the display's (sent with the request and applied to it), the shell's own,
 # and the engine's switches.
-DISPLAY_ENV = frozenset(
-    {
-        "COLUMNS",
-        "LINES",
-        "TERM",
-        "COLORTERM",
-        "NO_COLOR",
-        "FORCE_COLOR",
-        "TTY_COMPATIBLE",
-        "TTY_INTERACTIVE",
-        "VAULT_PATH",
-        "DB_PATH",
-        "PWD",
-        "OLDPWD",
-        "SHLVL",
-        "_",
-        "TERM_PROGRAM",
-        "TERM_PROGRAM_VERSION",
-        "TERM_SESSION_ID",
-        "WINDOWID",
-        "TMUX",
-        "TMUX_PANE",
-        "STY",
-        "SSH_TTY",
-        "SSH_CLIENT",
-        "SSH_CONNECTION",
-        "VTE_VERSION",
-        "OPENBLAS_NUM_THREADS",
-        "PROMPT_TOOLKIT_NO_CPR",
-        "PYTEST_CURRENT_TEST",
-        "VAULTCTX_VERBOSE",
-        "VAULTCTX_ENGINE",
-        "VAULTCTX_ENGINE_IDLE_SECONDS",
-    }
+_DISPLAY_NAMES = (
+    "COLUMNS LINES TERM COLORTERM NO_COLOR FORCE_COLOR TTY_COMPATIBLE TTY_INTERACTIVE "
+    "VAULT_PATH DB_PATH PWD OLDPWD SHLVL _ TERM_PROGRAM TERM_PROGRAM_VERSION TERM_SESSION_ID "
+    "WINDOWID TMUX TMUX_PANE STY SSH_TTY SSH_CLIENT SSH_CONNECTION VTE_VERSION "
+    "OPENBLAS_NUM_THREADS PROMPT_TOOLKIT_NO_CPR PYTEST_CURRENT_TEST "
+    "VAULTCTX_VERBOSE VAULTCTX_ENGINE VAULTCTX_ENGINE_IDLE_SECONDS"
 )
+DISPLAY_ENV = frozenset(_DISPLAY_NAMES.split())
 Reader = Callable[[str, str], str]
 
 
