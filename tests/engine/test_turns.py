@@ -17,6 +17,7 @@ from typing import IO
 from tests.agent.cli_support import KEY, agent_env, openai_toml
 from tests.agent.fakes import Answer, Hold, OpenAIFake, ToolCall
 from tests.engine.conftest import Indexed, engine_answers, rest, wait_for
+from tests.terminal_signals import ctrl_c_as_from_a_terminal
 from vaultctx.engine_link import client
 from vaultctx.engine_link import runtime_dir as runtime
 
@@ -141,6 +142,7 @@ def mid_answer(indexed: Indexed, env: dict[str, str], fake: OpenAIFake) -> subpr
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
+        preexec_fn=ctrl_c_as_from_a_terminal,
     )
     output = Output(process)
     wait_for(lambda: b"The beginning" in output.text["out"], "the answer begins")
@@ -296,3 +298,49 @@ _exited: set[int] = set()
 
 def exited(pid: int) -> bool:
     return pid in _exited
+
+
+def test_ctrl_c_in_a_chat_stops_the_answer_in_the_engine_and_the_chat_goes_on(
+    indexed: Indexed, folder: Path, tmp_path: Path
+) -> None:
+    """As in-process (tests/agent/test_chat_cli.py): the first Ctrl-C stops the answer (the
+    backend's request is closed), the next question is answered, Ctrl-C at the prompt leaves."""
+    import pty
+
+    from tests.agent.test_chat_cli import PROMPT, _Screen
+
+    with OpenAIFake() as fake:
+        env = {**turn_env(tmp_path, fake, folder), "PROMPT_TOOLKIT_NO_CPR": "1"}
+        start_engine(env)
+        fake.queue(Answer(["Slow ", "never shown"], fault=Hold(after=2)), Answer("Second answer."))
+        leader, follower = pty.openpty()
+        process = subprocess.Popen(
+            argv(indexed, "chat"),
+            stdin=follower,
+            stdout=follower,
+            stderr=follower,
+            env=env,
+            start_new_session=True,
+            preexec_fn=ctrl_c_as_from_a_terminal,
+        )
+        os.close(follower)
+        screen = _Screen(leader)
+        try:
+            screen.wait_for(PROMPT)
+            os.write(leader, b"slow question\r")
+            screen.wait_for("Slow")
+            os.killpg(process.pid, signal.SIGINT)
+            screen.wait_for("stopped")
+            wait_for(lambda: fake.closed_by_client == 1, "the backend sees the request closed")
+            screen.wait_for(PROMPT)
+            os.write(leader, b"next question\r")
+            screen.wait_for("Second answer.")
+            screen.wait_for(PROMPT)
+            os.killpg(process.pid, signal.SIGINT)
+            screen.wait_for(TURN_NOTE)  # said as the chat ends: it ran in the engine
+            assert process.wait(timeout=60) == 0
+        finally:
+            if process.poll() is None:
+                process.kill()
+            os.close(leader)
+    assert "never shown" not in screen.text
