@@ -96,6 +96,17 @@ def main() -> None:
     env = {**os.environ, "VAULTCTX_ENGINE": "on"}
     for name, values in first_byte(env, args.vault, args.db, args.runs).items():
         print(f"ask spawn -> first byte, {name}: {summary(values)}; {len(values)} runs")
+    print(f"bare `python -c pass`, spawn -> exit: {summary(bare_python(args.runs))}")
+
+
+def bare_python(runs: int) -> list[float]:
+    """The floor of any process, measured in the same run."""
+    values = []
+    for _ in range(runs):
+        started = time.perf_counter()
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+        values.append((time.perf_counter() - started) * 1000)
+    return values
 
 
 if __name__ == "__main__":
