@@ -194,9 +194,12 @@ def test_an_engine_killed_mid_turn_is_said_once_and_not_resent(
         env = turn_env(tmp_path, fake, folder)
         start_engine(env)
         process = mid_answer(indexed, env, fake)
-        os.kill(engine_pid_now(), signal.SIGKILL)
+        doomed = engine_pid_now()
+        os.kill(doomed, signal.SIGKILL)
         assert process.wait(timeout=60) == 2
         asked = len(fake.requests_to("/chat/completions"))
+        # A new engine is started for the next command (and stopped by the fixture).
+        wait_for(lambda: engine_answers() and engine_pid_now() != doomed, "a new engine")
     err = process.output.text["err"].decode()  # type: ignore[attr-defined]
     assert err.count("the engine stopped in the middle of this turn") == 1, err
     assert "vaultctx ledger" in err
@@ -247,6 +250,7 @@ def test_a_chat_through_the_engine_confirms_a_change_at_the_client_terminal(
     call = ToolCall("create_note", {"path": "engine-made.md", "content": "# Made\n"})
     with OpenAIFake() as fake:
         env = {**turn_env(tmp_path, fake, folder, "confirm_changes = true\n"), "TERM": "xterm"}
+        env["PROMPT_TOOLKIT_NO_CPR"] = "1"
         start_engine(env)
         fake.queue(Answer(tool_calls=[call]), Answer("Finished."), Answer("Second."))
         command = argv(indexed, "chat")
@@ -262,7 +266,7 @@ def test_a_chat_through_the_engine_confirms_a_change_at_the_client_terminal(
             assert terminal.wait_for(b"Finished."), terminal.seen[-2000:]
             terminal.type("and then?\r")
             assert terminal.wait_for(b"Second."), terminal.seen[-2000:]
-            terminal.type("\x04")
+            terminal.type("/quit\r")  # read once the prompt is back, however late
             status = exit_status(pid, terminal)
         finally:
             os.close(fd)
