@@ -10,6 +10,7 @@ Rows (``--rows``, comma-separated; all by default):
 
 - ``noop``: ``vaultctx index`` when nothing changed (``--fast`` on a vault whose pass 2 is not
   done, or the run would start pass 2);
+- ``noop-engine``: the same with the user's engine running (``vaultctx index`` is run there);
 - ``search``: cold ``vaultctx search QUERY --json`` (hybrid), and ``--mode bm25``;
 - ``search-server``: the same while ``vaultctx serve --http`` runs for the vault (the CLI uses
   the server when it can; without forwarding this measures the in-process path again);
@@ -69,6 +70,7 @@ QUERY = "how do we rotate the api keys"
 KOREAN_QUERY = "API 키는 얼마나 자주 교체하나요"
 ROWS = (
     "noop",
+    "noop-engine",
     "search",
     "search-server",
     "search-engine",
@@ -213,6 +215,16 @@ def row_noop(bench: Bench, t: Target) -> None:
     command = bench.vaultctx("index", *where(t), "--json", *fast)
     samples = bench.repeat(lambda: bench.run(command, index_seconds))
     report(t.name, f"no-op `vaultctx index{' --fast' if fast else ''}`", samples)
+
+
+def row_noop_engine(bench: Bench, t: Target) -> None:
+    """The no-op index with the engine running: forwarded, run there (its first, untimed run
+    opens the vault in the engine)."""
+    fast = [] if t.both_passes else ["--fast"]
+    command = bench.vaultctx("index", *where(t), "--json", *fast)
+    with engine_running(bench):
+        samples = bench.repeat(lambda: bench.run(command, index_seconds))
+    report(t.name, f"no-op `vaultctx index{' --fast' if fast else ''}`, engine running", samples)
 
 
 def search_rows(bench: Bench, t: Target, query: str, label: str) -> None:
@@ -551,6 +563,8 @@ def main() -> None:
         for row in rows:
             if row == "noop":
                 row_noop(bench, t)
+            elif row == "noop-engine":
+                row_noop_engine(bench, t)
             elif row == "search":
                 row_search(bench, t)
             elif row == "search-server":

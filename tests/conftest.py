@@ -9,12 +9,14 @@ from pathlib import Path
 
 import pytest
 
+from tests.clean_env import ENGINE_OFF
+
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
 EXAMPLE_VAULT = REPO / "examples" / "vault"
 # No test starts the user's engine behind its back (nor talks to one the developer runs): the CLI
 # processes the suite spawns inherit this; tests/engine/ opts in with a private runtime folder.
-os.environ["VAULTCTX_ENGINE"] = "off"
+os.environ.update(ENGINE_OFF)
 
 
 def shared_data(*parts: str) -> Path:

@@ -44,7 +44,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("brain", "review", "organize", "signals"),  # the features
     ("agent",),
     ("loopback", "engine_link"),  # the local servers' plumbing: HTTP, and the engine's socket
-    ("hooks", "mcp", "ui"),  # the integrations
+    ("hooks", "mcp", "ui", "obsidian"),  # the integrations
     ("cli", "__main__"),
     ("engine",),  # the user's engine: runs the CLI's commands on warm vaults for thin clients
 )

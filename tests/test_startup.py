@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from tests.conftest import REPO
+from tests.clean_env import clean_cli_env
 from vaultctx.api import Vault
 from vaultctx.cli.main import HOT_COMMANDS, app_for, build_app
 
@@ -44,12 +44,7 @@ NOTES = {
 
 
 def python(*args: str, stdin: str = "") -> str:
-    env = {
-        "PYTHONPATH": str(REPO / "src"),
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(Path.home()),
-        "VAULTCTX_ENGINE": "off",
-    }
+    env = clean_cli_env(inherit=False, PATH="/usr/bin:/bin", HOME=str(Path.home()))
     done = subprocess.run(
         [sys.executable, *args], input=stdin, capture_output=True, text=True, env=env, timeout=120
     )
@@ -242,12 +237,7 @@ def test_serve_loads_models_only_after_the_handshake_and_kiwi_never_for_english(
     these notes hold no Korean (index/hangul.py).
     """
     vault, db = both_passes
-    env = {
-        "PYTHONPATH": str(REPO / "src"),
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(Path.home()),
-        "VAULTCTX_ENGINE": "off",
-    }
+    env = clean_cli_env(inherit=False, PATH="/usr/bin:/bin", HOME=str(Path.home()))
     process = subprocess.Popen(
         [sys.executable, "-m", "vaultctx", "serve", "--vault", str(vault), "--db", str(db)],
         stdin=subprocess.PIPE,
@@ -425,12 +415,7 @@ run()
 
 
 def entry_process(*args: str) -> subprocess.CompletedProcess[str]:
-    env = {
-        "PYTHONPATH": str(REPO / "src"),
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(Path.home()),
-        "VAULTCTX_ENGINE": "off",
-    }
+    env = clean_cli_env(inherit=False, PATH="/usr/bin:/bin", HOME=str(Path.home()))
     return subprocess.run(
         [sys.executable, "-c", EXIT_PROBE, *args],
         capture_output=True,

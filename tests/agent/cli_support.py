@@ -3,7 +3,6 @@ keyring, none of the caller's keys, and settings pointing at a fake backend."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -12,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from tests.agent.fakes import GeminiFake, OllamaFake, OpenAIFake
-from tests.conftest import REPO, copy_example_vault
+from tests.clean_env import clean_cli_env
+from tests.conftest import copy_example_vault
 from vaultctx.api import Vault
 
 KEY = "sk-test-0123456789abcdefghijklmnop"
@@ -36,24 +36,15 @@ def indexed_example(tmp_path_factory: pytest.TempPathFactory) -> Indexed:
 
 def agent_env(tmp_path: Path, agent_toml: str, **extra: str) -> dict[str, str]:
     """A private user config (holding ``agent_toml``) and data dir, no keyring, no ambient keys."""
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("VAULTCTX_", "OPENAI", "GEMINI", "GOOGLE", "AWS_", "OLLAMA"))
-    }
     config = tmp_path / "config"
     (config / "vaultctx").mkdir(parents=True)
     (config / "vaultctx" / "vaultctx.toml").write_text(agent_toml, encoding="utf-8")
-    env.update(
-        XDG_CONFIG_HOME=str(config),
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_STATE_HOME=str(tmp_path / "state"),
+    return clean_cli_env(
+        tmp_path,
+        drop=("OPENAI", "GEMINI", "GOOGLE", "AWS_", "OLLAMA"),
         PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
-        PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(REPO)]),
-        VAULTCTX_ENGINE="off",  # the filter above drops the suite's setting
         **extra,
     )
-    return env
 
 
 def vaultctx(

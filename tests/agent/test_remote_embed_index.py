@@ -5,13 +5,13 @@ mid-index stops pass 2 with one line and leaves the index searchable."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from tests.agent.fakes import Embeddings, OpenAIFake
 from tests.agent.fakes.base import fake_vector
+from tests.clean_env import clean_cli_env
 from tests.conftest import make_vault
 
 REPO = Path(__file__).resolve().parents[2]
@@ -27,18 +27,12 @@ NOTES = {
 
 def cli_env(tmp_path: Path) -> dict[str, str]:
     """This checkout, a private user config dir, no keyring: the key comes from OPENAI_EMBED."""
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("VAULTCTX_", "OPENAI", "AWS_", "GOOGLE", "GEMINI", "XDG_"))
-    }
-    env["VAULTCTX_ENGINE"] = "off"  # the filter above drops the suite's setting
-    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
-    env["XDG_DATA_HOME"] = str(tmp_path / "data")
-    env["PYTHON_KEYRING_BACKEND"] = "keyring.backends.fail.Keyring"
-    env["OPENAI_EMBED"] = KEY
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO / "src"), str(REPO)])
-    return env
+    return clean_cli_env(
+        tmp_path,
+        drop=("OPENAI", "AWS_", "GOOGLE", "GEMINI", "XDG_"),
+        PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+        OPENAI_EMBED=KEY,
+    )
 
 
 def vaultctx(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:

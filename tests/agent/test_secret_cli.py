@@ -4,12 +4,13 @@ never comes back out in any output."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.clean_env import clean_cli_env
 
 REPO = Path(__file__).resolve().parents[2]
 KEY = "sk-proj-Zq8ftY3kLm0PwX7vB2nR5sT9uH4jD6gA1cE"
@@ -17,16 +18,11 @@ KEY = "sk-proj-Zq8ftY3kLm0PwX7vB2nR5sT9uH4jD6gA1cE"
 
 @pytest.fixture
 def keyring_env(tmp_path: Path) -> dict[str, str]:
-    env = {
-        key: value
-        for key, value in os.environ.items()
-        if not key.startswith(("VAULTCTX_", "OPENAI", "AWS_"))
-    }
-    env["VAULTCTX_ENGINE"] = "off"  # the filter above drops the suite's setting
-    env["PYTHON_KEYRING_BACKEND"] = "tests.agent.file_keyring.FileKeyring"
-    env["VAULTCTX_TEST_KEYRING"] = str(tmp_path / "keyring.json")
-    env["PYTHONPATH"] = os.pathsep.join([str(REPO), str(REPO / "src")])
-    return env
+    return clean_cli_env(
+        drop=("OPENAI", "AWS_"),
+        PYTHON_KEYRING_BACKEND="tests.agent.file_keyring.FileKeyring",
+        VAULTCTX_TEST_KEYRING=str(tmp_path / "keyring.json"),
+    )
 
 
 def _vaultctx(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:

@@ -4,7 +4,6 @@ index."""
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from collections.abc import Mapping
@@ -12,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO, make_vault
+from tests.clean_env import clean_cli_env
+from tests.conftest import make_vault
 from vaultctx.api import Vault
 from vaultctx.ledger.context import ChangeContext
 
@@ -84,14 +84,7 @@ def indexed_vault(root: Path, notes: Mapping[str, str], config: str = REPORTS_ON
 
 def run_cli(tmp_path: Path, vault: Vault, *args: str) -> subprocess.CompletedProcess[str]:
     """``vaultctx ARGS --vault V --db D`` as a real process, with private user dirs."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTCTX_")}
-    env.update(
-        VAULTCTX_ENGINE="off",  # the filter above drops the suite's setting
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(REPO)]),
-    )
+    env = clean_cli_env(tmp_path)
     argv = [sys.executable, "-m", "vaultctx", *args, "--vault", str(vault.path)]
     argv += ["--db", str(vault.db_path)]
     return subprocess.run(

@@ -229,3 +229,17 @@ def test_pass_2_runs_once_the_vault_is_quiet(vault: Vault) -> None:
     finally:
         watcher.stop()
         thread.join(10)
+
+
+def test_paused_no_run_starts_and_the_change_is_indexed_after(
+    vault: Vault, watching: Running
+) -> None:
+    """``paused()`` (the engine's forwarded ``index`` holds it): no watcher run meanwhile, even
+    for a change seen meanwhile; that change is indexed once the block ends."""
+    runs = len(watching.events)
+    with watching.watcher.paused():
+        (vault.path / "notes" / "held.md").write_text("# Held\n\nThe quince arrangement.\n")
+        time.sleep(3 * SEARCHABLE_WITHIN)  # well past the moment it would have been indexed
+        assert hits(vault, "quince") == []
+        assert len(watching.events) == runs
+    wait_for(lambda: hits(vault, "quince") == ["notes/held.md"], 30)

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.conftest import REPO
+from tests.clean_env import clean_cli_env
 from vaultctx.api import Vault
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
@@ -171,14 +170,7 @@ def test_apply_a_missing_template_or_outside_the_vault(tmp_path: Path) -> None:
 def run_cli(
     tmp_path: Path, vault: Path, *args: str, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTCTX_")}
-    env.update(
-        VAULTCTX_ENGINE="off",  # the filter above drops the suite's setting
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(REPO)]),
-    )
+    env = clean_cli_env(tmp_path)
     argv = [sys.executable, "-m", "vaultctx", *args, "--vault", str(vault)]
     argv += ["--db", str(tmp_path / "index.db")]
     return subprocess.run(

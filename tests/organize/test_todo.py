@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -14,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.conftest import REPO
+from tests.clean_env import clean_cli_env
 from vaultctx.api import Vault
 from vaultctx.config import ConfigError
 from vaultctx.errors import VaultctxError
@@ -344,14 +343,7 @@ def test_the_previous_note_is_never_altered(previous: str) -> None:
 
 
 def run_cli(tmp_path: Path, vault: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTCTX_")}
-    env.update(
-        VAULTCTX_ENGINE="off",  # the filter above drops the suite's setting
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(REPO)]),
-    )
+    env = clean_cli_env(tmp_path)
     argv = [sys.executable, "-m", "vaultctx", *args, "--vault", str(vault)]
     argv += ["--db", str(tmp_path / "index.db")]
     return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)

@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 
 from tests.brain.conftest import BREAD, KUBE, TIDES, indexed_vault, run_cli, snapshot
-from tests.conftest import REPO
+from tests.clean_env import clean_cli_env
 from vaultctx.brain.markers import read_block
 from vaultctx.review.links_flow import LinksFlow
 from vaultctx.review.related_links import merge_related_links
@@ -92,15 +92,7 @@ def test_merging_keeps_existing_links_first_and_never_twice() -> None:
 def test_at_a_terminal_each_proposal_is_asked(tmp_path: Path) -> None:
     """A real pseudo-terminal: yes to the first, no to the second, quit at the third."""
     vault = indexed_vault(tmp_path, NOTES)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("VAULTCTX_")}
-    env.update(
-        VAULTCTX_ENGINE="off",  # the filter above drops the suite's setting
-        XDG_DATA_HOME=str(tmp_path / "data"),
-        XDG_CONFIG_HOME=str(tmp_path / "config"),
-        XDG_STATE_HOME=str(tmp_path / "state"),
-        PYTHONPATH=os.pathsep.join([str(REPO / "src"), str(REPO)]),
-        TERM="dumb",
-    )
+    env = clean_cli_env(tmp_path, TERM="dumb")
     argv = [sys.executable, "-m", "vaultctx", "review", "links"]
     argv += ["--vault", str(vault.path), "--db", str(vault.db_path)]
     master, slave = pty.openpty()

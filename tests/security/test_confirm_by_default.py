@@ -11,6 +11,7 @@ from pathlib import Path
 import platformdirs
 import pytest
 
+from tests.clean_env import ENGINE_OFF
 from tests.conftest import make_vault
 from tests.ledger.conftest import isolate_data_dir
 from vaultctx.agent.settings import AgentSettings, load_agent_settings
@@ -27,7 +28,8 @@ def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     for name in list(os.environ):
         if name.startswith("VAULTCTX_"):
             monkeypatch.delenv(name)
-    monkeypatch.setenv("VAULTCTX_ENGINE", "off")  # the loop above drops the suite's setting
+    for name, value in ENGINE_OFF.items():  # the loop above drops the suite's setting
+        monkeypatch.setenv(name, value)
     config = tmp_path / "config"
     monkeypatch.setenv("XDG_CONFIG_HOME", str(config))
     monkeypatch.setattr(platformdirs, "user_config_dir", lambda name: str(config / name))

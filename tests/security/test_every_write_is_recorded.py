@@ -74,6 +74,12 @@ CHECKED_IN = {
     "review inbox": "tests/review/test_inbox.py::test_inbox_end_to_end",
     "review decisions": "tests/review/test_decisions.py::test_decisions_end_to_end",
     "ui": "tests/ui/test_ui_review_flows.py::test_triage_one_ticked_signal_then_undo_from_changes",
+    "brain run": "tests/brain/test_upkeep_cli.py::"
+    "test_brain_run_writes_the_five_steps_as_one_record_and_undo_takes_it_back",
+    "brain dashboard": "tests/brain/test_upkeep_cli.py::"
+    "test_dashboard_keeps_gone_items_inactive_and_writes_nothing_when_current",
+    "conversations harvest": "tests/brain/test_harvest_cli.py::"
+    "test_harvest_writes_one_note_with_its_front_matter_and_undo_removes_it",
 }
 
 
@@ -334,11 +340,13 @@ FILE_WRITERS = {
     "ledger/undo.py": "the vault: a record's earlier state put back",
     "atomic_write.py": "the primitive for the files below that are not in the vault",
     "brain/review_state.py": "the review queue's history, user data dir",
+    "review/brain_scheduler.py": "when the Second Brain's upkeep last ran, user state dir",
     "cli/conversation_cmds.py": "export --out outside the vault (inside: through the ledger)",
     "context_blocks.py": "the context block cache, user data dir",
     "conversations/location.py": "the conversation store's folder, user data dir",
     "loopback/server_link.py": "the running server's address and token, user state dir",
-    "engine/server.py": "the engine's socket, lock and pid file, the user's 0700 runtime dir",
+    "engine/server.py": "the engine's socket and lock, the user's 0700 runtime dir",
+    "engine/logs.py": "the engine's rotated log and pid file (0600), the user's 0700 runtime dir",
     "engine_link/client.py": "the engine's start lock and log, the user's 0700 runtime dir",
     "engine_link/runtime_dir.py": "the user's 0700 runtime dir itself",
     "hooks/session.py": "the hooks' session memory, user data dir",
@@ -353,6 +361,9 @@ FILE_WRITERS = {
     "signals/feed_state.py": "what each feed gave before, user data dir",
     "tool_settings.py": "AI tools' settings files: Claude Code's hooks, MCP clients' servers",
     "ui/uploads.py": "a private temporary folder for uploads",
+    "ui/user_settings.py": "the user's own vaultctx.toml (the Obsidian plugin's settings tab)",
+    "obsidian/install.py": "the plugin's own files in <vault>/.obsidian/plugins/vaultctx, "
+    "links refused (not notes: Obsidian's configuration folder)",
 }
 _WRITES = re.compile(
     r"""\.write_text\(|\.write_bytes\(|\bmkdir\(|makedirs\(|os\.replace\(|os\.rename\(|"""

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 from vaultctx.brain.markers import upsert_block
 from vaultctx.brain.wiki import (
     CATEGORIES,
+    DASHBOARD_FOLDER,
     INDEX_NOTE,
     LOG_NOTE,
     append_log,
@@ -28,6 +29,7 @@ from vaultctx.vault.scanner import load_ignore_rules
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
+    from vaultctx.ledger.batch import ChangeBatch
     from vaultctx.ledger.context import Change, ChangeContext
 
 CATALOG_KEY = "catalog"
@@ -81,23 +83,34 @@ def update_index(vault: Vault, *, change: ChangeContext) -> CatalogResult:
     """Rewrite the ``catalog`` block of ``{wiki}/index.md`` (made when missing); nothing is
     written when the catalogue is unchanged."""
     settings = enabled_settings(vault)
-    folder = settings.wiki_folder
+    with vault.change_batch(change, "replace") as batch:
+        index_path, notes, written = update_index_in(batch, vault, settings.wiki_folder)
+    return CatalogResult(index_path, notes, written, batch.change)
+
+
+def update_index_in(batch: ChangeBatch, vault: Vault, folder: str) -> tuple[str, int, bool]:
+    """The catalogue's refresh as steps of ``batch`` (the scheduler's run holds one for all its
+    steps): (index.md's path, notes listed, whether it was written)."""
     root = vault_root(vault)
     check_wiki_folder(root, folder)
     skip = {f"{folder}/{INDEX_NOTE}", f"{folder}/{LOG_NOTE}"}
     rules, _ = load_ignore_rules(vault.path, vault.config.settings.ignore)
-    paths = [path for path in wiki_note_paths(root, folder, rules) if path not in skip]
+    items = f"{folder}/{DASHBOARD_FOLDER}/"
+    paths = [
+        path
+        for path in wiki_note_paths(root, folder, rules)
+        if path not in skip and not path.startswith(items)
+    ]
     content = catalog(folder, paths)
     index_path = f"{folder}/{INDEX_NOTE}"
     written = False
-    with vault.change_batch(change, "replace") as batch:
-        if not os.path.lexists(root / index_path):
-            batch.create(index_path, upsert_block("", CATALOG_KEY, content))
-            written = True
-        else:
-            written = batch.rewrite(
-                index_path, lambda text: upsert_block(text, CATALOG_KEY, content, name=index_path)
-            )
-        if written:
-            append_log(batch, root, folder, f"index catalog updated: {len(paths)} note(s)")
-    return CatalogResult(index_path, len(paths), written, batch.change)
+    if not os.path.lexists(root / index_path):
+        batch.create(index_path, upsert_block("", CATALOG_KEY, content))
+        written = True
+    else:
+        written = batch.rewrite(
+            index_path, lambda text: upsert_block(text, CATALOG_KEY, content, name=index_path)
+        )
+    if written:
+        append_log(batch, root, folder, f"index catalog updated: {len(paths)} note(s)")
+    return index_path, len(paths), written

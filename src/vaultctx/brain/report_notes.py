@@ -27,6 +27,7 @@ from vaultctx.ledger.context import ChangeContext
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
+    from vaultctx.ledger.batch import ChangeBatch
 
 
 @dataclass(frozen=True)
@@ -151,7 +152,6 @@ def write_report_note(
 ) -> WrittenReport:
     """``content`` into the report's block of its note in the wiki folder, as one ledger record;
     nothing is written when the block already holds it."""
-    note = REPORT_NOTES[report]
     wiki = settings.wiki_folder.strip("/")
     folder = vault.path / wiki
     if os.path.lexists(folder) and not folder.is_dir():
@@ -159,13 +159,21 @@ def write_report_note(
             f"the wiki folder {wiki!r} is a file, not a folder; nothing was written",
             "rename that file, or set another wiki_folder under [second_brain] in vaultctx.toml",
         )
-    path = f"{wiki}/{note.name}.md"
+    path = f"{wiki}/{REPORT_NOTES[report].name}.md"
     context = ChangeContext(f"brain {report}: {path}", source="cli")
     with vault.change_batch(context, "brain-report") as batch:
-        if (vault.path / path).exists():
-            batch.rewrite(path, lambda text: upsert_block(text, note.key, content, name=path))
-        else:
-            batch.create(path, upsert_block(f"# {note.name}\n", note.key, content, name=path))
+        write_report_in(batch, vault, wiki, report, content)
     change = batch.change
     assert change is not None
     return WrittenReport(path, change.record_id, change.notices)
+
+
+def write_report_in(batch: ChangeBatch, vault: Vault, wiki: str, report: str, content: str) -> str:
+    """``content`` into the report's block of its note, as a step of ``batch``; its path."""
+    note = REPORT_NOTES[report]
+    path = f"{wiki}/{note.name}.md"
+    if (vault.path / path).exists():
+        batch.rewrite(path, lambda text: upsert_block(text, note.key, content, name=path))
+    else:
+        batch.create(path, upsert_block(f"# {note.name}\n", note.key, content, name=path))
+    return path

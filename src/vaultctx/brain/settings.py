@@ -18,6 +18,7 @@ DEFAULT_WIKI_FOLDER = "Second Brain"
 # PowerShell docs (bench/brain_thresholds.py; docs/benchmarks.md, "Second Brain thresholds").
 DEFAULT_LINK_THRESHOLD = 0.89
 DEFAULT_DUPLICATE_THRESHOLD = 0.99
+DEFAULT_SCHEDULER_HOURS = 24
 _THRESHOLDS = ("link_threshold", "duplicate_threshold")
 ENABLE_HINT = (
     "set enabled = true under [second_brain] in the vault's vaultctx.toml (docs/second-brain.md)"
@@ -35,6 +36,8 @@ class SecondBrainSettings:
     wiki_folder: str = DEFAULT_WIKI_FOLDER
     link_threshold: float = DEFAULT_LINK_THRESHOLD
     duplicate_threshold: float = DEFAULT_DUPLICATE_THRESHOLD
+    scheduler: bool = False  # the upkeep of `vaultctx brain run`, by the engine, every N hours
+    scheduler_interval_hours: int = DEFAULT_SCHEDULER_HOURS
 
     def require_enabled(self) -> None:
         if not self.enabled:
@@ -46,13 +49,15 @@ def load_second_brain_settings(
 ) -> SecondBrainSettings:
     values: dict[str, object] = {}
     for key, (path, value) in table_values(vault, "second_brain", user_config_dir).items():
-        if key == "enabled":
+        if key in ("enabled", "scheduler"):
             if not isinstance(value, bool):
                 raise ConfigError(
-                    f"{path}: [second_brain] enabled must be true or false, got {value!r}",
-                    "write enabled = true",
+                    f"{path}: [second_brain] {key} must be true or false, got {value!r}",
+                    f"write {key} = true",
                 )
             values[key] = value
+        elif key == "scheduler_interval_hours":
+            values[key] = _interval_hours(value, path)
         elif key == "wiki_folder":
             if isinstance(value, str) and not value.strip():
                 continue  # blank means the default, as in the plugin's settings
@@ -68,6 +73,18 @@ def load_second_brain_settings(
         else:
             raise ConfigError(
                 f"{path}: unknown setting [second_brain] {key}",
-                "use enabled, wiki_folder, link_threshold or duplicate_threshold",
+                "use enabled, wiki_folder, link_threshold, duplicate_threshold, scheduler or "
+                "scheduler_interval_hours",
             )
     return SecondBrainSettings(**values)  # type: ignore[arg-type]
+
+
+def _interval_hours(value: object, path: Path) -> int:
+    """A number of hours, 1 or more, rounded to a whole hour (as the plugin's setting is)."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not value >= 1:
+        raise ConfigError(
+            f"{path}: [second_brain] scheduler_interval_hours must be a number of hours, "
+            f"1 or more, got {value!r}",
+            f"write e.g. scheduler_interval_hours = {DEFAULT_SCHEDULER_HOURS} (the default)",
+        )
+    return max(1, round(value))

@@ -36,6 +36,8 @@ if TYPE_CHECKING:
 
 CATEGORIES = ("entities", "concepts", "projects")
 INDEX_NOTE = "index.md"
+# The Bases dashboard's item notes (review/dashboard.py): data for its views, not wiki notes.
+DASHBOARD_FOLDER = "Dashboard"
 LOG_NOTE = "log.md"
 FOR_FUTURE_AI = (
     "## For future AI\n\n"

@@ -29,6 +29,7 @@ HELP = """\
 /model NAME     switch model
 /mcp            the external MCP servers and their tools
 /save           save the conversation now and show its id
+/harvest        save it and turn it into a note of its conclusions (Second Brain)
 /new            start a new conversation
 /help           this list
 /quit           leave (or Ctrl-D)"""
@@ -40,6 +41,7 @@ class ChatRepl:
 
         self.session = session
         self.pending = list(attachments)
+        self.runner: Runner | None = None
         self.interrupted_once = False
         self.tool_lines = ToolCallPrinter()
         session.on_tool_call = self.tool_lines
@@ -62,6 +64,7 @@ class ChatRepl:
         read_line = _line_reader()
         print("vaultctx chat: /help for commands, Ctrl-D to leave", file=sys.stderr)
         with _runner() as runner, self._mcp_servers(runner):
+            self.runner = runner
             while True:
                 try:
                     line = read_line(self.prompt_line()).strip()
@@ -101,6 +104,13 @@ class ChatRepl:
 
     def answer(self, runner: Runner, question: str) -> None:
         from vaultctx.cli.answer_output import AnswerPrinter, report_turn
+        from vaultctx.organize.retrospective import is_retrospective_request
+
+        if is_retrospective_request(question):
+            from vaultctx.cli.chat_writers import retrospective_in_chat
+
+            retrospective_in_chat(self.session, runner.run, question)
+            return
 
         printer = AnswerPrinter(render=sys.stdout.isatty())
         self.tool_lines.printer = printer
@@ -167,6 +177,10 @@ class ChatRepl:
         elif name == "/save":
             saved = self.session.save()
             print(f"saved as {saved}" if saved else "nothing to save yet", file=sys.stderr)
+        elif name == "/harvest" and self.runner is not None:
+            from vaultctx.cli.chat_writers import harvest_in_chat
+
+            harvest_in_chat(self.session, self.runner.run)
         else:
             raise VaultctxError(f"unknown command {name}", "type /help for the list")
         return None

@@ -238,4 +238,7 @@ def register(app: typer.Typer) -> None:
     group.command()(export)
     group.command()(rename)
     group.command()(delete)
+    from vaultctx.cli.harvest_cmds import harvest
+
+    group.command()(harvest)
     app.add_typer(group, name="conversations")

@@ -8,11 +8,13 @@ from __future__ import annotations
 
 import time
 from datetime import datetime
+from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from vaultctx.engine_link import client
+from vaultctx.engine_link import runtime_dir as runtime
 from vaultctx.errors import VaultctxError
 
 engine_app = typer.Typer(
@@ -27,8 +29,8 @@ def _usable() -> None:
     if not client.enabled():
         raise VaultctxError(
             "the engine is off here",
-            f"unset {client.ENGINE_ENV} (it is off with `--no-engine`, and on systems other "
-            "than Linux)",
+            f"unset {client.ENGINE_ENV} (it is off with `--no-engine`, and on Windows, whose "
+            "sockets cannot tell who connects)",
         )
 
 
@@ -54,9 +56,11 @@ def status() -> None:
         f"stops after {answer.get('idle_seconds')} s idle"
     )
     print(f"socket {answer.get('socket')}")
+    print(f"log {Path(str(answer.get('socket'))).with_name(runtime.LOG_NAME)}")
     vaults = answer.get("vaults")
     for held in vaults if isinstance(vaults, list) else []:
-        print(f"warm: {held.get('vault')} (index {held.get('db')})")
+        watched = ", watched for changes" if held.get("watching") else ""
+        print(f"warm: {held.get('vault')} (index {held.get('db')}){watched}")
 
 
 @engine_app.command()

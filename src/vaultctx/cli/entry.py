@@ -31,10 +31,9 @@ NO_ENGINE = "--no-engine"
 
 
 def run() -> None:
-    arguments = sys.argv[1:]
-    if arguments[:1] == [NO_ENGINE]:  # a global switch: this run neither uses nor starts one
+    arguments = without_no_engine(sys.argv[1:])
+    if arguments != sys.argv[1:]:  # a global switch: this run neither uses nor starts one
         os.environ["VAULTCTX_ENGINE"] = "off"
-        arguments = arguments[1:]
         sys.argv = [sys.argv[0], *arguments]
     code = forward(arguments)
     if code is None:
@@ -53,6 +52,14 @@ def run() -> None:
         if command in ONE_SHOT:
             exit_now(done)
         raise
+
+
+def without_no_engine(arguments: list[str]) -> list[str]:
+    """``arguments`` without ``--no-engine``, wherever it stands before ``--`` (after it, it is
+    a value, as a search for that very text), so that no command's parser has to know it."""
+    end = arguments.index("--") if "--" in arguments else len(arguments)
+    kept = [arg for arg in arguments[:end] if arg != NO_ENGINE]
+    return kept + arguments[end:]
 
 
 def exit_now(done: SystemExit) -> None:

@@ -32,6 +32,9 @@ from vaultctx.loopback.server_link import CLI_PATH
 
 PROTOCOL = 1
 FORWARDED = frozenset({"search", "context", "links", "status"})
+# Run by the engine alone (``serve --http`` answers within its 30 s and holds its tools' lock):
+# the engine streams the progress and keeps the index's watcher out of the way meanwhile.
+ENGINE_FORWARDED = frozenset({"index"})
 # The environment the output depends on: rich's colour, width and terminal detection, and the
 # defaults of --vault and --db. Nothing else of the user's environment leaves the process.
 CLIENT_ENV = (
@@ -58,7 +61,7 @@ NOT_FORWARDED = frozenset({"--help", "--batch", "--translate", "--install-comple
 def forward(argv: list[str]) -> int | None:
     """Run ``argv`` (without the program name) on the server and return its exit code after
     printing its output; None when the command must run in-process."""
-    if not argv or argv[0] not in FORWARDED:
+    if not argv or argv[0] not in FORWARDED | ENGINE_FORWARDED:
         return None
     try:
         answer = _ask_server(argv)
@@ -98,7 +101,7 @@ def _ask_server(argv: list[str]) -> tuple[str, str, int] | None:
         "env": {name: os.environ[name] for name in CLIENT_ENV if name in os.environ},
         "terminal": _terminal(),
     }
-    server = served(vault, db)
+    server = served(vault, db) if argv[0] in FORWARDED else None
     if server is None:
         return _ask_engine(request, vault, db)
     data = server.post(request)
@@ -138,7 +141,8 @@ def _ask_engine(request: dict[str, Any], vault: Path, db: Path) -> tuple[str, st
     sent = {"protocol": PROTOCOL, "vault": str(vault), "db": str(db), **request}
     try:
         _hello, data = client.request(
-            {"op": "cli", "request": sent, "settings_env": client.settings_env()}
+            {"op": "cli", "request": sent, "settings_env": client.settings_env()},
+            on_stream=_write_stderr,
         )
     except client.EngineNotRunningError:
         note("no engine yet: running in-process; starting one after it")
@@ -158,6 +162,13 @@ def _ask_engine(request: dict[str, Any], vault: Path, db: Path) -> tuple[str, st
         return None
     checked = _checked(data, "the engine")
     return None if checked is None else _answer(checked, "the engine", by="the engine")
+
+
+def _write_stderr(text: str) -> None:
+    """A streamed part of the command's stderr (``index``'s progress), shown as it comes."""
+    if text:
+        sys.stderr.write(text)
+        sys.stderr.flush()
 
 
 class Served:

@@ -5,9 +5,11 @@ from __future__ import annotations
 import json
 import signal
 import sys
+import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -18,6 +20,7 @@ from vaultctx.cli.common import (
     VaultOption,
     console,
     open_vault,
+    served_vault,
 )
 from vaultctx.errors import VaultctxError
 
@@ -65,6 +68,12 @@ def _stop_on_sigint(request_stop: Any) -> Iterator[list[bool]]:
     """First Ctrl-C asks the indexer to stop, which it does within a second, keeping the work
     done so far; the second aborts at once."""
     hit: list[bool] = []
+    if threading.current_thread() is not threading.main_thread():
+        stops = engine_stops.get()  # run by the engine: it stops the run if the client goes
+        if stops is not None:
+            stops.append(request_stop)
+        yield hit
+        return
 
     def handler(signum: int, frame: Any) -> None:
         if hit:
@@ -78,6 +87,13 @@ def _stop_on_sigint(request_stop: Any) -> Iterator[list[bool]]:
         yield hit
     finally:
         signal.signal(signal.SIGINT, previous)
+
+
+# Set by the engine around a forwarded ``index``: how the run is stopped once the client that
+# asked for it is gone (Ctrl-C there), as a first Ctrl-C stops it in-process.
+engine_stops: ContextVar[list[Callable[[], None]] | None] = ContextVar(
+    "vaultctx_engine_stops", default=None
+)
 
 
 def _print_report(summary: dict[str, Any]) -> None:
@@ -127,7 +143,9 @@ def index(
 ) -> None:
     """Index the vault (incremental: only new, changed, renamed and deleted files)."""
     handle = open_vault(vault, db)
-    interactive = sys.stderr.isatty() and not quiet and not as_json
+    # Run by the engine, stderr is streamed to the terminal as lines: no live bar.
+    served = served_vault.get() is not None
+    interactive = sys.stderr.isatty() and not quiet and not as_json and not served
     progress: ProgressSink | None = None
     if interactive:
         from vaultctx.cli.index_progress import RichProgress  # rich costs ~0.1 s to import

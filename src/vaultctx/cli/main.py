@@ -113,6 +113,7 @@ def build_app() -> typer.Typer:
         brain_app,
         brain_report_cmds,
         brain_review_cmds,
+        brain_run_cmds,
         brain_think_cmds,
         brain_wiki_cmds,
         capture_cmds,
@@ -124,6 +125,7 @@ def build_app() -> typer.Typer:
         ledger_cmds,
         links_cmds,
         mcp_cmds,
+        obsidian_cmds,
         para_cmds,
         review_cmds,
         review_contradictions_cmds,
@@ -164,6 +166,7 @@ def build_app() -> typer.Typer:
     brain_wiki_cmds.register_brain(brain_app.brain_app)
     brain_think_cmds.register_brain(brain_app.brain_app)
     brain_report_cmds.register_brain(brain_app.brain_app)
+    brain_run_cmds.register_brain(brain_app.brain_app)
     brain_app.register(app)
     brain_review_cmds.register_review(review_cmds.review_app)
     review_contradictions_cmds.register_review(review_cmds.review_app)
@@ -171,6 +174,7 @@ def build_app() -> typer.Typer:
     review_cmds.register(app)
     ui_cmds.register(app)
     engine_cmds.register(app)
+    obsidian_cmds.register(app)
     return app
 
 

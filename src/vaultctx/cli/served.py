@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultctx.cli import common
-from vaultctx.cli.forward import CLIENT_ENV, FORWARDED, PROTOCOL, declined_option
+from vaultctx.cli.forward import CLIENT_ENV, ENGINE_FORWARDED, FORWARDED, PROTOCOL, declined_option
 from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
@@ -87,6 +87,18 @@ class _RequestStream(io.TextIOBase):
         return getattr(self._real, name)
 
 
+class _Streamed(io.StringIO):
+    """A request's stderr whose text is passed on as it is written, not kept."""
+
+    def __init__(self, sink: Callable[[str], None]) -> None:
+        super().__init__()
+        self._sink = sink
+
+    def write(self, text: str) -> int:
+        self._sink(text)
+        return len(text)
+
+
 def _install_streams() -> None:
     with _install_lock:
         if not isinstance(sys.stdout, _RequestStream):
@@ -116,7 +128,7 @@ def _command(name: str) -> Any:
         for family in (search_cmds, links_cmds, index_cmds):
             family.register(app)
         command = typer.main.get_command(app)
-        for forwarded in FORWARDED:
+        for forwarded in FORWARDED | ENGINE_FORWARDED:
             _commands[forwarded] = command
     return _commands[name]
 
@@ -127,18 +139,28 @@ def prepare() -> None:
     _command(next(iter(FORWARDED)))
 
 
-def run_request(vault: Vault, request: Mapping[str, Any]) -> dict[str, Any]:
+def run_request(
+    vault: Vault,
+    request: Mapping[str, Any],
+    *,
+    stream: Callable[[str], None] | None = None,
+    allowed: frozenset[str] = FORWARDED,
+) -> dict[str, Any]:
     """The answer to one forwarded command line: its output and exit code, or a reason to
     decline. ``vault`` is the server's, used under the server's lock. A request with
-    ``search`` is one search of ``vaultctx ask`` or ``chat`` (``cli.remote_search``)."""
+    ``search`` is one search of ``vaultctx ask`` or ``chat`` (``cli.remote_search``).
+
+    ``allowed`` are the commands run (the engine runs ``index`` too); with ``stream`` the
+    command's stderr goes there as it is written (``index``'s progress) instead of coming back
+    with the answer."""
     if "search" in request:
         return _search(vault, request)
     try:
-        argv, cwd, env, terminal = _parse(vault, request)
+        argv, cwd, env, terminal = _parse(vault, request, allowed)
     except DeclinedError as exc:
         return {"protocol": PROTOCOL, "fallback": exc.one_line()}
     _install_streams()
-    out, err = io.StringIO(), io.StringIO()
+    out, err = io.StringIO(), (io.StringIO() if stream is None else _Streamed(stream))
     ttys = {"stdout": bool(terminal.get("stdout")), "stderr": bool(terminal.get("stderr"))}
     encoding = str(terminal.get("encoding") or "utf-8")
     token = _captured.set((out, err, ttys, encoding))
@@ -173,7 +195,7 @@ def _check_served(vault: Vault, request: Mapping[str, Any]) -> None:
 
 
 def _parse(
-    vault: Vault, request: Mapping[str, Any], commands: frozenset[str] = FORWARDED
+    vault: Vault, request: Mapping[str, Any], allowed: frozenset[str]
 ) -> tuple[list[str], str, dict[str, str], Mapping[str, Any]]:
     _check_served(vault, request)
     argv, cwd, env = request.get("argv"), request.get("cwd"), request.get("env")
@@ -182,7 +204,7 @@ def _parse(
         raise DeclinedError("no command line", "send argv")
     if not all(isinstance(arg, str) and len(arg) <= MAX_ARGUMENT_CHARS for arg in argv):
         raise DeclinedError("a malformed command line", "send argv as strings")
-    if argv[0] not in commands or declined_option(argv):
+    if argv[0] not in allowed or declined_option(argv):
         raise DeclinedError(f"{argv[0]!r} is not run by the server", "run it in-process")
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
         raise DeclinedError("no working directory", "send cwd")

@@ -34,11 +34,33 @@ def todo(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Show what would be done; write nothing.")
     ] = False,
+    retro: Annotated[
+        bool,
+        typer.Option(
+            "--retro", help="Write the day's retrospective into its note (asks the model once)."
+        ),
+    ] = False,
+    clean_archive: Annotated[
+        bool,
+        typer.Option(
+            "--clean-archive",
+            help="Move archived to-dos older than [todo] archive_clean_days (90) to .trash/.",
+        ),
+    ] = False,
     as_json: JsonOption = False,
 ) -> None:
     """Make today's to-do note, carrying over unfinished items; archive old ones."""
     from vaultctx.organize.todo import run_todo
 
+    if retro and clean_archive:
+        raise VaultctxError(
+            "--retro and --clean-archive are two separate runs", "give one of them at a time"
+        )
+    if retro or clean_archive:
+        from vaultctx.cli.todo_extra_cmds import run_extra
+
+        run_extra(open_vault(vault, db), _day(day), retro, dry_run=dry_run, as_json=as_json)
+        return
     run = run_todo(open_vault(vault, db), _day(day), dry_run=dry_run)
     if as_json:
         print(json.dumps(run.as_dict(), ensure_ascii=False))

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 WRITING_COMMANDS: dict[str, str] = {
     "capture": "a new note in the inbox",
-    "todo": "today's to-do note; old ones archived",
+    "todo": "today's to-do note; old ones archived; with --retro: the day's retrospective; "
+    "with --clean-archive: archived ones past archive_clean_days to .trash/",
     "triage": "signals scored, marked and filed under 05-signals/",
     "signals fetch": "new feed entries as notes in the inbox",
     "clip": "a web page saved as a note",
@@ -36,14 +37,17 @@ WRITING_COMMANDS: dict[str, str] = {
     "brain links --write": "the report into its note in the wiki folder",
     "brain duplicates --write": "the report into its note in the wiki folder",
     "brain review-queue --write": "the report into its note in the wiki folder",
+    "brain run": "the upkeep: wiki folders, index.md, Knowledge Gaps.md, the dashboard, log.md",
+    "brain dashboard": "the Bases dashboard and its item notes in the wiki folder",
     "index": "with the Second Brain on: the outdated callout into synthesis notes",
     "watch": "with the Second Brain on: the outdated callout into synthesis notes",
     "serve": "with --allow-writes: an MCP client's changes; with --http --watch and the "
     "Second Brain on: the outdated callout",
     "ask": "the model's changes you confirm, or all of them with --allow-changes",
-    "chat": "the model's changes you confirm",
-    "ui": "the model's changes you confirm in Chat; accepted review items",
+    "chat": "the model's changes you confirm; /harvest and the retrospective word",
+    "ui": "the model's changes you confirm in Chat; accepted review items; a harvest",
     "conversations export": "with --out inside the vault: the exported conversation",
+    "conversations harvest": "a note of the conversation's conclusions in the wiki folder",
 }
 
 

@@ -16,10 +16,11 @@ import signal
 import socketserver
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vaultctx.engine import turns
+from vaultctx.engine import indexing, logs, turns, watching
 from vaultctx.engine_link import client
 from vaultctx.engine_link import runtime_dir as runtime
 from vaultctx.errors import VaultctxError
@@ -61,6 +62,7 @@ class Engine:
         self._busy = 0
         self._last = time.monotonic()
         self.server: socketserver.UnixStreamServer | None = None
+        self.watchers = watching.Watchers(self.drop)
 
     def vault(self, vault: str, db: str) -> WarmVault:
         with self._vaults_lock:
@@ -69,7 +71,21 @@ class Engine:
                 from vaultctx.api import Vault
 
                 warm = self._vaults[(vault, db)] = WarmVault(Vault(vault, db=db))
+                self.watchers.start((vault, db), warm.vault)
             return warm
+
+    def drop(self, key: tuple[str, str]) -> None:
+        """Forget a vault (its folder is gone): the next command naming it opens it afresh."""
+        with self._vaults_lock:
+            warm = self._vaults.pop(key, None)
+        if warm is not None:
+            with warm.lock:
+                warm.vault.close()
+
+    def held_vaults(self) -> dict[tuple[str, str], WarmVault]:
+        """The vaults opened so far, by (vault, db) (a copy: for the periodic jobs)."""
+        with self._vaults_lock:
+            return dict(self._vaults)
 
     def warm(self, vault: str, db: str) -> None:
         from vaultctx.cli.served import prepare
@@ -82,7 +98,10 @@ class Engine:
 
     def status(self) -> dict[str, Any]:
         with self._vaults_lock:
-            vaults = [{"vault": v, "db": d} for v, d in self._vaults]
+            keys = list(self._vaults)
+        vaults = [
+            {"vault": v, "db": d, "watching": self.watchers.watching((v, d))} for v, d in keys
+        ]
         return {
             "pid": os.getpid(),
             "version": client.VERSION,
@@ -106,6 +125,7 @@ class Engine:
             return self._busy == 0 and time.monotonic() - self._last >= self.idle_seconds
 
     def close(self) -> None:
+        self.watchers.stop_all()
         with self._vaults_lock:
             vaults, self._vaults = list(self._vaults.values()), {}
         for warm in vaults:
@@ -118,7 +138,12 @@ class _Handler(socketserver.StreamRequestHandler):
 
     def handle(self) -> None:
         engine = self.server.engine
-        if client.peer_uid(self.request) != os.getuid():
+        try:
+            uid = client.peer_uid(self.request)
+        except VaultctxError as exc:  # never serve a connection whose peer is unknown
+            log.warning("refused a connection: %s", exc.one_line())
+            return
+        if uid != os.getuid():
             log.warning("refused a connection from another user")
             return
         raw = self.rfile.readline(MAX_REQUEST_BYTES + 1)
@@ -143,7 +168,7 @@ class _Handler(socketserver.StreamRequestHandler):
                 self._send({**hello, "answer": engine.status()})
             elif op == "cli":
                 self._send(hello)
-                self._send(_run_cli(engine, message))
+                self._send(_run_cli(engine, message, self._send))
             elif op == "turn":  # ask and chat: both ways on this connection (engine/turns.py)
                 self._send(hello)
                 turns.serve(engine, message, self.rfile, self.wfile)
@@ -153,11 +178,18 @@ class _Handler(socketserver.StreamRequestHandler):
             engine.end()
 
     def _send(self, data: dict[str, Any]) -> None:
-        self.wfile.write(json.dumps(data).encode() + b"\n")
-        self.wfile.flush()
+        with self._sending:  # a streamed command's lines come from two threads
+            self.wfile.write(json.dumps(data).encode() + b"\n")
+            self.wfile.flush()
+
+    def setup(self) -> None:
+        super().setup()
+        self._sending = threading.Lock()
 
 
-def _run_cli(engine: Engine, message: dict[str, Any]) -> dict[str, Any]:
+def _run_cli(
+    engine: Engine, message: dict[str, Any], send: Callable[[dict[str, Any]], None]
+) -> dict[str, Any]:
     from vaultctx.cli.forward import PROTOCOL
     from vaultctx.cli.served import run_request
 
@@ -175,6 +207,8 @@ def _run_cli(engine: Engine, message: dict[str, Any]) -> dict[str, Any]:
         warm = engine.vault(str(request.get("vault")), str(request.get("db")))
     except VaultctxError as exc:
         return {"protocol": PROTOCOL, "fallback": exc.one_line()}
+    if indexing.wanted(request):  # not under the vault's lock: searches go on meanwhile
+        return indexing.run(engine.watchers, warm.vault, request, send)
     with warm.lock, warm.vault.reporting_index_damage():
         return run_request(warm.vault, request)
 
@@ -202,6 +236,9 @@ def serve(engine: Engine) -> None:
     )
     watcher = threading.Thread(target=_exit_when_idle, args=(engine, server), daemon=True)
     watcher.start()
+    from vaultctx.engine.periodic import start_periodic_jobs
+
+    start_periodic_jobs(engine)
     log.info("engine %s listening at %s (pid %d)", client.VERSION, path, os.getpid())
     try:
         server.serve_forever(poll_interval=0.2)
@@ -257,11 +294,12 @@ def main(argv: list[str]) -> int:
     """``python -m vaultctx.engine [--lock-fd N] [--warm VAULT DB]``."""
     import fcntl
 
-    logging.basicConfig(level=logging.INFO, format="%(asctime)s engine %(process)d %(message)s")
-    if not runtime.supported():
-        log.error("the engine runs on Linux only")
+    logging.basicConfig(level=logging.INFO, format=logs.FORMAT)  # until the log is known
+    if not runtime.supported():  # never serve a socket whose peers cannot be checked
+        log.error("this system cannot tell who connects to a Unix socket: not serving")
         return 2
     folder = runtime.runtime_dir()
+    logs.set_up(folder)
     if "--lock-fd" in argv:
         lock = int(argv[argv.index("--lock-fd") + 1])  # taken by the client that started us
     else:
@@ -271,7 +309,7 @@ def main(argv: list[str]) -> int:
         except BlockingIOError:
             log.info("another engine runs already")
             return 0
-    (folder / runtime.PID_NAME).write_text(f"{os.getpid()}\n", encoding="ascii")
+    logs.write_private(folder / runtime.PID_NAME, f"{os.getpid()}\n")
     engine = Engine(folder, idle_seconds())
     if "--warm" in argv:
         at = argv.index("--warm")

@@ -19,15 +19,18 @@ import json
 import os
 import signal
 import socket
-import struct
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from vaultctx import __version__
+from vaultctx.engine_link import peer
 from vaultctx.engine_link import runtime_dir as runtime
 from vaultctx.errors import VaultctxError
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 ENGINE_ENV = "VAULTCTX_ENGINE"  # "off" runs every command in-process
 IDLE_ENV = "VAULTCTX_ENGINE_IDLE_SECONDS"
@@ -84,10 +87,9 @@ class EngineForeignError(VaultctxError):
 
 
 def peer_uid(connection: socket.socket) -> int:
-    """The uid of the process at the other end, as the kernel vouches for it (Linux)."""
-    size = struct.calcsize("3i")
-    credentials = connection.getsockopt(socket.SOL_SOCKET, socket.SO_PEERCRED, size)
-    return int(struct.unpack("3i", credentials)[1])
+    """The uid of the process at the other end, as the kernel vouches for it
+    (``engine_link.peer``: ``PeerCheckError`` where it cannot)."""
+    return peer.peer_uid(connection)
 
 
 def enabled() -> bool:
@@ -101,13 +103,20 @@ def settings_env() -> dict[str, str | None]:
 
 
 def socket_path(folder: Path | None = None) -> Path:
-    return (folder or runtime.runtime_dir()) / runtime.SOCKET_NAME
+    return runtime.socket_path(folder or runtime.runtime_dir())
 
 
 def request(
-    message: dict[str, Any], *, answer_timeout: float = ANSWER_TIMEOUT
+    message: dict[str, Any],
+    *,
+    answer_timeout: float = ANSWER_TIMEOUT,
+    on_stream: Callable[[str], None] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
-    """(hello, answer) of the engine for ``message``; raises the errors above."""
+    """(hello, answer) of the engine for ``message``; raises the errors above.
+
+    Before its answer the engine may send lines ``{"stream": text}`` (a long command's stderr
+    as it is written, and an empty one every few seconds while it works, so the answer's
+    timeout runs from the last line, not from the start): each goes to ``on_stream``."""
     path = socket_path()
     connection = connect(path)
     with connection:
@@ -123,6 +132,10 @@ def request(
                 return hello, hello.get("answer") or {}
             connection.settimeout(answer_timeout)
             answer = _line(reader, f"the engine at {path} stopped answering mid-command")
+            while isinstance(answer.get("stream"), str):
+                if on_stream is not None:
+                    on_stream(answer["stream"])
+                answer = _line(reader, f"the engine at {path} stopped answering mid-command")
         finally:
             reader.close()
     return hello, answer
@@ -142,6 +155,9 @@ def connect(path: Path) -> socket.socket:
     except TimeoutError as exc:
         connection.close()
         raise EngineBrokenError(f"the engine at {path} did not accept in time") from exc
+    except BaseException:  # the peer cannot be checked (PeerCheckError), or anything else
+        connection.close()
+        raise
     if uid != os.getuid():  # the folder's checks make this impossible; checked all the same
         connection.close()
         raise EngineForeignError(path, uid)
@@ -226,14 +242,33 @@ def stop(*, wait: float = STOP_WAIT) -> int | None:
 def kill(pid: int) -> None:
     """SIGKILL ``pid`` if it is this user's engine (its command line says so), and wait for it
     to go, so the lock it held is free."""
+    if b"vaultctx.engine" not in _command_line(pid):
+        return
     try:
-        with open(f"/proc/{pid}/cmdline", "rb") as handle:
-            if b"vaultctx.engine" not in handle.read():
-                return
         os.kill(pid, signal.SIGKILL)
     except OSError:
         return
     _gone(pid, 5.0)
+
+
+def _command_line(pid: int) -> bytes:
+    """``pid``'s command line: from /proc where there is one (Linux), else from ``ps`` (macOS
+    and the BSDs); empty when the process is gone or cannot be read."""
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as handle:
+            return handle.read()
+    except OSError:
+        if os.path.isdir("/proc/self"):
+            return b""
+    import subprocess
+
+    try:
+        listed = subprocess.run(
+            ["ps", "-o", "command=", "-p", str(pid)], capture_output=True, timeout=5, check=False
+        )
+    except (OSError, subprocess.SubprocessError):
+        return b""
+    return listed.stdout
 
 
 def replace(warm: tuple[Path, Path] | None = None) -> None:
@@ -249,10 +284,14 @@ def _gone(pid: int, wait: float) -> bool:
     while time.monotonic() < deadline:
         try:
             os.kill(pid, 0)
+        except OSError:
+            return True
+        try:
             with open(f"/proc/{pid}/stat", "rb") as handle:
                 if handle.read().split(b") ", 1)[-1].startswith(b"Z"):
                     return True  # a zombie of ours: it has exited
         except OSError:
-            return True
+            if os.path.isdir("/proc/self"):  # gone between the two looks; without /proc
+                return True  # (macOS) os.kill alone decides
         time.sleep(0.02)
     return False

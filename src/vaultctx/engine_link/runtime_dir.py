@@ -72,7 +72,35 @@ def check(folder: Path) -> None:
 
 
 def supported() -> bool:
-    """Where the engine runs: Linux, whose sockets tell the peer's uid (``SO_PEERCRED``).
-    Elsewhere (Windows has no such socket path; macOS's peer check is not written yet) every
-    command runs in-process, as before the engine."""
-    return sys.platform.startswith("linux")
+    """Where the engine runs: systems whose Unix sockets tell the peer's uid (Linux's
+    ``SO_PEERCRED``, macOS's and the BSDs' ``LOCAL_PEERCRED``: ``engine_link.peer``). Elsewhere
+    (Windows) every command runs in-process, as before the engine."""
+    from vaultctx.engine_link import peer
+
+    return peer.method() is not None
+
+
+# sizeof(sockaddr_un.sun_path), the terminating NUL included: a longer path cannot be bound.
+SUN_PATH_BYTES = 104 if sys.platform == "darwin" or "bsd" in sys.platform else 108
+
+
+class SocketPathTooLongError(VaultctxError):
+    """The socket's path does not fit a Unix socket address."""
+
+    def __init__(self, path: Path) -> None:
+        size = len(os.fsencode(path))
+        super().__init__(
+            f"the engine socket path {path} is {size} bytes, longer than a Unix socket allows "
+            f"({SUN_PATH_BYTES - 1} on this system)",
+            f"set {RUNTIME_ENV} to a shorter folder (e.g. /tmp/vaultctx-{os.getuid()}); "
+            "until then commands run in-process",
+        )
+
+
+def socket_path(folder: Path) -> Path:
+    """The engine's socket in ``folder``, refused when the system cannot bind so long a path
+    (it would fail as a bare ``OSError`` deep in ``bind`` or ``connect``)."""
+    path = folder / SOCKET_NAME
+    if len(os.fsencode(path)) >= SUN_PATH_BYTES:
+        raise SocketPathTooLongError(path)
+    return path

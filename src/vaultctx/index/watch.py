@@ -18,7 +18,8 @@ import logging
 import os
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -118,6 +119,7 @@ class VaultWatcher:
         self._running_quality = False
         self._listening = threading.Event()
         self._thread: threading.Thread | None = None
+        self._run_lock = threading.Lock()  # held by each run, and while paused
         self.ready = threading.Event()  # set once the catch-up run is done and changes are seen
 
     def stop(self, wait_seconds: float = 0.0) -> None:
@@ -171,7 +173,22 @@ class VaultWatcher:
         if not self._stop.wait(BUSY_RETRY_SECONDS):
             self._changed.set()
 
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """No run of this watcher while the block runs, for another indexer of the same vault
+        (the engine's ``vaultctx index``): a pass-2 run stops at its next file, a pass-1 run is
+        waited for; what changes meanwhile is indexed after the block."""
+        with self._lock:
+            if self._running is not None and self._running_quality:
+                self._running.request_stop()
+        with self._run_lock:
+            yield
+
     def _index(self, *, fast: bool, changes: int) -> IndexReport | None:
+        with self._run_lock:
+            return self._index_now(fast=fast, changes=changes)
+
+    def _index_now(self, *, fast: bool, changes: int) -> IndexReport | None:
         from vaultctx.index.indexer import IndexerBusyError
 
         indexer = self.new_indexer()

@@ -24,10 +24,12 @@ from typing import TYPE_CHECKING
 
 from vaultctx.atomic_write import _default_mode
 from vaultctx.ledger import snapshot
+from vaultctx.ledger.changes import free_trash_name
 from vaultctx.ledger.context import Change, ChangeContext
 from vaultctx.ledger.snapshot import MISSING
 from vaultctx.ledger.write_ahead import FOLDER, WriteAhead
 from vaultctx.vault.writes import (
+    TRASH_FOLDER,
     ContentChangedError,
     NoteChangeError,
     already_exists,
@@ -185,6 +187,26 @@ class ChangeBatch:
         rewrites = self._changer._plan_link_rewrites({src.relative: dst.relative})
         self._move_one(src.relative, dst.relative)
         return self._rewrite_links(rewrites, {src.relative: dst.relative})
+
+    def trash(self, path: str) -> str:
+        """A note (not a folder) moved into the vault's ``.trash/`` as ``NoteChanger.trash_path``
+        does, a taken name numbered; links to it are left alone, as a deletion leaves them.
+        Returns where it went."""
+        src = self._changer._confine(path)
+        if not exists(src.absolute) or os.path.isdir(src.absolute):
+            raise NoteChangeError(
+                f"{src.relative} is not a note; nothing was moved to {TRASH_FOLDER}/",
+                "check the path",
+            )
+        trash = self._root / TRASH_FOLDER
+        if os.path.islink(trash) or (exists(trash) and not os.path.isdir(trash)):
+            raise NoteChangeError(
+                f"{TRASH_FOLDER} in the vault is not a folder (a file or a link is there)",
+                f"move {TRASH_FOLDER} away, then try again",
+            )
+        destination = free_trash_name(trash, src.absolute.name).relative_to(self._root)
+        self._move_one(src.relative, destination.as_posix())
+        return destination.as_posix()
 
     def _move_one(self, source: str, destination: str) -> None:
         old_at, new_at = self._root / source, self._root / destination

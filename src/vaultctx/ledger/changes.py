@@ -323,7 +323,7 @@ class NoteChanger:
             before_src = snapshot.take(src.absolute, ahead.blobs)
             _check_tree(before_src, src.relative)
             self._check_record_size(ahead.blobs, 0, src.relative)
-            destination = _free_trash_name(trash, src.absolute.name)
+            destination = free_trash_name(trash, src.absolute.name)
             edits = [(src.absolute, MISSING), (destination, before_src)]
             with ahead.step(edits, read=(src.absolute, before_src)):
                 if not trash_existed:
@@ -424,7 +424,7 @@ def _moved_paths(state: State, source: str, destination: str) -> dict[str, str]:
     return moved
 
 
-def _free_trash_name(trash: Path, name: str) -> Path:
+def free_trash_name(trash: Path, name: str) -> Path:
     stem, dot, extension = name.rpartition(".")
     if not stem:  # a folder, or a name without an extension
         stem, dot, extension = name, "", ""

@@ -28,6 +28,7 @@ from vaultctx.errors import VaultctxError
 
 STATE_SUFFIX = ".server.json"
 HOOK_CONTEXT_PATH = "/vaultctx/hook/context"
+OBSIDIAN_PREFIX = "/vaultctx/obsidian/"  # the Obsidian plugin's routes (ui.plugin_api)
 CLI_PATH = "/vaultctx/cli"  # cli.forward sends commands here (loopback.cli_endpoint)
 SERVER_URL_ENV = "VAULTCTX_SERVER_URL"
 TOKEN_ENV = "VAULTCTX_TOKEN"  # also what `serve --token` reads: hooks send the same token
@@ -111,6 +112,11 @@ def remove_server_state(db: Path, host: str, port: int) -> None:
     if info is not None and info.pid == os.getpid() and info.url == local_url(host, port):
         with contextlib.suppress(OSError):
             path.unlink()
+
+
+def is_running(info: ServerInfo) -> bool:
+    """Whether the recorded server still serves (see ``_is_running``)."""
+    return _is_running(info)
 
 
 def _is_running(info: ServerInfo) -> bool:

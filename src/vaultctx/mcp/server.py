@@ -237,7 +237,19 @@ def build_server(
     if cli is not None:
         route = server.custom_route(CLI_PATH, methods=["POST"], include_in_schema=False)
         route(cli_endpoint(service.call, token, cli))
+        _add_obsidian_routes(server, vault, token)
     return server
+
+
+def _add_obsidian_routes(server: MCPServer[Any], vault: Vault, token: str | None) -> None:
+    """The Obsidian plugin's routes (``ui.plugin_api``, the same as ``vaultctx ui`` serves),
+    over a ``Vault`` of their own: a plugin's search never waits on an MCP client's tool call."""
+    from vaultctx.ui.pages import Pages
+    from vaultctx.ui.plugin_api import PluginApi
+
+    pages = Pages(Vault(config=vault.config))
+    for path, endpoint in PluginApi(pages, token).endpoints():
+        server.custom_route(path, methods=["POST"], include_in_schema=False)(endpoint)
 
 
 def _auth(token: str | None) -> dict[str, Any]:

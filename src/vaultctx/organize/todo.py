@@ -61,6 +61,7 @@ class TodoSettings:
     archive_folder: str = "ToDo/Archive"
     archive_days: int = 7
     template: str = "Templates/Daily To-Do.md"
+    archive_clean_days: int = 90  # `vaultctx todo --clean-archive`: older ones go to .trash/
 
 
 @dataclass(frozen=True)
@@ -127,12 +128,11 @@ def _setting(path: Path, key: str, value: object) -> object:
     if default is None:
         known = ", ".join(TodoSettings.__dataclass_fields__)
         raise ConfigError(f"{path}: unknown setting [todo] {key}", f"use one of {known}")
-    if key == "archive_days":
+    if key in ("archive_days", "archive_clean_days"):
         if type(value) is not int or value < 1:
             raise ConfigError(
-                f"{path}: [todo] archive_days must be a whole number of days, 1 or more, "
-                f"got {value!r}",
-                "write archive_days = 7, the default",
+                f"{path}: [todo] {key} must be a whole number of days, 1 or more, got {value!r}",
+                f"write {key} = {default}, the default",
             )
         return value
     if isinstance(value, str) and not value.strip():

@@ -31,6 +31,7 @@ from vaultctx.loopback.serving import run_while_serving
 from vaultctx.ui import conversation_pages, review_page
 from vaultctx.ui.guard import UiGuard
 from vaultctx.ui.pages import Pages
+from vaultctx.ui.plugin_api import PluginApi
 
 STATIC = Path(__file__).parent / "static"
 
@@ -68,6 +69,9 @@ def create_app(
         Route("/conversations", lambda r: conversation_pages.conversations(pages, r)),
         Route("/conversations/view", lambda r: conversation_pages.conversation(pages, r)),
         Route("/conversations/export", lambda r: conversation_pages.export(pages, r)),
+        Route(
+            "/conversations/harvest", partial(conversation_pages.harvest, pages), methods=["POST"]
+        ),
         Route("/changes", pages.changes),
         Route("/changes/undo", pages.undo, methods=["POST"]),
         Route("/review", partial(review_page.review, pages)),
@@ -87,6 +91,8 @@ def create_app(
         exception_handlers={404: not_found},
     )
     app.state.pages = pages
+    # The Obsidian plugin: bearer token like the CLI's endpoint, never the cookie.
+    app.router.routes[:0] = PluginApi(pages, token).routes()
     if cli is not None:
         # The hook finds this server through the same record: it gets its endpoint too.
         app.router.routes[:0] = [

@@ -16,12 +16,13 @@ renderer) or ``failure`` (message and fix).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import re
 import secrets
 from collections import OrderedDict
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -59,6 +60,7 @@ class Question:
     attachments: list[Attachment]
     refused: VaultctxError | None
     conversation: str = ""  # a saved conversation this page continues
+    active_note: str = ""  # the note open in Obsidian: what ``get_active_note`` reads
 
 
 class ChatRooms:
@@ -144,15 +146,22 @@ class ChatRooms:
         """The events of one turn (``effort``: a reasoning effort level, or "" for the
         settings' own; ``refused``: why the uploads could not be attached, answered instead);
         closing the iterator cancels the turn."""
-        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         turn = Question(question, effort, list(attachments), refused, conversation)
+        async with contextlib.aclosing(self.events(key, turn)) as events:  # Stop cancels at once
+            async for kind, data in events:
+                yield f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+
+    async def events(self, key: str, turn: Question) -> AsyncGenerator[tuple[str, Any], None]:
+        """The events of one turn as (kind, data), for the page's stream and the Obsidian
+        plugin's polls alike; closing the iterator cancels the turn."""
+        queue: asyncio.Queue[tuple[str, Any]] = asyncio.Queue()
         task = asyncio.create_task(self._answer(key, turn, queue))
         try:
             while True:
                 kind, data = await queue.get()
                 if kind == "end":
                     return
-                yield f"event: {kind}\ndata: {json.dumps(data, ensure_ascii=False)}\n\n"
+                yield kind, data
         finally:
             task.cancel()
 
@@ -185,6 +194,7 @@ class ChatRooms:
                     "an answer is still arriving in this conversation", "wait, or press Stop"
                 )
             async with lock:
+                session.active_note = asked.active_note or None
                 self._emitters[key] = emit
                 session.on_tool_call = lambda call: emit("tool", tool_step(call))
                 turn = await session.ask(

@@ -6,8 +6,10 @@ vault without saved conversations reads as empty, and nothing here creates the s
 
 from __future__ import annotations
 
+import asyncio
 from typing import TYPE_CHECKING, Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -18,6 +20,7 @@ from vaultctx.ui.render import render_markdown
 from vaultctx.vault.note import parse_note
 
 if TYPE_CHECKING:
+    from vaultctx.api import Vault
     from vaultctx.ui.pages import Pages
 
 LISTED = 50
@@ -40,19 +43,52 @@ def conversations(pages: Pages, request: Request) -> Response:
     return pages.page(request, "conversations.html", **values)
 
 
-def conversation(pages: Pages, request: Request) -> Response:
+def conversation(
+    pages: Pages, request: Request, conversation_id: str | None = None, **values: Any
+) -> Response:
     try:
-        chat = _get(pages, request.query_params.get("id", ""))
+        chat = _get(pages, conversation_id or request.query_params.get("id", ""))
     except VaultctxError as exc:
         return pages.error(request, exc, 404)
     body = parse_note("conversation.md", conversation_markdown(chat)).body
+    code = 409 if values.get("refused") else 200
     return pages.page(
         request,
         "conversation.html",
+        code,
         chat=chat,
         untitled=UNTITLED,
         rendered=render_markdown(body),
+        **values,
     )
+
+
+async def harvest(pages: Pages, request: Request) -> Response:
+    """The conversation's conclusions as a note of the wiki (``vaultctx conversations harvest``),
+    with the Chat page's model; the page again, saying where the note went or why not."""
+    form = await request.form()
+    wanted = str(form.get("id", ""))
+    return await run_in_threadpool(_harvest, pages, request, wanted)
+
+
+def _harvest(pages: Pages, request: Request, wanted: str) -> Response:
+    from vaultctx.brain.harvest import harvest_saved
+    from vaultctx.brain.wiki import enabled_settings
+    from vaultctx.ui.review_page import configured_model
+
+    def run(vault: Vault) -> Any:
+        enabled_settings(vault)
+        model = configured_model(vault)
+        return asyncio.run(harvest_saved(vault, model, chat.id, source="cli"))
+
+    try:
+        chat = _get(pages, wanted)
+    except VaultctxError as exc:
+        return pages.error(request, exc, 404)
+    try:
+        return conversation(pages, request, chat.id, harvested=pages.call(run))
+    except VaultctxError as exc:
+        return conversation(pages, request, chat.id, refused=exc)
 
 
 def export(pages: Pages, request: Request) -> Response:

@@ -24,7 +24,7 @@ from starlette.responses import PlainTextResponse, RedirectResponse, Response
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from vaultctx.loopback import policy
-from vaultctx.loopback.server_link import CLI_PATH, HOOK_CONTEXT_PATH
+from vaultctx.loopback.server_link import CLI_PATH, HOOK_CONTEXT_PATH, OBSIDIAN_PREFIX
 from vaultctx.ui.sessions import (
     CSRF_FIELD,
     CSRF_HEADER,
@@ -129,7 +129,8 @@ class UiGuard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        if scope.get("path") in LOCAL_PROCESS_PATHS:  # CLI and hooks: their own, stricter guard
+        path = str(scope.get("path", ""))
+        if path in LOCAL_PROCESS_PATHS or path.startswith(OBSIDIAN_PREFIX):  # their own guard
             await self.app(scope, receive, _with_headers(send))
             return
         request = Request(scope)

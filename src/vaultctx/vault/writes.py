@@ -87,6 +87,14 @@ def vault_root(vault: Path) -> Path:
     return Path(os.path.realpath(vault))
 
 
+# Written though not indexed: Obsidian's Bases views (YAML; the Second Brain's dashboard is one).
+WRITTEN_NOT_INDEXED = (".base",)
+
+
+def is_writable_name(name: str) -> bool:
+    return is_indexed_name(name) or name.lower().endswith(WRITTEN_NOT_INDEXED)
+
+
 def confine_write_path(
     root: Path, raw: str, rules: IgnoreRules, *, folder: bool = False
 ) -> WritePath:
@@ -109,7 +117,7 @@ def confine_write_path(
     reason = private_reason(relative, rules, folder=None if folder else False)
     if reason is not None:
         raise NoteChangeError(f"path refused: {relative} {reason}; nothing was changed", FIX)
-    if not folder and not is_indexed_name(parts[-1]):
+    if not folder and not is_writable_name(parts[-1]):
         raise NoteChangeError(
             f"path refused: {relative} is not a note type vaultctx writes (.md, .txt, .csv, …); "
             "nothing was changed",

@@ -1,0 +1,176 @@
+// The plugin's own logic, free of Obsidian's API so node's test runner can check it
+// (test/logic.test.mjs runs against the bundle esbuild makes of this file).
+
+export { LANGUAGES, pickLanguage, translate } from "./strings";
+export type { Language, StringKey } from "./strings";
+
+/** Where the server is and the token for it, as `vaultctx obsidian connect` prints them. */
+export interface Connection {
+	url: string;
+	token: string;
+}
+
+const LOOPBACK_URL = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}$/;
+
+/** The connection from `vaultctx obsidian connect`'s output; the token is sent to loopback
+ * addresses only, whatever the output says. */
+export function parseConnection(stdout: string): Connection {
+	let data: unknown;
+	try {
+		data = JSON.parse(stdout.trim().split("\n").pop() ?? "");
+	} catch {
+		throw new Error("vaultctx printed no connection (is it older than this plugin?)");
+	}
+	const found = data as { url?: unknown; token?: unknown };
+	if (typeof found.url !== "string" || !LOOPBACK_URL.test(found.url)) {
+		throw new Error("vaultctx named a server that is not on this machine");
+	}
+	if (typeof found.token !== "string" || found.token.length === 0) {
+		throw new Error("vaultctx gave no token for its server");
+	}
+	return { url: found.url, token: found.token };
+}
+
+/** Whether running the executable failed because it is not there (a Notice says how to install). */
+export function isMissingExecutable(error: unknown): boolean {
+	return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ENOENT";
+}
+
+export interface Timers {
+	setTimeout(handler: () => void, ms: number): number;
+	clearTimeout(id: number): void;
+}
+
+/** `run` once typing has paused for `ms`; each call replaces the one waiting. */
+export function debounce<A extends unknown[]>(run: (...args: A) => void, ms: number, timers: Timers): (...args: A) => void {
+	let waiting: number | null = null;
+	return (...args: A) => {
+		if (waiting !== null) timers.clearTimeout(waiting);
+		waiting = timers.setTimeout(() => {
+			waiting = null;
+			run(...args);
+		}, ms);
+	};
+}
+
+/** A note's link text from a citation (`path/Note.md#Heading`, or `[[path/Note#Heading|alias]]`),
+ * as `workspace.openLinkText` takes it. */
+export function citationLink(citation: string): string {
+	let text = citation.trim();
+	if (text.startsWith("[[") && text.endsWith("]]")) text = text.slice(2, -2);
+	text = text.split("|")[0] ?? "";
+	const [path = "", ...heading] = text.split("#");
+	const note = path.toLowerCase().endsWith(".md") ? path.slice(0, -3) : path;
+	return heading.length ? `${note}#${heading.join("#")}` : note;
+}
+
+/** The `[[…]]` citations an answer makes, in order, each once. */
+export function citationsIn(answer: string): string[] {
+	const found = answer.match(/\[\[[^\]\n]+\]\]/g) ?? [];
+	return [...new Set(found.map((c) => c.slice(2, -2)))];
+}
+
+export interface ConfirmQuestion {
+	id: string;
+	tool: string;
+	args: string;
+	diff: string;
+}
+
+export interface Unresolved {
+	citation: string;
+	message: string;
+}
+
+/** One answer as the chat view shows it, built from the server's events in order. */
+export interface TurnState {
+	text: string;
+	sources: string[];
+	unresolved: Unresolved[];
+	tools: string[];
+	confirms: ConfirmQuestion[];
+	error: string | null;
+	conversation: string | null;
+	done: boolean;
+	stopped: boolean;
+}
+
+export function newTurn(): TurnState {
+	return { text: "", sources: [], unresolved: [], tools: [], confirms: [], error: null, conversation: null, done: false, stopped: false };
+}
+
+export interface TurnEvent {
+	kind: string;
+	data: unknown;
+}
+
+function asRecord(data: unknown): Record<string, unknown> {
+	return typeof data === "object" && data !== null ? (data as Record<string, unknown>) : {};
+}
+
+function asText(value: unknown): string {
+	return typeof value === "string" ? value : "";
+}
+
+/** The turn after one event: `text` pieces add up, `done` brings sources and unresolved
+ * citations, `failure` the message with its fix, `stopped` ends it. Unknown kinds are ignored. */
+export function applyEvent(state: TurnState, event: TurnEvent): TurnState {
+	const data = asRecord(event.data);
+	switch (event.kind) {
+		case "text":
+			return { ...state, text: state.text + asText(event.data) };
+		case "tool":
+			return { ...state, tools: [...state.tools, asText(data.name)] };
+		case "confirm":
+			return {
+				...state,
+				confirms: [...state.confirms, { id: asText(data.id), tool: asText(data.tool), args: asText(data.args), diff: asText(data.diff) }],
+			};
+		case "done": {
+			const sources = Array.isArray(data.sources) ? data.sources.map(asText).filter(Boolean) : [];
+			const unresolved = Array.isArray(data.unresolved)
+				? data.unresolved.map((item) => ({ citation: asText(asRecord(item).citation), message: asText(asRecord(item).message) }))
+				: [];
+			const error = asText(data.error) || null;
+			return { ...state, sources, unresolved, error, conversation: asText(data.conversation) || null, stopped: data.stopped === true, done: true };
+		}
+		case "failure": {
+			const suggestion = asText(data.suggestion);
+			return { ...state, error: asText(data.message) + (suggestion ? ` (${suggestion})` : ""), done: true };
+		}
+		case "stopped":
+			return { ...state, stopped: true, done: true };
+		default:
+			return state;
+	}
+}
+
+export interface IndexSnapshot {
+	indexed: boolean;
+	files: number;
+	chunks: number;
+	quality_vectors: number;
+	job: { state: string; done: number; total: number };
+}
+
+/** The status bar's words for the server's status (null: not connected): an index run's
+ * progress, else the notes indexed and, while pass 2 is unfinished, its share done. */
+export function statusKey(status: IndexSnapshot | null): { key: "engineUp" | "enginePass2" | "engineIndexing" | "engineDown"; fill: Record<string, number> } {
+	if (status === null) return { key: "engineDown", fill: {} };
+	if (status.job.state === "running") return { key: "engineIndexing", fill: { done: status.job.done, total: status.job.total } };
+	if (status.chunks > 0 && status.quality_vectors < status.chunks) {
+		return { key: "enginePass2", fill: { files: status.files, percent: Math.floor((100 * status.quality_vectors) / status.chunks) } };
+	}
+	return { key: "engineUp", fill: { files: status.files } };
+}
+
+/** A unified diff's lines with the class each shows in (added, removed, hunk, context). */
+export function diffLines(diff: string): { text: string; kind: "add" | "del" | "hunk" | "ctx" }[] {
+	return diff.split("\n").map((text) => {
+		if (text.startsWith("+++") || text.startsWith("---")) return { text, kind: "hunk" as const };
+		if (text.startsWith("+")) return { text, kind: "add" as const };
+		if (text.startsWith("-")) return { text, kind: "del" as const };
+		if (text.startsWith("@@")) return { text, kind: "hunk" as const };
+		return { text, kind: "ctx" as const };
+	});
+}

@@ -1,0 +1,95 @@
+// Unit tests of the plugin's own logic (src/logic.ts, bundled by `npm run build` into
+// build/logic.mjs). Run with `npm test`; tests/obsidian/test_plugin_unit.py runs them in pytest.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import {
+	applyEvent, citationLink, citationsIn, debounce, diffLines, isMissingExecutable, newTurn,
+	parseConnection, pickLanguage, statusKey, translate,
+} from "../build/logic.mjs";
+
+test("a connection is read from the last line vaultctx prints", () => {
+	const out = 'starting…\n{"url": "http://127.0.0.1:8767", "token": "abc", "started": true}\n';
+	assert.deepEqual(parseConnection(out), { url: "http://127.0.0.1:8767", token: "abc" });
+});
+
+test("the token is never sent off this machine", () => {
+	for (const url of ["http://example.com:80", "https://127.0.0.1:8767", "http://127.0.0.1.evil.com:1", "http://127.0.0.1:8767/x"]) {
+		assert.throws(() => parseConnection(JSON.stringify({ url, token: "t" })), /not on this machine/);
+	}
+	assert.throws(() => parseConnection(JSON.stringify({ url: "http://[::1]:1", token: "" })), /no token/);
+	assert.throws(() => parseConnection("Traceback…"), /no connection/);
+});
+
+test("a missing executable is told apart from other failures", () => {
+	assert.equal(isMissingExecutable({ code: "ENOENT" }), true);
+	assert.equal(isMissingExecutable({ code: 1 }), false);
+	assert.equal(isMissingExecutable(null), false);
+});
+
+test("citations become the link text openLinkText takes", () => {
+	assert.equal(citationLink("30-resources/db/SQLite tuning.md#WAL mode"), "30-resources/db/SQLite tuning#WAL mode");
+	assert.equal(citationLink("[[Note#A#B|shown]]"), "Note#A#B");
+	assert.equal(citationLink("Plain.md"), "Plain");
+	assert.deepEqual(citationsIn("see [[A#x]] and [[B]] and [[A#x]]"), ["A#x", "B"]);
+});
+
+test("events build the answer in order", () => {
+	let state = newTurn();
+	for (const event of [
+		{ kind: "text", data: "Hello " },
+		{ kind: "tool", data: { name: "search_vault" } },
+		{ kind: "confirm", data: { id: "q1", tool: "create_note", args: "{}", diff: "+x" } },
+		{ kind: "text", data: "world" },
+		{ kind: "unknown", data: 1 },
+		{ kind: "done", data: { sources: ["A.md#h"], unresolved: [{ citation: "B", message: "no note" }], conversation: "c1", stopped: false } },
+	]) state = applyEvent(state, event);
+	assert.equal(state.text, "Hello world");
+	assert.deepEqual(state.tools, ["search_vault"]);
+	assert.equal(state.confirms[0].id, "q1");
+	assert.deepEqual(state.sources, ["A.md#h"]);
+	assert.deepEqual(state.unresolved, [{ citation: "B", message: "no note" }]);
+	assert.equal(state.conversation, "c1");
+	assert.equal(state.done, true);
+});
+
+test("a failure ends the turn with its fix, a stop with stopped", () => {
+	const failed = applyEvent(newTurn(), { kind: "failure", data: { message: "no model", suggestion: "set [agent] model" } });
+	assert.equal(failed.error, "no model (set [agent] model)");
+	assert.equal(failed.done, true);
+	const stopped = applyEvent(newTurn(), { kind: "stopped", data: {} });
+	assert.equal(stopped.stopped && stopped.done, true);
+});
+
+test("typing runs the search once the pause is long enough", () => {
+	const waiting = new Map();
+	let next = 1;
+	const timers = { setTimeout: (f) => (waiting.set(next, f), next++), clearTimeout: (id) => waiting.delete(id) };
+	const seen = [];
+	const typed = debounce((q) => seen.push(q), 250, timers);
+	typed("w"); typed("wa"); typed("wal");
+	assert.equal(waiting.size, 1);
+	[...waiting.values()][0]();
+	assert.deepEqual(seen, ["wal"]);
+});
+
+test("Obsidian's language picks our words; others fall back to English", () => {
+	assert.equal(pickLanguage("ko"), "ko");
+	assert.equal(pickLanguage("ja"), "ja");
+	assert.equal(pickLanguage("zh-TW"), "en");
+	assert.equal(pickLanguage(undefined), "en");
+	assert.equal(translate("ko", "send"), "보내기");
+	assert.equal(translate("ja", "engineUp", { files: 3 }), "vaultctx: 3 ノートを索引済み");
+	assert.equal(translate("en", "engineUp", {}), "vaultctx: {files} notes indexed");
+});
+
+test("the status bar says what the server is doing", () => {
+	assert.equal(statusKey(null).key, "engineDown");
+	const idle = { state: "idle", done: 0, total: 0 };
+	assert.deepEqual(statusKey({ indexed: true, files: 9, chunks: 40, quality_vectors: 0, job: { state: "running", done: 2, total: 5 } }), { key: "engineIndexing", fill: { done: 2, total: 5 } });
+	assert.deepEqual(statusKey({ indexed: true, files: 9, chunks: 40, quality_vectors: 10, job: idle }), { key: "enginePass2", fill: { files: 9, percent: 25 } });
+	assert.deepEqual(statusKey({ indexed: true, files: 9, chunks: 40, quality_vectors: 40, job: idle }), { key: "engineUp", fill: { files: 9 } });
+});
+
+test("diff lines are classed for colour", () => {
+	assert.deepEqual(diffLines("--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n same").map((l) => l.kind), ["hunk", "hunk", "hunk", "del", "add", "ctx"]);
+});
