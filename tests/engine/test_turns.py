@@ -38,16 +38,16 @@ def turn_env(tmp_path: Path, fake: OpenAIFake, folder: Path, extra: str = "") ->
 
 
 def start_engine(env: dict[str, str]) -> None:
-    """An engine started with ``env`` (as the first client of that environment starts it)."""
-    started = subprocess.run(
+    """An engine started with ``env`` (as the first client of that environment starts it).
+    ``engine start`` waits 60 s for it; on a loaded machine the test waits longer itself."""
+    subprocess.run(
         [sys.executable, "-m", "vaultctx", "engine", "start"],
         capture_output=True,
         text=True,
         env=env,
         timeout=120,
     )
-    assert started.returncode == 0, started.stderr
-    wait_for(engine_answers, "the engine answers")
+    wait_for(engine_answers, "the engine answers", deadline=180.0)
 
 
 def argv(indexed: Indexed, *args: str) -> list[str]:
