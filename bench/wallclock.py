@@ -17,6 +17,8 @@ Rows (``--rows``, comma-separated; all by default):
 - ``search-engine``: the same with the user's engine running (``vaultctx engine start`` in a
   private runtime folder first, ``engine stop`` after); every other row runs with the engine
   off (``VAULTCTX_ENGINE=off``), so "cold" stays cold;
+- ``ask-engine``: ``vaultctx ask``, spawn → first byte at the backend (the OpenAI wire fake of
+  tests/agent/fakes), with the engine running, next to ``--no-engine`` runs (bench/ask_engine.py);
 - ``korean``: a Korean query, cold and with the server running (Kiwi is used when
   ``kiwipiepy`` is installed; the line says whether it is);
 - ``mcp``: ``vaultctx serve`` over stdio, spawned as an AI tool spawns it: spawn to the
@@ -77,6 +79,7 @@ ROWS = (
     "search",
     "search-server",
     "search-engine",
+    "ask-engine",
     "korean",
     "mcp",
     "mcp-engine",
@@ -302,6 +305,17 @@ def engine_running(bench: Bench) -> Iterator[None]:
 def row_search_engine(bench: Bench, t: Target) -> None:
     with engine_running(bench):
         search_rows(bench, t, QUERY, "`vaultctx search` with the engine running")
+
+
+def row_ask_engine(bench: Bench, t: Target) -> None:
+    """``ask`` spawn → first byte at the backend (the OpenAI wire fake), the engine running,
+    next to ``--no-engine`` runs (bench/ask_engine.py)."""
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from ask_engine import first_byte, summary
+
+    timings = first_byte(bench.env, t.vault, t.db, bench.runs)
+    for name, values in timings.items():
+        line(t.name, f"`ask` spawn -> first byte at the backend, {name}", summary(values))
 
 
 def kiwi_state(bench: Bench) -> str:
@@ -665,6 +679,8 @@ def main() -> None:
                 row_search_server(bench, t)
             elif row == "search-engine":
                 row_search_engine(bench, t)
+            elif row == "ask-engine":
+                row_ask_engine(bench, t)
             elif row == "korean":
                 row_korean(bench, t)
             elif row == "mcp":

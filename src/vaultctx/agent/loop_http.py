@@ -10,11 +10,14 @@ where it fails again and is reported as an unhandled error of that unrelated loo
 
 Here every loop gets its own connection pool, a closed loop's pool is let go (its sockets are
 closed when it is collected), and the client has no finaliser that reaches into another loop.
+The pools share one TLS context: loading the system's certificates takes ~0.1 s, which every new
+loop (each ``ask`` the engine runs is one) would otherwise pay before its first request.
 """
 
 from __future__ import annotations
 
 import asyncio
+import ssl
 import threading
 import weakref
 from typing import Any
@@ -23,6 +26,19 @@ import httpx2
 
 # The OpenAI SDK's own defaults (openai/_constants.py): one client serves many calls at once.
 CONNECTION_LIMITS = httpx2.Limits(max_connections=1000, max_keepalive_connections=100)
+
+
+_tls: list[ssl.SSLContext] = []
+_tls_lock = threading.Lock()
+
+
+def _tls_context() -> ssl.SSLContext:
+    """The context a pool would make for itself (``verify=True``, the environment's
+    certificate settings honoured), made once per process."""
+    with _tls_lock:
+        if not _tls:
+            _tls.append(httpx2.create_ssl_context())
+        return _tls[0]
 
 
 class PerLoopTransport(httpx2.AsyncBaseTransport):
@@ -40,7 +56,9 @@ class PerLoopTransport(httpx2.AsyncBaseTransport):
                 del self._pools[closed]
             pool = self._pools.get(loop)
             if pool is None:
-                pool = self._pools[loop] = httpx2.AsyncHTTPTransport(limits=CONNECTION_LIMITS)
+                pool = self._pools[loop] = httpx2.AsyncHTTPTransport(
+                    verify=_tls_context(), limits=CONNECTION_LIMITS
+                )
             return pool
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:

@@ -7,7 +7,6 @@ piped); citations that do not resolve in the vault are listed on stderr afterwar
 
 from __future__ import annotations
 
-import asyncio
 import json
 import sys
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
+from vaultctx.cli import remote_terminal
 from vaultctx.cli.answer_output import ASK_HINT, AnswerPrinter, denied_changes, report_turn
 from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
 from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags
@@ -95,7 +95,7 @@ def agent_settings(
 def load_attachments(vault: Vault, files: list[Path] | None, note: str | None) -> list[Attachment]:
     from vaultctx.agent.attachments import load_attachment, note_attachment
 
-    loaded = [load_attachment(path) for path in files or []]
+    loaded = [load_attachment(remote_terminal.client_path(path)) for path in files or []]
     if note:
         loaded.insert(0, note_attachment(vault, note))
     return loaded
@@ -141,7 +141,7 @@ def run_turn(
             return await session.ask(question, sink, attachments=attachments)
 
     with printer if not json_out else _nothing():
-        return asyncio.run(answer())
+        return remote_terminal.run(answer())
 
 
 class _nothing:

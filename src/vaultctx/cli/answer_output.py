@@ -45,9 +45,18 @@ class AnswerPrinter:
     def _new_live() -> Any:
         from rich.live import Live
 
-        from vaultctx.cli.common import console
+        from vaultctx.cli.common import console, request_consoles
 
-        return Live(console=console("stdout"), refresh_per_second=8, transient=False)
+        # Live's redirection replaces sys.stdout for the whole process: in a server, where
+        # other threads print for other requests, it would send their output to this answer.
+        alone = request_consoles.get() is None
+        return Live(
+            console=console("stdout"),
+            refresh_per_second=8,
+            transient=False,
+            redirect_stdout=alone,
+            redirect_stderr=alone,
+        )
 
     def __enter__(self) -> AnswerPrinter:
         if self._live is not None:

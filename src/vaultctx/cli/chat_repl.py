@@ -14,6 +14,7 @@ from collections.abc import Callable, Coroutine, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+from vaultctx.cli import remote_terminal
 from vaultctx.errors import VaultctxError
 from vaultctx.text.terminal import printable
 
@@ -129,7 +130,7 @@ class ChatRepl:
                     if regenerate
                     else self.session.ask(question, printer, attachments=attachments)
                 )
-                turn = runner.run(asked)
+                turn = remote_terminal.run_on(runner.run, asked)
         except KeyboardInterrupt:
             turn = self._stopped_turn(question, attachments, "".join(printer.text))
         report_turn(turn, self.session)
@@ -171,7 +172,8 @@ class ChatRepl:
         elif name == "/attach":
             from vaultctx.agent.attachments import check_backend_support, load_attachment
 
-            attachment = load_attachment(Path(_needs(argument, "/attach PATH")).expanduser())
+            given = Path(_needs(argument, "/attach PATH")).expanduser()
+            attachment = load_attachment(remote_terminal.client_path(given))
             check_backend_support(self.session.backend.name, [attachment])
             self.pending.append(attachment)
         elif name == "/note":
@@ -211,7 +213,11 @@ class ChatRepl:
 
 def _line_reader() -> Callable[[str], str]:
     """prompt_toolkit's line editing and history on a terminal; plain lines from a pipe, so a
-    script (or a test) can drive a chat: ``printf 'question\n/save\n' | vaultctx chat``."""
+    script (or a test) can drive a chat: ``printf 'question\n/save\n' | vaultctx chat``. In
+    the engine, the client's lines, read there the same way (cli/forward_turn.py)."""
+    remote = remote_terminal.line_reader()
+    if remote is not None:
+        return remote
     if not sys.stdin.isatty():
 
         def from_pipe(prompt: str) -> str:

@@ -18,6 +18,7 @@ import os
 import sys
 
 from vaultctx.cli.forward import forward, start_engine_if_wanted
+from vaultctx.cli.forward_turn import forward_turn
 
 # Commands that finish their work before returning and leave no thread or child process behind.
 ONE_SHOT = frozenset({"search", "context", "index", "status"})
@@ -39,6 +40,8 @@ def run() -> None:
         from vaultctx.cli.serve_relay import relay
 
         code = relay(arguments)
+    if code is None:
+        code = forward_turn(arguments)
     if code is not None:
         sys.exit(code)
     command = arguments[0] if arguments else ""

@@ -264,13 +264,20 @@ def _resolve_as_caller(
     return vault_path, db_path
 
 
-def _console(name: str, env: Mapping[str, str], terminal: Mapping[str, Any]) -> Console:
+def _console(
+    name: str, env: Mapping[str, str], terminal: Mapping[str, Any], file: Any = None
+) -> Console:
     """A console as the caller's process would make it: its environment decides colours and
-    terminal rules, its stream (``_RequestStream``) answers isatty, and its measured size stands
-    in for rich's own look at the terminal."""
+    terminal rules, its stream (``_RequestStream``, or ``file``) answers isatty, and its measured
+    size stands in for rich's own look at the terminal. A ``file`` is written from any thread
+    (a live answer refreshes from its own)."""
     from rich.console import Console
 
-    made = Console(**common.console_options(name), _environ=dict(env))
+    options = common.console_options(name)
+    if file is not None:
+        options.pop("stderr", None)
+        options["file"] = file
+    made = Console(**options, _environ=dict(env))
     if not made.is_dumb_terminal:
         width, height = _measured(terminal.get("size"))
         columns, lines = env.get("COLUMNS", ""), env.get("LINES", "")

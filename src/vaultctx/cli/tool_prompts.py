@@ -39,7 +39,9 @@ class TerminalConfirm:
     streamed, paused while the question is on screen."""
 
     def __init__(self, read_answer: ReadAnswer | None = None, out: TextIO | None = None) -> None:
-        self.read_answer = read_answer or _prompt_toolkit_answer
+        from vaultctx.cli.remote_terminal import answer_reader
+
+        self.read_answer = read_answer or answer_reader() or _prompt_toolkit_answer
         self.out = out
         self.printer: AnswerPrinter | None = None
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from vaultctx.engine import indexing, logs, watching
+from vaultctx.engine import indexing, logs, turns, watching
 from vaultctx.engine_link import client
 from vaultctx.engine_link import runtime_dir as runtime
 from vaultctx.errors import VaultctxError
@@ -174,6 +174,9 @@ class _Handler(socketserver.StreamRequestHandler):
                 from vaultctx.engine.mcp_session import serve_mcp
 
                 serve_mcp(engine, message, self.rfile, self.wfile)  # type: ignore[arg-type]
+            elif op == "turn":  # ask and chat: both ways on this connection (engine/turns.py)
+                self._send(hello)
+                turns.serve(engine, message, self.rfile, self.wfile)
             else:
                 self._send({**hello, "answer": {"error": f"unknown op {op!r}"}})
         finally:

@@ -118,18 +118,8 @@ def request(
     as it is written, and an empty one every few seconds while it works, so the answer's
     timeout runs from the last line, not from the start): each goes to ``on_stream``."""
     path = socket_path()
-    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection = connect(path)
     with connection:
-        connection.settimeout(HELLO_TIMEOUT)
-        try:
-            connection.connect(str(path))
-        except (FileNotFoundError, ConnectionRefusedError) as exc:
-            raise EngineNotRunningError(path) from exc
-        except TimeoutError as exc:
-            raise EngineBrokenError(f"the engine at {path} did not accept in time") from exc
-        uid = peer_uid(connection)
-        if uid != os.getuid():  # the folder's checks make this impossible; checked all the same
-            raise EngineForeignError(path, uid)
         reader = connection.makefile("rb")
         try:
             connection.sendall(json.dumps({"version": VERSION, **message}).encode() + b"\n")
@@ -149,6 +139,29 @@ def request(
         finally:
             reader.close()
     return hello, answer
+
+
+def connect(path: Path) -> socket.socket:
+    """A connection to the engine at ``path``, checked to be this user's, with the hello's
+    timeout set."""
+    connection = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    connection.settimeout(HELLO_TIMEOUT)
+    try:
+        connection.connect(str(path))
+        uid = peer_uid(connection)
+    except (FileNotFoundError, ConnectionRefusedError) as exc:
+        connection.close()
+        raise EngineNotRunningError(path) from exc
+    except TimeoutError as exc:
+        connection.close()
+        raise EngineBrokenError(f"the engine at {path} did not accept in time") from exc
+    except BaseException:  # the peer cannot be checked (PeerCheckError), or anything else
+        connection.close()
+        raise
+    if uid != os.getuid():  # the folder's checks make this impossible; checked all the same
+        connection.close()
+        raise EngineForeignError(path, uid)
+    return connection
 
 
 def _line(reader: Any, problem: str) -> dict[str, Any]:

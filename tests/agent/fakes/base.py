@@ -113,7 +113,16 @@ class StreamError:
     message: str = "The fake failed mid-stream."
 
 
-Fault = Cut | Garbage | StreamError
+@dataclass(frozen=True)
+class Hold:
+    """Send ``after`` stream frames, then keep the stream open, sending nothing, until the client
+    closes the connection (counted in ``FakeServer.closed_by_client``) or the fake stops: an
+    answer the client is in the middle of receiving when it is cancelled."""
+
+    after: int
+
+
+Fault = Cut | Garbage | StreamError | Hold
 
 
 @dataclass(frozen=True)
@@ -276,6 +285,7 @@ class FakeServer:
         self._requests: deque[RecordedRequest] = deque(maxlen=MAX_RECORDED_REQUESTS)
         self._closing = threading.Event()
         self.server_errors: list[BaseException] = []  # the fake's own failures, for debugging
+        self.closed_by_client = 0  # held streams (``Hold``) the client closed
         self._server: ThreadingHTTPServer | None = None
         self._thread: threading.Thread | None = None
 
@@ -605,6 +615,14 @@ class _Handler(BaseHTTPRequestHandler):
         elif isinstance(fault, StreamError):
             assert response.error_frame is not None, "this protocol has no in-stream errors"
             frames = [*frames[: fault.after], response.error_frame]
+        elif isinstance(fault, Hold):
+            for frame in frames[: fault.after]:
+                self._chunk(frame)
+            if self._held_until_closed():
+                with self.owner._lock:
+                    self.owner.closed_by_client += 1
+            self.close_connection = True
+            return
         elif isinstance(fault, Cut):
             for frame in frames[: fault.after]:
                 self._chunk(frame)
@@ -617,6 +635,21 @@ class _Handler(BaseHTTPRequestHandler):
         for frame in frames:
             self._chunk(frame)
         self.wfile.write(b"0\r\n\r\n")
+
+    def _held_until_closed(self) -> bool:
+        """Wait until the client closes the connection (True) or the fake stops (False)."""
+        import select
+
+        while not self.owner._closing.is_set():
+            readable, _, _ = select.select([self.connection], [], [], 0.05)
+            if not readable:
+                continue
+            try:
+                if not self.connection.recv(1024):
+                    return True
+            except OSError:
+                return True
+        return False
 
     def _chunk(self, data: bytes) -> None:
         if data:
