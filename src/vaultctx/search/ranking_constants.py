@@ -27,6 +27,13 @@ BM25_WEIGHT = 1.0
 # (0.5–0.7 all measured within 0.005).
 STATIC_VECTOR_WEIGHT = 0.25
 QUALITY_VECTOR_WEIGHT = 0.67
+# The multilingual vectors' weight (search/language_routing.py), measured on ko-autorag and the
+# cross-language dev sets (bench/multilingual_quality.py; docs/benchmarks.md, "Across languages").
+MULTILINGUAL_VECTOR_WEIGHT = 0.5
+# BM25's weight, relative to the above, for a question in a language no note is written in.
+FOREIGN_KEYWORD_WEIGHT = 0.0
+# A language counts as present in a vault from this share of its chunks.
+MIN_LANGUAGE_SHARE = 0.01
 # Reciprocal rank fusion's k (score = Σ weight / (k + rank)), the value of the RRF paper.
 RRF_K = 60
 

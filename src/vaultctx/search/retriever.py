@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from vaultctx.index.db import IndexDatabase
 from vaultctx.index.hangul import index_has_hangul
+from vaultctx.index.languages import chunk_languages
 from vaultctx.index.schema import FTS_TABLE
 from vaultctx.index.search_queries import (
     chunk_notes,
@@ -47,6 +48,7 @@ from vaultctx.search.graph import (
     related_mocs,
     reserve_keyword_slots,
 )
+from vaultctx.search.language_routing import route_question
 from vaultctx.search.ranking_constants import (
     BM25_TOP_K,
     GRAPH_WEIGHT,
@@ -54,6 +56,7 @@ from vaultctx.search.ranking_constants import (
     VECTOR_TOP_K,
 )
 from vaultctx.search.request import Mode, SearchRequest
+from vaultctx.text.language import text_language
 from vaultctx.text.lexical import FTS_ANALYZER_META, query_notice
 
 if TYPE_CHECKING:
@@ -169,6 +172,7 @@ class _Search:
     sources: list[VectorSource]
     file_ids: list[int] | None  # the notes the filters allow; None: every note
     notices: list[str]
+    keyword_scale: float = 1.0  # language_routing.py: BM25 read the question's language?
 
 
 def citation_for(path: str, section: str) -> str:
@@ -198,6 +202,8 @@ class Retriever:
         self.db = db
         self.static = static
         self.quality = quality
+        # Vectors any language can query (vector_sources.py); None: routing as before them.
+        self.multilingual: VectorSource | None = None
         # Degradations found while the sources were set up (a remote engine that is down, say),
         # reported with every search this retriever answers.
         self.source_notices: list[str] = []
@@ -262,9 +268,27 @@ class Retriever:
 
     def _start(self, request: SearchRequest) -> _Search:
         notices: list[str] = list(self.source_notices)
-        mode, sources = self._rankers(request, notices)
+        scale = 1.0
+        if request.mode != "bm25" and self.multilingual is not None:
+            mode, sources, scale = self._routed(request, notices)
+        else:
+            mode, sources = self._rankers(request, notices)
         file_ids = self._filtered_file_ids(request.filters, notices)
-        return _Search(request, mode, sources, file_ids, notices)
+        return _Search(request, mode, sources, file_ids, notices, scale)
+
+    def _routed(
+        self, request: SearchRequest, notices: list[str]
+    ) -> tuple[Mode, list[VectorSource], float]:
+        """The rankers that can read the question (language_routing.py), for an index with
+        multilingual vectors, and BM25's weight scale."""
+        assert self.multilingual is not None
+        route = route_question(text_language(request.query), chunk_languages(self.db))
+        sources = self.vector_sources() if route.english_vectors else []
+        if route.multilingual:
+            sources = [*sources, self.multilingual]
+        if request.mode == "hybrid" and not self.has_fts:
+            notices.append("keyword index unavailable: vector search only")
+        return request.mode, sources, route.keyword_scale
 
     def _rankers(
         self, request: SearchRequest, notices: list[str]
@@ -308,7 +332,8 @@ class Retriever:
     # --- 1. rank each list -----------------------------------------------------------------------
 
     def _rank_each_list(self, search: _Search) -> list[RankedList]:
-        lists = [self._keyword_list(search)] if search.mode != "vector" and self.has_fts else []
+        keywords = search.mode != "vector" and self.has_fts and search.keyword_scale > 0
+        lists = [self._keyword_list(search)] if keywords else []
         if search.sources:
             self._count_vector_query()
         lists += [self._vector_list(search, source) for source in search.sources]
@@ -321,7 +346,7 @@ class Retriever:
         if analysis_notice := query_notice(self.db.meta(FTS_ANALYZER_META), request.query):
             search.notices.append(analysis_notice)
         # FTS5's bm25() is lower-is-better; fusion wants higher-is-better.
-        weight = request.weights.keyword(graph=False)
+        weight = request.weights.keyword(graph=False) * search.keyword_scale
         return RankedList("bm25", [(chunk_id, -score) for chunk_id, score in hits], weight)
 
     def _vector_list(self, search: _Search, source: VectorSource) -> RankedList:
