@@ -184,8 +184,11 @@ def m007_chunk_language(conn: Any) -> None:
         """
     )
     found = [
-        (int(cid), text_language(unpack_text(body)))
-        for cid, body in conn.execute("SELECT id, body FROM chunks")
+        (
+            int(cid),
+            text_language(f"{context}\n{unpack_text(body)}" if context else unpack_text(body)),
+        )
+        for cid, context, body in conn.execute("SELECT id, heading_context, body FROM chunks")
     ]
     conn.executemany(
         "UPDATE chunks SET lang = ? WHERE id = ?",

@@ -265,7 +265,7 @@ def _chunk(note: Note, settings: Settings, prepared: PreparedFile) -> list[Chunk
     with timed(prepared.phase_seconds, "store"):
         for row in rows:
             row.body = pack_text(row.text)
-            row.lang = text_language(row.text)
+            row.lang = text_language(embedding_input(row.context, row.text))
             row.fts_columns = fts_columns(row.text, row.section, row.context)
     return rows
 

@@ -32,8 +32,12 @@ QUALITY_VECTOR_WEIGHT = 0.67
 MULTILINGUAL_VECTOR_WEIGHT = 0.5
 # BM25's weight, relative to the above, for a question in a language no note is written in.
 FOREIGN_KEYWORD_WEIGHT = 0.0
-# A language counts as present in a vault from this share of its chunks.
+# A language counts as present in a vault from this share of its chunks; English from a larger
+# one, as Latin script turns up in notes of every language: Korean Obsidian Help has 7 % of its
+# chunks mostly Latin (lists of names, plugin and product names, code), and BM25 matching an
+# English question against them was the noise that drowned the multilingual list.
 MIN_LANGUAGE_SHARE = 0.01
+ENGLISH_PRESENT_SHARE = 0.15
 # Reciprocal rank fusion's k (score = Σ weight / (k + rank)), the value of the RRF paper.
 RRF_K = 60
 

@@ -29,6 +29,7 @@ from vaultctx.index.languages import chunk_languages
 from vaultctx.index.schema import FTS_TABLE
 from vaultctx.index.search_queries import (
     chunk_notes,
+    chunks_not_in,
     note_count,
     passages,
     quality_vectors_complete,
@@ -48,7 +49,7 @@ from vaultctx.search.graph import (
     related_mocs,
     reserve_keyword_slots,
 )
-from vaultctx.search.language_routing import route_question
+from vaultctx.search.language_routing import Route, route_question
 from vaultctx.search.ranking_constants import (
     BM25_TOP_K,
     GRAPH_WEIGHT,
@@ -56,7 +57,7 @@ from vaultctx.search.ranking_constants import (
     VECTOR_TOP_K,
 )
 from vaultctx.search.request import Mode, SearchRequest
-from vaultctx.text.language import text_language
+from vaultctx.text.language import ENGLISH, text_language
 from vaultctx.text.lexical import FTS_ANALYZER_META, query_notice
 
 if TYPE_CHECKING:
@@ -144,6 +145,7 @@ class RankedList:
     table: str = ""
     query_vector: npt.NDArray[np.float32] | None = None
     weak_below: float = 0.0  # a vector list's: see VectorSource
+    bounds: tuple[float, float] | None = None  # score fusion's scale, when not the hits' own
 
     @property
     def weak(self) -> bool:
@@ -173,6 +175,7 @@ class _Search:
     file_ids: list[int] | None  # the notes the filters allow; None: every note
     notices: list[str]
     keyword_scale: float = 1.0  # language_routing.py: BM25 read the question's language?
+    foreign_only: bool = False  # the multilingual list adds non-English chunks only
 
 
 def citation_for(path: str, section: str) -> str:
@@ -270,17 +273,19 @@ class Retriever:
         notices: list[str] = list(self.source_notices)
         scale = 1.0
         if request.mode != "bm25" and self.multilingual is not None:
-            mode, sources, scale = self._routed(request, notices)
+            mode, sources, route = self._routed(request, notices)
+            scale, foreign_only = route.keyword_scale, route.multilingual_foreign_only
         else:
             mode, sources = self._rankers(request, notices)
+            scale, foreign_only = 1.0, False
         file_ids = self._filtered_file_ids(request.filters, notices)
-        return _Search(request, mode, sources, file_ids, notices, scale)
+        return _Search(request, mode, sources, file_ids, notices, scale, foreign_only)
 
     def _routed(
         self, request: SearchRequest, notices: list[str]
-    ) -> tuple[Mode, list[VectorSource], float]:
+    ) -> tuple[Mode, list[VectorSource], Route]:
         """The rankers that can read the question (language_routing.py), for an index with
-        multilingual vectors, and BM25's weight scale."""
+        multilingual vectors, and the route that chose them."""
         assert self.multilingual is not None
         route = route_question(text_language(request.query), chunk_languages(self.db))
         sources = self.vector_sources() if route.english_vectors else []
@@ -288,7 +293,7 @@ class Retriever:
             sources = [*sources, self.multilingual]
         if request.mode == "hybrid" and not self.has_fts:
             notices.append("keyword index unavailable: vector search only")
-        return request.mode, sources, route.keyword_scale
+        return request.mode, sources, route
 
     def _rankers(
         self, request: SearchRequest, notices: list[str]
@@ -363,7 +368,10 @@ class Retriever:
         if hits is None:
             hits = vector_search(self.db, source.table, vector, k, file_ids=search.file_ids)
         weight = request.weights.vectors(source.weight)
-        return RankedList("vector", hits, weight, source.table, vector, source.weak_below)
+        ranked = RankedList("vector", hits, weight, source.table, vector, source.weak_below)
+        if search.foreign_only and source is self.multilingual and hits:
+            return _foreign_only(self.db, ranked)
+        return ranked
 
     def _title_list(self, search: _Search) -> RankedList:
         """The first chunk of each note whose title is the query, case and punctuation aside:
@@ -439,7 +447,8 @@ class Retriever:
                 [[chunk_id for chunk_id, _ in ranked.hits] for ranked in lists], weights
             )
         else:
-            fused = fuse_scores([ranked.hits for ranked in lists], weights)
+            bounds = [ranked.bounds for ranked in lists]
+            fused = fuse_scores([ranked.hits for ranked in lists], weights, bounds)
         return [
             _candidate(entry, lists, origins)
             for entry in fused
@@ -489,6 +498,15 @@ def _weak_match_notice(lists: list[RankedList]) -> str | None:
         f"weak matches: no result contains the query's words and none is close in meaning "
         f"(best similarity {best:.2f}); the notes may not cover this, or try other words"
     )
+
+
+def _foreign_only(db: IndexDatabase, ranked: RankedList) -> RankedList:
+    """The multilingual list for an English question: only its non-English chunks, which no
+    other list can reach, on the scale of all its hits (language_routing.py)."""
+    scores = [score for _, score in ranked.hits]
+    foreign = chunks_not_in(db, [chunk for chunk, _ in ranked.hits], ENGLISH)
+    hits = [(chunk, score) for chunk, score in ranked.hits if chunk in foreign]
+    return replace(ranked, hits=hits, bounds=(min(scores), max(scores)))
 
 
 def _pool(request: SearchRequest, top_k: int) -> int:

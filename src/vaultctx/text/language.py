@@ -6,8 +6,10 @@ most common Cyrillic language in notes), and so on. Every Latin-script text coun
 bundled English models read French or German badly, but far better than they read Hangul, and a
 statistical detector would cost the indexer time on every chunk for a distinction the routing
 does not use. A text counts as non-English when its non-Latin letters are at least a fifth of its
-letters (a Hangul syllable stands for a whole Latin syllable, so Korean prose full of code and
-English terms still counts as Korean); the script with most letters names it.
+letters, not counting code, URLs and link targets (a Hangul syllable stands for a whole Latin
+syllable, so Korean prose full of English terms still counts as Korean); the script with most
+letters names it. The indexer passes a chunk's heading context with its text, as the engines see
+them together.
 """
 
 from __future__ import annotations
@@ -30,6 +32,8 @@ _SCRIPTS: tuple[tuple[str, str], ...] = (
 _PATTERNS = tuple((code, re.compile(f"[{chars}]")) for code, chars in _SCRIPTS)
 _NON_LATIN = re.compile("[" + "".join(chars for _, chars in _SCRIPTS) + "]")
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
+# Code, URLs and link targets are Latin whatever language the note is written in.
+_NOT_PROSE = re.compile(r"```.*?(```|$)|`[^`\n]*`|\]\([^)]*\)|https?://\S+|<[^>\n]*>", re.S)
 # Share of letters that must be non-Latin for a text to count as non-English.
 NON_LATIN_SHARE = 0.2
 
@@ -51,6 +55,7 @@ def text_language(text: str) -> str:
     """The language code of ``text`` by its script; ``"en"`` for Latin script or no letters."""
     if text.isascii() or _NON_LATIN.search(text) is None:
         return ENGLISH  # the common case, in one C-speed scan
+    text = _NOT_PROSE.sub(" ", text)
     counts = {code: len(pattern.findall(text)) for code, pattern in _PATTERNS}
     if counts["ja"] and counts["zh"]:
         counts["ja"] += counts.pop("zh")  # Japanese writes kanji beside its kana
