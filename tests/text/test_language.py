@@ -21,6 +21,12 @@ from vaultctx.text.language import language_name, text_language
         ("東京の天気はどうですか", "ja"),  # kanji beside kana: Japanese
         ("如何链接两个笔记", "zh"),
         ("Как связать две заметки?", "ru"),
+        # Code, URLs and link targets are Latin in every language: not counted.
+        (
+            "설치는 [npm](https://www.npmjs.com/package/obsidian-headless-cli)에서 "
+            "`npm install --global obsidian-headless` 하세요",
+            "ko",
+        ),
         # A stray Hangul word in English text does not make it Korean.
         ("The Korean word for compost is 퇴비, used in the garden notes about soil", "en"),
     ],
