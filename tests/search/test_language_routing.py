@@ -40,6 +40,9 @@ def test_route_sends_each_question_to_the_rankers_that_read_it() -> None:
     # Korean over Korean: keywords (Kiwi morphemes) and the multilingual vectors.
     route = route_question("ko", korean_vault)
     assert route.keyword_scale == 1.0 and not route.english_vectors and route.multilingual
+    # ... the multilingual list adding only chunks not in Korean (none here): BM25 reads those.
+    assert route.multilingual_foreign_only
+    assert not route_question("en", korean_vault).multilingual_foreign_only
     # Korean over English: keywords cannot read it.
     assert route_question("ko", english_vault).keyword_scale == 0.0
     # English over a mixed vault: everything, the multilingual list for the Korean notes only.

@@ -6,15 +6,16 @@ the notes that happen to quote English words, and fusion lets that noise outrank
 that understood the question). The bundled vector models read English only. The multilingual
 vectors read every language. So, for a vault with multilingual vectors:
 
-- BM25 keeps its full weight when some notes are in the question's language, and a small one
-  (``FOREIGN_KEYWORD_WEIGHT``) otherwise: a Korean question over English notes often names the
-  English term itself (``git``), which is worth a nudge but must not drown the meaning;
+- BM25 keeps its full weight when some notes are in the question's language, and
+  ``FOREIGN_KEYWORD_WEIGHT`` (0: left out) otherwise;
 - the English vectors rank an English question over a vault with English notes, nothing else;
 - the multilingual vectors rank every question not in English, and English questions too when
-  the vault holds notes in another language (only they can reach those notes). For an English
-  question they add only the non-English chunks, scored on the scale of all their hits: the
-  English chunks keep exactly the order BM25 and the English models give them, and a Korean
-  note ranks high only when, in the multilingual model's eyes, it beats the English ones.
+  the vault holds notes in another language (only they can reach those notes). When notes in the
+  question's own language exist, the other rankers read those, and the multilingual list adds
+  only the chunks in other languages, scored on the scale of all its hits: the question's own
+  language keeps exactly the order it had (an English question's English notes, a Korean
+  question's Korean notes), and a note in another language ranks high only when, in the
+  multilingual model's eyes, it beats them (``MULTILINGUAL_SAME_LANGUAGE`` says why).
 
 An English question over an English vault routes exactly as it did before multilingual search
 existed: same lists, same weights, same results.
@@ -28,6 +29,7 @@ from vaultctx.search.ranking_constants import (
     ENGLISH_PRESENT_SHARE,
     FOREIGN_KEYWORD_WEIGHT,
     MIN_LANGUAGE_SHARE,
+    MULTILINGUAL_SAME_LANGUAGE,
 )
 from vaultctx.text.language import ENGLISH
 
@@ -47,10 +49,9 @@ def route_question(question: str, languages: dict[str, int]) -> Route:
     share = languages.get(question, 0) / total if total else 1.0
     readable = share >= (ENGLISH_PRESENT_SHARE if question == ENGLISH else MIN_LANGUAGE_SHARE)
     others = total > 0 and 1.0 - share >= MIN_LANGUAGE_SHARE
-    english = question == ENGLISH and readable
     return Route(
         keyword_scale=1.0 if readable else FOREIGN_KEYWORD_WEIGHT,
-        english_vectors=english,
+        english_vectors=question == ENGLISH and readable,
         multilingual=question != ENGLISH or others,
-        multilingual_foreign_only=english,
+        multilingual_foreign_only=readable and not MULTILINGUAL_SAME_LANGUAGE,
     )

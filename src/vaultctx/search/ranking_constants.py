@@ -30,6 +30,10 @@ QUALITY_VECTOR_WEIGHT = 0.67
 # The multilingual vectors' weight (search/language_routing.py), measured on ko-autorag and the
 # cross-language dev sets (bench/multilingual_quality.py; docs/benchmarks.md, "Across languages").
 MULTILINGUAL_VECTOR_WEIGHT = 0.5
+# Whether the multilingual list also ranks chunks in the question's own language when BM25 (and,
+# for English, the English models) read them. Off: with USE-multilingual it lowered ko-autorag at
+# every weight measured (0.943 without; 0.934 at 0.25, 0.922 at 0.5). Re-measure per engine.
+MULTILINGUAL_SAME_LANGUAGE = False
 # BM25's weight, relative to the above, for a question in a language no note is written in.
 FOREIGN_KEYWORD_WEIGHT = 0.0
 # A language counts as present in a vault from this share of its chunks; English from a larger

@@ -57,7 +57,7 @@ from vaultctx.search.ranking_constants import (
     VECTOR_TOP_K,
 )
 from vaultctx.search.request import Mode, SearchRequest
-from vaultctx.text.language import ENGLISH, text_language
+from vaultctx.text.language import text_language
 from vaultctx.text.lexical import FTS_ANALYZER_META, query_notice
 
 if TYPE_CHECKING:
@@ -175,7 +175,8 @@ class _Search:
     file_ids: list[int] | None  # the notes the filters allow; None: every note
     notices: list[str]
     keyword_scale: float = 1.0  # language_routing.py: BM25 read the question's language?
-    foreign_only: bool = False  # the multilingual list adds non-English chunks only
+    # The multilingual list adds only chunks not in this language (language_routing.py).
+    only_not_in: str | None = None
 
 
 def citation_for(path: str, section: str) -> str:
@@ -274,12 +275,13 @@ class Retriever:
         scale = 1.0
         if request.mode != "bm25" and self.multilingual is not None:
             mode, sources, route = self._routed(request, notices)
-            scale, foreign_only = route.keyword_scale, route.multilingual_foreign_only
+            scale = route.keyword_scale
+            only_not_in = text_language(request.query) if route.multilingual_foreign_only else None
         else:
             mode, sources = self._rankers(request, notices)
-            scale, foreign_only = 1.0, False
+            scale, only_not_in = 1.0, None
         file_ids = self._filtered_file_ids(request.filters, notices)
-        return _Search(request, mode, sources, file_ids, notices, scale, foreign_only)
+        return _Search(request, mode, sources, file_ids, notices, scale, only_not_in)
 
     def _routed(
         self, request: SearchRequest, notices: list[str]
@@ -369,8 +371,8 @@ class Retriever:
             hits = vector_search(self.db, source.table, vector, k, file_ids=search.file_ids)
         weight = request.weights.vectors(source.weight)
         ranked = RankedList("vector", hits, weight, source.table, vector, source.weak_below)
-        if search.foreign_only and source is self.multilingual and hits:
-            return _foreign_only(self.db, ranked)
+        if search.only_not_in and source is self.multilingual and hits:
+            return _foreign_only(self.db, ranked, search.only_not_in)
         return ranked
 
     def _title_list(self, search: _Search) -> RankedList:
@@ -500,11 +502,11 @@ def _weak_match_notice(lists: list[RankedList]) -> str | None:
     )
 
 
-def _foreign_only(db: IndexDatabase, ranked: RankedList) -> RankedList:
-    """The multilingual list for an English question: only its non-English chunks, which no
-    other list can reach, on the scale of all its hits (language_routing.py)."""
+def _foreign_only(db: IndexDatabase, ranked: RankedList, language: str) -> RankedList:
+    """The multilingual list with only its chunks not in ``language`` (the question's, which
+    the other lists read), on the scale of all its hits (language_routing.py)."""
     scores = [score for _, score in ranked.hits]
-    foreign = chunks_not_in(db, [chunk for chunk, _ in ranked.hits], ENGLISH)
+    foreign = chunks_not_in(db, [chunk for chunk, _ in ranked.hits], language)
     hits = [(chunk, score) for chunk, score in ranked.hits if chunk in foreign]
     return replace(ranked, hits=hits, bounds=(min(scores), max(scores)))
 
