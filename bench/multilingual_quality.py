@@ -6,7 +6,7 @@ Prints one line per (dev set, configuration): ``main`` is search as it was befor
 routing (the index's multilingual vectors are not used), ``routed`` is the default routing with the
 engine given by ``--engine`` (the lead re-runs with the shipped one). Indexes are kept in
 $VAULTCTX_BENCH_CACHE (default /tmp/vaultctx-bench) between runs. The dev sets, all built from
-../shared/data by the loaders below (nothing is copied into the repo):
+the shared benchmark data (corpora.py) by the loaders below (nothing is copied into the repo):
 
 - ``ohs-en-to-ko`` / ``ohs-ko-to-en``: the English and Korean Obsidian Help vaults are parallel
   translations paired by their front matter ``permalink``. A question is the first prose sentence
