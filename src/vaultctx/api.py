@@ -81,6 +81,8 @@ class Vault:
         self.config = config or load_config(path, db)
         self._embedder: Embedder | None = None
         self._quality_embedder: Embedder | None = None
+        self._multilingual_embedder: Embedder | None = None
+        self._multilingual_checked = False
         self._retrievers: IndexRetriever | None = None
         self._changer: NoteChanger | None = None
         # Set by a caller that can ask a running server (``vaultctx ask``): it answers a search
@@ -109,6 +111,7 @@ class Vault:
             self.config,
             self.embedder(),
             quality_embedder=self.quality_embedder(),
+            multilingual_embedder=self.multilingual_embedder,
             progress=progress,
         )
 
@@ -129,6 +132,24 @@ class Vault:
                 return None
         return self._quality_embedder
 
+    def multilingual_embedder(self) -> Embedder | None:
+        """The engine for notes and questions the English models cannot read
+        (``multilingual_engine``; "auto": the best one installed); None when there is none."""
+        if not self._multilingual_checked:
+            from vaultctx.embed.registry import UnknownEngineError, create_multilingual_embedder
+
+            self._multilingual_checked = True
+            name = self.config.settings.multilingual_engine
+            try:
+                self._multilingual_embedder = create_multilingual_embedder(name)
+            except ImportError:
+                return None
+            except UnknownEngineError as exc:
+                raise ConfigError(
+                    f"multilingual_engine in vaultctx.toml: {exc.message}", exc.suggestion
+                ) from exc
+        return self._multilingual_embedder
+
     def retriever(self, *, vectors: bool = True) -> Retriever:
         """A read-only retriever, opened once and reused so models stay warm between queries;
         its vector sources come with ``vectors`` (search/vector_sources.py says which)."""
@@ -136,7 +157,10 @@ class Vault:
             from vaultctx.search.vector_sources import IndexRetriever
 
             self._retrievers = IndexRetriever(
-                self.config.db, static=self.embedder, quality=self.quality_embedder
+                self.config.db,
+                static=self.embedder,
+                quality=self.quality_embedder,
+                multilingual=self.multilingual_embedder,
             )
         return self._retrievers.get(vectors=vectors)
 

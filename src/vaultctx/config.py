@@ -57,6 +57,11 @@ class Settings:
     # (destination_keys.py).
     engine: str = "static"
     quality_engine: str = "onnx"
+    # The engine for notes and questions the English models cannot read: "auto" picks the first
+    # installed of embed/registry.py's MULTILINGUAL_ENGINES, "" switches it off. Which chunks it
+    # embeds: "auto" (every chunk once any is not English), "all" or "off" (multilingual_pass.py).
+    multilingual_engine: str = "auto"
+    multilingual_chunks: str = "auto"
     # Where `capture` writes, relative to the vault. Unset: the vault's own `00-inbox/` or
     # `Inbox/` if it has one, else `00-inbox/` (see capture.py).
     inbox_folder: str | None = None
@@ -137,6 +142,11 @@ def _settings_from(
             )
         if key == "inbox_folder":
             updates[key] = vault_relative_folder(key, value, source)
+        elif key == "multilingual_chunks" and value not in ("auto", "all", "off"):
+            raise ConfigError(
+                f'{source}: \'multilingual_chunks\' must be "auto", "all" or "off", got {value!r}',
+                'write it as multilingual_chunks = "auto", the default',
+            )
         elif isinstance(default, tuple):
             if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
                 raise ConfigError(

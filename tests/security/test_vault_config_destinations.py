@@ -45,7 +45,7 @@ LOCAL_AGENT_KEYS = {
 }
 LOCAL_SIGNAL_KEYS = {"inbox", "folder", "max_entries_per_feed", "max_note_chars", "project_folders"}
 # The top-level keys that name an embedding engine; a vault may pick only a local one.
-ENGINE_KEYS = {"engine", "quality_engine"}
+ENGINE_KEYS = {"engine", "quality_engine", "multilingual_engine"}
 LOCAL_TOP_LEVEL_KEYS = {
     "max_file_bytes",
     "embed_batch_size",
@@ -57,6 +57,7 @@ LOCAL_TOP_LEVEL_KEYS = {
     "ignore",
     "index_workers",
     "inbox_folder",
+    "multilingual_chunks",
 }
 
 

@@ -248,8 +248,8 @@ def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption =
         ("keyword analysis", info.fts_analyzer or "-"),
         ("notes with problems", str(info.problems)),
     ]
-    if info.language_note:
-        rows.append(("language", info.language_note))
+    if info.meaning_search:
+        rows.append(("languages", info.meaning_search))
     if info.scrubber_note:
         rows.append(("scrubber", info.scrubber_note))
     if not info.writable:

@@ -41,7 +41,20 @@ def _onnx(model_dir: Path | None) -> Embedder:
     return OnnxEmbedder(model_dir)
 
 
-ENGINES: dict[str, EngineFactory] = {"static": _static, "onnx": _onnx}
+def _use_multilingual(model_dir: Path | None) -> Embedder:
+    from vaultctx.embed.use_multilingual import UseMultilingualEmbedder
+
+    return UseMultilingualEmbedder()
+
+
+ENGINES: dict[str, EngineFactory] = {
+    "static": _static,
+    "onnx": _onnx,
+    "use-multilingual": _use_multilingual,
+}
+# Engines that read any language, best first: ``multilingual_engine = "auto"`` takes the first
+# one installed. use-multilingual is a development stand-in, present only where its package is.
+MULTILINGUAL_ENGINES = ("e5-multilingual", "use-multilingual")
 
 
 def register_engine(name: str, factory: EngineFactory) -> None:
@@ -68,6 +81,23 @@ def create_embedder(engine: str, model_dir: Path | str | None = None) -> Embedde
             "(e.g. openai:text-embedding-3-small)",
         ) from None
     return factory(Path(model_dir) if model_dir is not None else None)
+
+
+def create_multilingual_embedder(name: str) -> Embedder | None:
+    """The multilingual engine ``name``; with "auto" the first of ``MULTILINGUAL_ENGINES`` that
+    is registered and installed. None for "" or when none is installed."""
+    if not name:
+        return None
+    if name != "auto":
+        return create_embedder(name)
+    for candidate in MULTILINGUAL_ENGINES:
+        if candidate not in ENGINES:
+            continue
+        try:
+            return create_embedder(candidate)
+        except (ImportError, ModelNotFoundError):
+            continue
+    return None
 
 
 def _create_remote(name: str) -> Embedder:
@@ -99,9 +129,11 @@ __all__ = [
     "ENGINES",
     "ENGINE_GROUP",
     "MODELS_DIR",
+    "MULTILINGUAL_ENGINES",
     "ModelNotFoundError",
     "UnknownEngineError",
     "create_embedder",
+    "create_multilingual_embedder",
     "engine_names",
     "register_engine",
     "require_model_files",

@@ -17,7 +17,7 @@ import threading
 import time
 from array import array
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from operator import itemgetter
@@ -45,6 +45,7 @@ from vaultctx.index.db import (
     open_index,
     reporting_damage,
 )
+from vaultctx.index.languages import record_chunk_languages
 from vaultctx.index.phase_time import timed
 from vaultctx.index.quality_pass import quality_coverage, run_quality_pass
 from vaultctx.index.run_lock import LockHeldError, RunLock
@@ -56,6 +57,7 @@ from vaultctx.index.schema import (
     META_RUN_STARTED,
     QUALITY_TABLE,
     VECTOR_TABLE,
+    VECTOR_TABLES,
 )
 from vaultctx.index.set_aside import set_aside_damaged
 from vaultctx.index.text_codec import unpack_text
@@ -123,6 +125,7 @@ class IndexReport:
     warnings: list[str] = field(default_factory=list)
     quality_embedded: int = 0
     quality_remaining: int | None = None
+    multilingual_embedded: int = 0
     interrupted: bool = False
     # Where a damaged index was moved before this run rebuilt it (index/set_aside.py).
     damaged_kept_as: str | None = None
@@ -156,6 +159,7 @@ class IndexReport:
                 "vectors_reused": self.vectors_reused,
                 "quality_embedded": self.quality_embedded,
                 "quality_remaining": self.quality_remaining,
+                "multilingual_embedded": self.multilingual_embedded,
             },
             "secrets_redacted": dict(sorted(self.secrets_redacted.items())),
             "warnings": self.warnings,
@@ -193,11 +197,14 @@ class Indexer:
         embedder: Embedder | None,
         *,
         quality_embedder: Embedder | None = None,
+        multilingual_embedder: Callable[[], Embedder | None] | None = None,
         progress: ProgressSink | None = None,
     ) -> None:
         self.config = config
         self.embedder = embedder
         self.quality_embedder = quality_embedder
+        # Loaded only when some chunk needs a multilingual vector (multilingual_pass.py).
+        self.multilingual_embedder = multilingual_embedder
         self.progress = progress or _SilentProgress()
         self._stop = threading.Event()
 
@@ -266,6 +273,8 @@ class Indexer:
         self._run(db, report)
         if not (fast or report.interrupted or self.quality_embedder is None):
             self._quality_pass(db, report)
+        if not (fast or report.interrupted or self.multilingual_embedder is None):
+            self._multilingual_pass(db, report)
 
     def _quality_pass(self, db: IndexDatabase, report: IndexReport) -> None:
         assert self.quality_embedder is not None
@@ -284,6 +293,36 @@ class Indexer:
             self.progress.finish()
         report.quality_embedded = result.chunks_embedded
         report.quality_remaining = result.remaining
+        report.interrupted = report.interrupted or result.interrupted
+        if result.reset_reason:
+            report.warnings.append(result.reset_reason)
+
+    def _multilingual_pass(self, db: IndexDatabase, report: IndexReport) -> None:
+        """Vectors for the questions and notes the English models cannot read
+        (multilingual_pass.py); nothing at all, not even a model load, for an English vault."""
+        from vaultctx.index.multilingual_pass import multilingual_target, run_multilingual_pass
+
+        assert self.multilingual_embedder is not None
+        target = multilingual_target(db, self.config.settings.multilingual_chunks)
+        if target is None:
+            return
+        done, total = quality_coverage(db, target)
+        self.progress.start("embedding (multilingual)", total - done, "chunks")
+        try:
+            with report.timed("multilingual_embed"):
+                result = run_multilingual_pass(
+                    db,
+                    self.multilingual_embedder,
+                    target,
+                    batch_size=self.config.settings.embed_batch_size,
+                    stop=self._stop,
+                    on_batch=self.progress.advance,
+                )
+        finally:
+            self.progress.finish()
+        if result is None:
+            return
+        report.multilingual_embedded = result.chunks_embedded
         report.interrupted = report.interrupted or result.interrupted
         if result.reset_reason:
             report.warnings.append(result.reset_reason)
@@ -390,6 +429,7 @@ class Indexer:
                 with db.transaction():
                     table = db.meta(STAT_DIGEST_META) or _table_digest(db)
                     db.set_meta(STAT_DIGEST_META, table)
+                    record_chunk_languages(db)
                     _settle_skips(db, report, before, table, seen, settings)
         with db.transaction():
             db.execute("DELETE FROM model_meta WHERE key = ?", (META_RUN_STARTED,))
@@ -719,6 +759,7 @@ def _chunk_values(
         mtime_ns,
         now if row.vector is not None else None,
         now if row.quality_vector is not None else None,
+        row.lang,
     )
 
 
@@ -730,7 +771,7 @@ def _delete_file_rows(db: IndexDatabase, file_id: int, *, keep_file: bool) -> li
         (int(r[0]),) for r in db.execute("SELECT id FROM chunks WHERE file_id = ?", (file_id,))
     ]
     if chunk_ids:
-        for table in (VECTOR_TABLE, QUALITY_TABLE):
+        for table in VECTOR_TABLES:
             if db.has_table(table):
                 db.executemany(f"DELETE FROM {table} WHERE rowid = ?", chunk_ids)
         db.execute("DELETE FROM chunks WHERE file_id = ?", (file_id,))
@@ -962,8 +1003,8 @@ class _BatchWriter:
             )
         self.db.executemany(
             "INSERT INTO chunks(id, file_id, ordinal, section, heading_path, body, "
-            "heading_context, text_hash, mtime_ns, embedded_at, quality_embedded_at) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            "heading_context, text_hash, mtime_ns, embedded_at, quality_embedded_at, lang) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             chunks,
         )
         if self.embedder is not None:

@@ -8,6 +8,7 @@ Vector tables are not here: their dimension depends on the embedding engine (see
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -167,6 +168,41 @@ def m006_record_fts_tokenizer(conn: Any) -> None:
     )
 
 
+def m007_chunk_language(conn: Any) -> None:
+    """Each chunk's language (text/language.py), so search can route a question to the rankers
+    that read both it and the notes, and the stamp of the multilingual vector pass. Chunks of an
+    older index get their language here, from their stored text: nothing is re-read or
+    re-embedded."""
+    from vaultctx.index.text_codec import unpack_text
+    from vaultctx.text.language import text_language
+
+    conn.execute(
+        """
+        ALTER TABLE chunks ADD COLUMN lang TEXT NOT NULL DEFAULT 'en';
+        ALTER TABLE chunks ADD COLUMN multi_embedded_at REAL;
+        CREATE INDEX chunks_lang ON chunks(lang);
+        """
+    )
+    found = [
+        (
+            int(cid),
+            text_language(f"{context}\n{unpack_text(body)}" if context else unpack_text(body)),
+        )
+        for cid, context, body in conn.execute("SELECT id, heading_context, body FROM chunks")
+    ]
+    conn.executemany(
+        "UPDATE chunks SET lang = ? WHERE id = ?",
+        [(lang, cid) for cid, lang in found if lang != "en"],
+    )
+    languages: dict[str, int] = {}
+    for _, lang in found:
+        languages[lang] = languages.get(lang, 0) + 1
+    conn.execute(
+        "INSERT OR REPLACE INTO model_meta(key, value) VALUES ('chunk_languages', ?)",
+        (json.dumps(languages, sort_keys=True),),
+    )
+
+
 MIGRATIONS: tuple[Migration, ...] = (
     m001_create_tables,
     m002_fts,
@@ -174,4 +210,5 @@ MIGRATIONS: tuple[Migration, ...] = (
     m004_compact_chunks,
     m005_rescrub_metadata,
     m006_record_fts_tokenizer,
+    m007_chunk_language,
 )

@@ -20,6 +20,7 @@ from vaultctx.embed.base import Embedder, embedding_input, quantize_int8_rows
 from vaultctx.index.phase_time import timed
 from vaultctx.index.text_codec import pack_text
 from vaultctx.scrub import scrub_secrets
+from vaultctx.text.language import text_language
 from vaultctx.text.lexical import fts_document
 from vaultctx.vault.chunker import chunk_text, heading_context
 from vaultctx.vault.errors import UnreadableFileError
@@ -43,6 +44,7 @@ class ChunkRow:
     fts_columns: tuple[str, str, str] = ("", "", "")
     vector: bytes | None = None
     quality_vector: bytes | None = None
+    lang: str = ""  # text.language's code: which rankers can read the chunk
 
 
 # A chunk's fields in ChunkRow's order, as one C call (PreparedFile.__getstate__).
@@ -263,6 +265,7 @@ def _chunk(note: Note, settings: Settings, prepared: PreparedFile) -> list[Chunk
     with timed(prepared.phase_seconds, "store"):
         for row in rows:
             row.body = pack_text(row.text)
+            row.lang = text_language(embedding_input(row.context, row.text))
             row.fts_columns = fts_columns(row.text, row.section, row.context)
     return rows
 

@@ -20,7 +20,14 @@ from dataclasses import dataclass
 from vaultctx.embed.base import Embedder, Vectors, embedding_input, quantize_int8
 from vaultctx.errors import VaultctxError
 from vaultctx.index.db import VECTOR_STORAGE, IndexDatabase, ensure_vector_table
-from vaultctx.index.schema import META_QUALITY_MODEL_HASH, META_QUALITY_MODEL_NAME, QUALITY_TABLE
+from vaultctx.index.schema import (
+    META_MULTI_MODEL_HASH,
+    META_MULTI_MODEL_NAME,
+    META_QUALITY_MODEL_HASH,
+    META_QUALITY_MODEL_NAME,
+    MULTI_TABLE,
+    QUALITY_TABLE,
+)
 from vaultctx.index.text_codec import unpack_text
 
 # Chunks per embed() call between two looks at the stop request: about 12 windows (the ONNX
@@ -28,6 +35,43 @@ from vaultctx.index.text_codec import unpack_text
 # second even on a busy machine. Taken in order of length, slices of 8 embed as fast as whole
 # batches of 64 (measured), and a remote engine's request holds texts of similar length.
 STOP_CHECK_CHUNKS = 8
+
+
+@dataclass(frozen=True)
+class VectorPass:
+    """A background pass's table, the ``chunks`` column that stamps its chunks, its model's meta
+    keys, and which chunks it embeds (an SQL condition on ``chunks``; "1": all).
+
+    Pass 2 (the quality transformer) and the multilingual pass (multilingual_pass.py) are the
+    same loop over different tables; ``scope`` is fixed SQL from this package, never user text.
+    """
+
+    table: str
+    stamp: str
+    hash_key: str
+    name_key: str
+    last_run_key: str
+    scope: str = "1"
+
+
+QUALITY_PASS = VectorPass(
+    QUALITY_TABLE,
+    "quality_embedded_at",
+    META_QUALITY_MODEL_HASH,
+    META_QUALITY_MODEL_NAME,
+    "quality_last_run",
+)
+
+
+def multilingual_pass(scope: str) -> VectorPass:
+    return VectorPass(
+        MULTI_TABLE,
+        "multi_embedded_at",
+        META_MULTI_MODEL_HASH,
+        META_MULTI_MODEL_NAME,
+        "multi_last_run",
+        scope,
+    )
 
 
 @dataclass
@@ -39,22 +83,28 @@ class QualityPassReport:
     reset_reason: str | None = None
 
 
-def quality_coverage(db: IndexDatabase) -> tuple[int, int]:
-    """(chunks with a quality vector, all chunks)."""
-    total = int(db.scalar("SELECT count(*) FROM chunks"))
-    missing = int(db.scalar("SELECT count(*) FROM chunks WHERE quality_embedded_at IS NULL"))
+def quality_coverage(db: IndexDatabase, target: VectorPass = QUALITY_PASS) -> tuple[int, int]:
+    """(chunks with a vector of ``target``'s, chunks in its scope)."""
+    total = int(db.scalar(f"SELECT count(*) FROM chunks WHERE {target.scope}"))
+    missing = int(
+        db.scalar(f"SELECT count(*) FROM chunks WHERE {target.stamp} IS NULL AND {target.scope}")
+    )
     return total - missing, total
 
 
-def _every_chunk_embedded(db: IndexDatabase) -> bool:
-    return not db.scalar("SELECT EXISTS (SELECT 1 FROM chunks WHERE quality_embedded_at IS NULL)")
+def _every_chunk_embedded(db: IndexDatabase, target: VectorPass) -> bool:
+    return not db.scalar(
+        f"SELECT EXISTS (SELECT 1 FROM chunks WHERE {target.stamp} IS NULL AND {target.scope})"
+    )
 
 
-def _reset_if_model_changed(db: IndexDatabase, embedder: Embedder) -> str | None:
-    previous = db.meta(META_QUALITY_MODEL_HASH)
-    layout = db.meta(f"{QUALITY_TABLE}.layout")
+def _reset_if_model_changed(
+    db: IndexDatabase, embedder: Embedder, target: VectorPass
+) -> str | None:
+    previous = db.meta(target.hash_key)
+    layout = db.meta(f"{target.table}.layout")
     if previous == embedder.model_hash and layout is not None:
-        if layout.startswith(f"{VECTOR_STORAGE}[") and _every_chunk_embedded(db):
+        if layout.startswith(f"{VECTOR_STORAGE}[") and _every_chunk_embedded(db, target):
             # Nothing to embed: the dimension (the transformer's, known only once its ~0.3 s
             # session is loaded) is checked by the next run that has work for the model. A
             # no-op `vaultctx index` loads no engine.
@@ -62,13 +112,14 @@ def _reset_if_model_changed(db: IndexDatabase, embedder: Embedder) -> str | None
         if layout == f"{VECTOR_STORAGE}[{embedder.dimension}]":
             return None
     with db.transaction():
-        if db.has_table(QUALITY_TABLE):
-            db.execute(f"DROP TABLE {QUALITY_TABLE}")
-        db.execute("UPDATE chunks SET quality_embedded_at = NULL")
-        ensure_vector_table(db, QUALITY_TABLE, embedder.dimension)
-        db.set_meta(META_QUALITY_MODEL_HASH, embedder.model_hash)
-        db.set_meta(META_QUALITY_MODEL_NAME, embedder.name)
-    return None if previous is None else "quality model changed: all quality vectors redone"
+        if db.has_table(target.table):
+            db.execute(f"DROP TABLE {target.table}")
+        db.execute(f"UPDATE chunks SET {target.stamp} = NULL")
+        ensure_vector_table(db, target.table, embedder.dimension)
+        db.set_meta(target.hash_key, embedder.model_hash)
+        db.set_meta(target.name_key, embedder.name)
+    kind = "quality" if target == QUALITY_PASS else "multilingual"
+    return None if previous is None else f"{kind} model changed: all {kind} vectors redone"
 
 
 def _embed_until_stopped(
@@ -92,7 +143,7 @@ def _embed_until_stopped(
     return embedded, None
 
 
-def _store(db: IndexDatabase, embedded: dict[int, Vectors]) -> None:
+def _store(db: IndexDatabase, embedded: dict[int, Vectors], target: VectorPass) -> None:
     """Write the vectors and stamp their chunks, in one transaction."""
     now = time.time()
     with db.transaction():
@@ -101,12 +152,12 @@ def _store(db: IndexDatabase, embedded: dict[int, Vectors]) -> None:
         marks = ",".join("?" * len(ids))
         # A chunk deleted meanwhile by an incremental run simply has no row to stamp.
         alive = {int(r[0]) for r in db.execute(f"SELECT id FROM chunks WHERE id IN ({marks})", ids)}
-        db.execute(f"DELETE FROM {QUALITY_TABLE} WHERE rowid IN ({marks})", ids)
+        db.execute(f"DELETE FROM {target.table} WHERE rowid IN ({marks})", ids)
         db.executemany(
-            f"INSERT INTO {QUALITY_TABLE}(rowid, embedding) VALUES (?, vec_int8(?))",
+            f"INSERT INTO {target.table}(rowid, embedding) VALUES (?, vec_int8(?))",
             [(cid, quantize_int8(v)) for cid, v in zip(ids, vectors, strict=True) if cid in alive],
         )
-        db.execute(f"UPDATE chunks SET quality_embedded_at = ? WHERE id IN ({marks})", [now, *ids])
+        db.execute(f"UPDATE chunks SET {target.stamp} = ? WHERE id IN ({marks})", [now, *ids])
 
 
 def run_quality_pass(
@@ -116,20 +167,22 @@ def run_quality_pass(
     batch_size: int = 64,
     stop: threading.Event | None = None,
     on_batch: Callable[[int], None] | None = None,
+    target: VectorPass = QUALITY_PASS,
 ) -> QualityPassReport:
-    """Embed every chunk that lacks a quality vector, one committed batch at a time."""
+    """Embed every chunk in ``target``'s scope that lacks its vector, one committed batch at a
+    time."""
     report = QualityPassReport()
     if not db.capabilities.vectors:
         return report
-    report.reset_reason = _reset_if_model_changed(db, embedder)
+    report.reset_reason = _reset_if_model_changed(db, embedder, target)
     started = time.perf_counter()
     last_id = 0
     while not (stop is not None and stop.is_set()):
         rows: list[tuple[int, str, str]] = [
             (int(cid), str(context), unpack_text(body))
             for cid, context, body in db.execute(
-                "SELECT id, heading_context, body FROM chunks "
-                "WHERE quality_embedded_at IS NULL AND id > ? ORDER BY id LIMIT ?",
+                f"SELECT id, heading_context, body FROM chunks WHERE {target.stamp} IS NULL "
+                f"AND {target.scope} AND id > ? ORDER BY id LIMIT ?",
                 (last_id, batch_size),
             )
         ]
@@ -138,7 +191,7 @@ def run_quality_pass(
         last_id = rows[-1][0]
         embedded, failure = _embed_until_stopped(embedder, rows, stop)
         if embedded:
-            _store(db, embedded)
+            _store(db, embedded, target)
             report.chunks_embedded += len(embedded)
             if on_batch is not None:
                 on_batch(len(embedded))
@@ -148,11 +201,11 @@ def run_quality_pass(
             break
     report.interrupted = stop is not None and stop.is_set()
     report.seconds = time.perf_counter() - started
-    done, total = quality_coverage(db)
+    done, total = quality_coverage(db, target)
     report.remaining = total - done
     with db.transaction():
         db.set_meta(
-            "quality_last_run",
+            target.last_run_key,
             json.dumps(
                 {
                     "finished_at": time.time(),

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 VECTOR_TABLE = "chunk_vecs"  # pass-1 vectors (the static engine)
 QUALITY_TABLE = "chunk_vecs_quality"  # pass-2 vectors (the transformer)
-VECTOR_TABLES = (VECTOR_TABLE, QUALITY_TABLE)
+# Multilingual vectors, for the chunks and questions the English models cannot read
+# (index/multilingual_pass.py decides which chunks; search/language_routing.py which questions).
+MULTI_TABLE = "chunk_vecs_multi"
+VECTOR_TABLES = (VECTOR_TABLE, QUALITY_TABLE, MULTI_TABLE)
 FTS_TABLE = "chunks_fts"
 # FTS5's tokenizer for chunks_fts, recorded in model_meta so readers never parse the table's DDL.
 FTS_TOKENIZER = "porter unicode61 remove_diacritics 2"
@@ -19,6 +22,10 @@ META_MODEL_NAME = "model_name"
 META_MODEL_HASH = "model_hash"
 META_QUALITY_MODEL_NAME = "quality_model_name"
 META_QUALITY_MODEL_HASH = "quality_model_hash"
+META_MULTI_MODEL_NAME = "multi_model_name"
+META_MULTI_MODEL_HASH = "multi_model_hash"
+# JSON {language code: chunk count}, rewritten after every pass 1 (text/language.py's codes).
+META_CHUNK_LANGUAGES = "chunk_languages"
 META_LAST_RUN = "last_run"
 META_RUN_STARTED = "run_started"
 META_INDEX_SIGNATURE = "index_signature"

@@ -102,3 +102,14 @@ def quality_vectors_complete(db: IndexDatabase) -> bool:
 
 def note_count(db: IndexDatabase) -> int:
     return int(db.scalar(_NOTE_COUNT))
+
+
+def chunks_not_in(db: IndexDatabase, chunk_ids: Sequence[int], lang: str) -> set[int]:
+    """The chunks among ``chunk_ids`` whose language (``chunks.lang``) is not ``lang``."""
+    if not chunk_ids:
+        return set()
+    marks = ",".join("?" * len(chunk_ids))
+    rows = db.execute(
+        f"SELECT id FROM chunks WHERE id IN ({marks}) AND lang != ?", [*chunk_ids, lang]
+    )
+    return {int(row[0]) for row in rows}

@@ -6,12 +6,13 @@ chunks, not the whole index.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from vaultctx.index.db import IndexDatabase, IndexMissingError, index_is_writable, open_index
 from vaultctx.index.inspect import counts, fts_tokenizer, sample_chunk_texts
+from vaultctx.index.language_coverage import language_coverage
 from vaultctx.index.schema import (
     META_LAST_RUN,
     META_MODEL_HASH,
@@ -45,7 +46,10 @@ class IndexStatus:
     problems: int = 0
     fts_analyzer: str | None = None  # text.lexical.analyzer_id() the keyword index was built with
     korean_share: float = 0.0  # share of Korean words, from a sample of chunks
-    language_note: str | None = None  # set for a mostly Korean vault
+    language_note: str | None = None  # set when some language has keyword search only
+    # The chunks' languages (code → share) and which engines read them (language_coverage.py).
+    languages: dict[str, float] = field(default_factory=dict)
+    meaning_search: str | None = None
     scrubber_note: str | None = None  # set when chunks predate this version's scrubber
     writable: bool = True  # False: searchable, but `vaultctx index` cannot update it there
 
@@ -63,6 +67,15 @@ def index_status(vault: Path, db_path: Path) -> IndexStatus:
     try:
         numbers = counts(db)
         share = korean_share(db)
+        english = [
+            name
+            for name, stored in (
+                (db.meta(META_MODEL_NAME), numbers.vectors),
+                (db.meta(META_QUALITY_MODEL_NAME), numbers.quality_vectors),
+            )
+            if name and stored
+        ]
+        coverage = language_coverage(db, english)
         return IndexStatus(
             **base,
             exists=True,
@@ -80,7 +93,9 @@ def index_status(vault: Path, db_path: Path) -> IndexStatus:
             fts_tokenizer=fts_tokenizer(db),
             fts_analyzer=db.meta(FTS_ANALYZER_META),
             korean_share=round(share, 3),
-            language_note=_language_note(share),
+            language_note=coverage.sentence if coverage and coverage.uncovered else None,
+            languages={k: round(v, 3) for k, v in coverage.shares.items()} if coverage else {},
+            meaning_search=coverage.sentence if coverage else None,
             scrubber_note=_scrubber_note(db),
             problems=numbers.notes_with_problems,
             writable=index_is_writable(db_path),
@@ -114,15 +129,6 @@ def database_bytes(db: Path) -> int:
         if candidate.exists():
             total += candidate.stat().st_size
     return total
-
-
-def _language_note(korean_share: float) -> str | None:
-    if korean_share <= 0.5:
-        return None
-    return (
-        f"mostly Korean ({korean_share:.0%} of words): the bundled vector models are English-only, "
-        "so BM25 keywords carry Korean queries"
-    )
 
 
 def _scrubber_note(db: IndexDatabase) -> str | None:

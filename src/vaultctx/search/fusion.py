@@ -57,11 +57,13 @@ def fuse_rrf(
 def fuse_scores(
     scored: Sequence[Sequence[tuple[int, float]]],
     weights: Sequence[float] | None = None,
+    bounds: Sequence[tuple[float, float] | None] | None = None,
 ) -> list[Fused]:
     """Weighted sum of min-max normalised scores; each list is (id, score) best first.
 
     Scores must grow with relevance (negate FTS5's bm25()). A list whose scores are all equal
-    gives each of its items 1.0.
+    gives each of its items 1.0. A list's ``bounds`` (low, high), when given, replace its own
+    minimum and maximum: a list cut down to some of its hits keeps the scale of all of them.
     """
     if weights is None:
         weights = [1.0] * len(scored)
@@ -73,13 +75,16 @@ def fuse_scores(
         if not hits:
             continue
         values = [score for _, score in hits]
-        low, high = min(values), max(values)
+        given = bounds[index] if bounds is not None else None
+        low, high = given if given is not None else (min(values), max(values))
         for rank, (item, score) in enumerate(hits, start=1):
             slot = ranks.setdefault(item, [None] * len(scored))
             if slot[index] is not None:
                 continue
             slot[index] = rank
             norm = (score - low) / (high - low) if high > low else 1.0
+            if given is not None:
+                norm = min(1.0, max(0.0, norm))
             totals[item] = totals.get(item, 0.0) + weight * norm
     fused = [Fused(item, totals[item], tuple(item_ranks)) for item, item_ranks in ranks.items()]
     return _ordered(fused, weights)

@@ -27,6 +27,21 @@ BM25_WEIGHT = 1.0
 # (0.5–0.7 all measured within 0.005).
 STATIC_VECTOR_WEIGHT = 0.25
 QUALITY_VECTOR_WEIGHT = 0.67
+# The multilingual vectors' weight (search/language_routing.py), measured on ko-autorag and the
+# cross-language dev sets (bench/multilingual_quality.py; docs/benchmarks.md, "Across languages").
+MULTILINGUAL_VECTOR_WEIGHT = 0.5
+# Whether the multilingual list also ranks chunks in the question's own language when BM25 (and,
+# for English, the English models) read them. Off: with USE-multilingual it lowered ko-autorag at
+# every weight measured (0.943 without; 0.934 at 0.25, 0.922 at 0.5). Re-measure per engine.
+MULTILINGUAL_SAME_LANGUAGE = False
+# BM25's weight, relative to the above, for a question in a language no note is written in.
+FOREIGN_KEYWORD_WEIGHT = 0.0
+# A language counts as present in a vault from this share of its chunks; English from a larger
+# one, as Latin script turns up in notes of every language: Korean Obsidian Help has 7 % of its
+# chunks mostly Latin (lists of names, plugin and product names, code), and BM25 matching an
+# English question against them was the noise that drowned the multilingual list.
+MIN_LANGUAGE_SHARE = 0.01
+ENGLISH_PRESENT_SHARE = 0.15
 # Reciprocal rank fusion's k (score = Σ weight / (k + rank)), the value of the RRF paper.
 RRF_K = 60
 

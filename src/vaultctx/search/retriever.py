@@ -25,9 +25,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from vaultctx.index.db import IndexDatabase
 from vaultctx.index.hangul import index_has_hangul
+from vaultctx.index.languages import chunk_languages
 from vaultctx.index.schema import FTS_TABLE
 from vaultctx.index.search_queries import (
     chunk_notes,
+    chunks_not_in,
     note_count,
     passages,
     quality_vectors_complete,
@@ -47,6 +49,7 @@ from vaultctx.search.graph import (
     related_mocs,
     reserve_keyword_slots,
 )
+from vaultctx.search.language_routing import Route, route_question
 from vaultctx.search.ranking_constants import (
     BM25_TOP_K,
     GRAPH_WEIGHT,
@@ -54,6 +57,7 @@ from vaultctx.search.ranking_constants import (
     VECTOR_TOP_K,
 )
 from vaultctx.search.request import Mode, SearchRequest
+from vaultctx.text.language import text_language
 from vaultctx.text.lexical import FTS_ANALYZER_META, query_notice
 
 if TYPE_CHECKING:
@@ -141,6 +145,7 @@ class RankedList:
     table: str = ""
     query_vector: npt.NDArray[np.float32] | None = None
     weak_below: float = 0.0  # a vector list's: see VectorSource
+    bounds: tuple[float, float] | None = None  # score fusion's scale, when not the hits' own
 
     @property
     def weak(self) -> bool:
@@ -169,6 +174,9 @@ class _Search:
     sources: list[VectorSource]
     file_ids: list[int] | None  # the notes the filters allow; None: every note
     notices: list[str]
+    keyword_scale: float = 1.0  # language_routing.py: BM25 read the question's language?
+    # The multilingual list adds only chunks not in this language (language_routing.py).
+    only_not_in: str | None = None
 
 
 def citation_for(path: str, section: str) -> str:
@@ -198,6 +206,8 @@ class Retriever:
         self.db = db
         self.static = static
         self.quality = quality
+        # Vectors any language can query (vector_sources.py); None: routing as before them.
+        self.multilingual: VectorSource | None = None
         # Degradations found while the sources were set up (a remote engine that is down, say),
         # reported with every search this retriever answers.
         self.source_notices: list[str] = []
@@ -262,9 +272,30 @@ class Retriever:
 
     def _start(self, request: SearchRequest) -> _Search:
         notices: list[str] = list(self.source_notices)
-        mode, sources = self._rankers(request, notices)
+        scale = 1.0
+        if request.mode != "bm25" and self.multilingual is not None:
+            mode, sources, route = self._routed(request, notices)
+            scale = route.keyword_scale
+            only_not_in = text_language(request.query) if route.multilingual_foreign_only else None
+        else:
+            mode, sources = self._rankers(request, notices)
+            scale, only_not_in = 1.0, None
         file_ids = self._filtered_file_ids(request.filters, notices)
-        return _Search(request, mode, sources, file_ids, notices)
+        return _Search(request, mode, sources, file_ids, notices, scale, only_not_in)
+
+    def _routed(
+        self, request: SearchRequest, notices: list[str]
+    ) -> tuple[Mode, list[VectorSource], Route]:
+        """The rankers that can read the question (language_routing.py), for an index with
+        multilingual vectors, and the route that chose them."""
+        assert self.multilingual is not None
+        route = route_question(text_language(request.query), chunk_languages(self.db))
+        sources = self.vector_sources() if route.english_vectors else []
+        if route.multilingual:
+            sources = [*sources, self.multilingual]
+        if request.mode == "hybrid" and not self.has_fts:
+            notices.append("keyword index unavailable: vector search only")
+        return request.mode, sources, route
 
     def _rankers(
         self, request: SearchRequest, notices: list[str]
@@ -308,7 +339,8 @@ class Retriever:
     # --- 1. rank each list -----------------------------------------------------------------------
 
     def _rank_each_list(self, search: _Search) -> list[RankedList]:
-        lists = [self._keyword_list(search)] if search.mode != "vector" and self.has_fts else []
+        keywords = search.mode != "vector" and self.has_fts and search.keyword_scale > 0
+        lists = [self._keyword_list(search)] if keywords else []
         if search.sources:
             self._count_vector_query()
         lists += [self._vector_list(search, source) for source in search.sources]
@@ -321,7 +353,7 @@ class Retriever:
         if analysis_notice := query_notice(self.db.meta(FTS_ANALYZER_META), request.query):
             search.notices.append(analysis_notice)
         # FTS5's bm25() is lower-is-better; fusion wants higher-is-better.
-        weight = request.weights.keyword(graph=False)
+        weight = request.weights.keyword(graph=False) * search.keyword_scale
         return RankedList("bm25", [(chunk_id, -score) for chunk_id, score in hits], weight)
 
     def _vector_list(self, search: _Search, source: VectorSource) -> RankedList:
@@ -338,7 +370,10 @@ class Retriever:
         if hits is None:
             hits = vector_search(self.db, source.table, vector, k, file_ids=search.file_ids)
         weight = request.weights.vectors(source.weight)
-        return RankedList("vector", hits, weight, source.table, vector, source.weak_below)
+        ranked = RankedList("vector", hits, weight, source.table, vector, source.weak_below)
+        if search.only_not_in and source is self.multilingual and hits:
+            return _foreign_only(self.db, ranked, search.only_not_in)
+        return ranked
 
     def _title_list(self, search: _Search) -> RankedList:
         """The first chunk of each note whose title is the query, case and punctuation aside:
@@ -414,7 +449,8 @@ class Retriever:
                 [[chunk_id for chunk_id, _ in ranked.hits] for ranked in lists], weights
             )
         else:
-            fused = fuse_scores([ranked.hits for ranked in lists], weights)
+            bounds = [ranked.bounds for ranked in lists]
+            fused = fuse_scores([ranked.hits for ranked in lists], weights, bounds)
         return [
             _candidate(entry, lists, origins)
             for entry in fused
@@ -464,6 +500,15 @@ def _weak_match_notice(lists: list[RankedList]) -> str | None:
         f"weak matches: no result contains the query's words and none is close in meaning "
         f"(best similarity {best:.2f}); the notes may not cover this, or try other words"
     )
+
+
+def _foreign_only(db: IndexDatabase, ranked: RankedList, language: str) -> RankedList:
+    """The multilingual list with only its chunks not in ``language`` (the question's, which
+    the other lists read), on the scale of all its hits (language_routing.py)."""
+    scores = [score for _, score in ranked.hits]
+    foreign = chunks_not_in(db, [chunk for chunk, _ in ranked.hits], language)
+    hits = [(chunk, score) for chunk, score in ranked.hits if chunk in foreign]
+    return replace(ranked, hits=hits, bounds=(min(scores), max(scores)))
 
 
 def _pool(request: SearchRequest, top_k: int) -> int:

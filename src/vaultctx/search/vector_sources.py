@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 from vaultctx.errors import VaultctxError
 from vaultctx.search.ranking_constants import (
+    MULTILINGUAL_VECTOR_WEIGHT,
     QUALITY_VECTOR_WEIGHT,
     QUALITY_WEAK_BELOW,
     STATIC_VECTOR_WEIGHT,
@@ -41,10 +42,12 @@ class IndexRetriever:
         *,
         static: Callable[[], Embedder],
         quality: Callable[[], Embedder | None],
+        multilingual: Callable[[], Embedder | None] = lambda: None,
     ) -> None:
         self.db_path = db_path
         self._static = static
         self._quality = quality
+        self._multilingual = multilingual
         self._reader: IndexDatabase | None = None
         self._retriever: Retriever | None = None
         self._checked: set[str] = set()
@@ -72,6 +75,9 @@ class IndexRetriever:
         """Each engine once per retriever: used only if the index's vectors are its own."""
         if not retriever.db.capabilities.vectors:
             return
+        if "multilingual" not in self._checked:
+            self._checked.add("multilingual")
+            retriever.multilingual = self._multilingual_source(retriever)
         if "quality" not in self._checked:
             self._checked.add("quality")
             if (quality := self._quality_source(retriever)) is not None:
@@ -93,6 +99,21 @@ class IndexRetriever:
         ):
             return None
         return _source(QUALITY_TABLE, engine, QUALITY_VECTOR_WEIGHT, QUALITY_WEAK_BELOW)
+
+    def _multilingual_source(self, retriever: Retriever) -> VectorSource | None:
+        """Only an index with multilingual vectors loads the engine: an English vault's
+        searches never do (index/multilingual_pass.py)."""
+        from vaultctx.index.schema import META_MULTI_MODEL_HASH, MULTI_TABLE
+
+        reader = retriever.db
+        if not reader.has_table(MULTI_TABLE):
+            return None
+        engine = self._multilingual()
+        if engine is None or not _stored_hash_matches(
+            reader.meta(META_MULTI_MODEL_HASH), engine, retriever.source_notices
+        ):
+            return None
+        return _source(MULTI_TABLE, engine, MULTILINGUAL_VECTOR_WEIGHT, 0.0)
 
     def _static_source(self, reader: IndexDatabase) -> VectorSource | None:
         from vaultctx.index.schema import META_MODEL_HASH, VECTOR_TABLE

@@ -1,0 +1,59 @@
+"""The multilingual pass: vectors any language can query, for the vaults that need them.
+
+The bundled models read English only. A vault with notes in another language gets a third vector
+table from the multilingual engine (``multilingual_engine`` in vaultctx.toml), filled after pass 2
+by the same resumable loop (quality_pass.py). Which chunks, by ``multilingual_chunks``:
+
+- ``auto`` (default): none in an English vault, so English indexing pays nothing, not even the
+  engine's load; every chunk once any chunk is in another language, so a question in either
+  language reaches the notes of both;
+- ``all``: every chunk, for an English vault whose owner asks in other languages;
+- ``off``: none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Literal
+
+from vaultctx.embed.base import Embedder
+from vaultctx.index.db import IndexDatabase
+from vaultctx.index.languages import chunk_languages
+from vaultctx.index.quality_pass import (
+    QualityPassReport,
+    VectorPass,
+    multilingual_pass,
+    quality_coverage,
+    run_quality_pass,
+)
+from vaultctx.text.language import ENGLISH
+
+MultilingualChunks = Literal["auto", "all", "off"]
+MULTILINGUAL_CHUNKS: tuple[MultilingualChunks, ...] = ("auto", "all", "off")
+
+
+def multilingual_target(db: IndexDatabase, chunks: str) -> VectorPass | None:
+    """The pass for this index under the ``multilingual_chunks`` setting; None: no chunk needs
+    multilingual vectors."""
+    if chunks == "all":
+        return multilingual_pass("1")
+    if chunks != "auto" or not any(lang != ENGLISH for lang in chunk_languages(db)):
+        return None
+    return multilingual_pass("1")
+
+
+def run_multilingual_pass(
+    db: IndexDatabase,
+    engine: Callable[[], Embedder | None],
+    target: VectorPass,
+    **options: object,
+) -> QualityPassReport | None:
+    """Embed the chunks of ``target`` that lack a multilingual vector; the engine is loaded only
+    when there are any. None when the engine is unavailable (not installed, switched off)."""
+    done, total = quality_coverage(db, target)
+    if done == total:
+        return QualityPassReport()
+    embedder = engine()
+    if embedder is None:
+        return None
+    return run_quality_pass(db, embedder, target=target, **options)  # type: ignore[arg-type]
