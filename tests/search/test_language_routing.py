@@ -112,3 +112,32 @@ def test_a_mixed_vault_keeps_the_english_order_and_adds_korean_notes(
         assert [p for p in routed if p in ENGLISH] == [p for p in before if p in ENGLISH]
     found = vault.search("weekly review on friday", notes=True).results
     assert "주간 회고.md" in [result.file_path for result in found[:2]]
+
+
+def _multilingual_rows(vault: Vault) -> tuple[int, int]:
+    """(multilingual vectors, chunks not in English) of ``vault``'s index."""
+    db = open_index(vault.db_path, readonly=True)
+    try:
+        vectors = int(db.scalar(f"SELECT count(*) FROM {MULTI_TABLE}"))
+        foreign = int(db.scalar("SELECT count(*) FROM chunks WHERE lang != 'en'"))
+    finally:
+        db.close()
+    return vectors, foreign
+
+
+def test_a_few_korean_notes_in_a_large_english_vault_do_not_pay_for_every_english_chunk(
+    tmp_path: Path, engine_name: str
+) -> None:
+    many = {
+        f"Note {i}.md": f"# Note {i}\n\nPlain English text about topic number {i} and its plans.\n"
+        for i in range(60)
+    }
+    vault = _vault(tmp_path / "sliver", {**many, "자전거 정비.md": KOREAN["자전거 정비.md"]})
+    vectors, foreign = _multilingual_rows(vault)
+    assert foreign == 1 and vectors == 1  # the Korean chunk only, not the 60 English ones
+    found = vault.search("how do I clean a bicycle chain", notes=True).results
+    assert found[0].file_path == "자전거 정비.md"
+    # A bilingual vault (half Korean) gets every chunk: Korean questions reach English notes.
+    mixed = _vault(tmp_path / "mixed", {**ENGLISH, **KOREAN})
+    vectors, foreign = _multilingual_rows(mixed)
+    assert foreign == 3 and vectors == 6

@@ -5,8 +5,11 @@ table from the multilingual engine (``multilingual_engine`` in vaultctx.toml), f
 by the same resumable loop (quality_pass.py). Which chunks, by ``multilingual_chunks``:
 
 - ``auto`` (default): none in an English vault, so English indexing pays nothing, not even the
-  engine's load; every chunk once any chunk is in another language, so a question in either
-  language reaches the notes of both;
+  engine's load; the chunks in other languages when they are a sliver of the vault (a large
+  English vault with a few Korean notes must not pay a multilingual pass over every English
+  chunk: the engine is several times slower than the English ones); every chunk once other
+  languages make up ``MIXED_VAULT_SHARE`` of it, so a question in either language reaches the
+  notes of both;
 - ``all``: every chunk, for an English vault whose owner asks in other languages;
 - ``off``: none.
 """
@@ -29,6 +32,9 @@ from vaultctx.index.quality_pass import (
 from vaultctx.text.language import ENGLISH
 
 MultilingualChunks = Literal["auto", "all", "off"]
+# From this share of chunks in other languages on, a vault is bilingual and every chunk gets a
+# multilingual vector; below it only the chunks not in English do.
+MIXED_VAULT_SHARE = 0.05
 MULTILINGUAL_CHUNKS: tuple[MultilingualChunks, ...] = ("auto", "all", "off")
 
 
@@ -37,9 +43,13 @@ def multilingual_target(db: IndexDatabase, chunks: str) -> VectorPass | None:
     multilingual vectors."""
     if chunks == "all":
         return multilingual_pass("1")
-    if chunks != "auto" or not any(lang != ENGLISH for lang in chunk_languages(db)):
+    counts = chunk_languages(db)
+    foreign = sum(count for lang, count in counts.items() if lang != ENGLISH)
+    if chunks != "auto" or not foreign:
         return None
-    return multilingual_pass("1")
+    if foreign >= MIXED_VAULT_SHARE * sum(counts.values()):
+        return multilingual_pass("1")
+    return multilingual_pass(f"lang != '{ENGLISH}'")
 
 
 def run_multilingual_pass(
