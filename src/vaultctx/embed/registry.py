@@ -5,8 +5,8 @@ The bundled engines are registered below by short name (``static``, ``onnx``, an
 query prefix, so a caller that embeds questions should prefer it when the engine has it). A name
 with a colon, ``provider:model`` (``openai:text-embedding-3-small``; split at the first colon, so
 ``bedrock:amazon.titan-embed-text-v2:0`` keeps its own), is a remote engine: the provider is
-looked up in the ``vaultctx.engines`` entry-point group, whose factory takes the model name. The four
-remote providers are declared in pyproject.toml and live in the agent package, which this layer
+looked up in the ``vaultctx.engines`` entry-point group, whose factory takes the model name. The
+four remote providers are declared in pyproject.toml and live in the agent package, which this layer
 never imports; a plug-in package can add more the same way. Kept free of heavy imports: an
 engine's module is imported only when the engine is created.
 """
