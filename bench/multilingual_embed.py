@@ -1,9 +1,10 @@
 """Speed and vectors-only quality of the multilingual engine (issue 25), on this machine's data.
 
-    PYTHONPATH=src .venv/bin/python bench/multilingual_embed.py speed [--chunks 128]
+    PYTHONPATH=src:bench .venv/bin/python bench/multilingual_embed.py speed [--chunks 128]
         [--data ../shared/data]
-    PYTHONPATH=src .venv/bin/python bench/multilingual_embed.py quality [--engine e5-multilingual]
-        [--sets obsidian-en-ko,obsidian-ko-en,ko-autorag,scifact] [--max-documents N]
+    PYTHONPATH=src:bench .venv/bin/python bench/multilingual_embed.py quality
+        [--engine e5-multilingual] [--max-documents N]
+        [--sets obsidian-en-ko,obsidian-ko-en,ko-autorag,scifact]
 
 speed: 2,000-character chunks of SciFact (English) and of ko-autorag (Korean) in batches of 64, as
 the indexer feeds them, model loaded and warmed first; chunks per wall second and per CPU-second.
@@ -23,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import os
 import re
 import time
@@ -33,6 +33,7 @@ from typing import Any
 
 import numpy as np
 
+import quality
 from vaultctx.embed.base import Embedder
 from vaultctx.embed.registry import create_embedder
 
@@ -114,26 +115,10 @@ def obsidian_set(
 
 
 def beir_set(folder: str) -> tuple[Documents, Questions, Answers]:
-    root = DATA / folder
-    documents = {}
-    with (root / "corpus.jsonl").open(encoding="utf-8") as corpus:
-        for line in corpus:
-            row = json.loads(line)
-            documents[row["_id"]] = f"{row.get('title') or ''}\n{row['text']}".strip()
-    answers: Answers = {}
-    with (root / "qrels" / "test.tsv").open(encoding="utf-8") as qrels:
-        next(qrels)
-        for line in qrels:
-            query, doc, score = line.rstrip("\n").split("\t")
-            if int(score) > 0:
-                answers.setdefault(query, set()).add(doc)
-    questions = {}
-    with (root / "queries.jsonl").open(encoding="utf-8") as queries:
-        for line in queries:
-            row = json.loads(line)
-            if row["_id"] in answers:
-                questions[row["_id"]] = row["text"]
-    return documents, questions, answers
+    quality.SHARED_DATA = DATA  # type: ignore[attr-defined]  # load_beir reads it per call
+    corpus, questions, qrels = quality.load_beir(folder)
+    documents = {doc: f"{row['title']}\n{row['text']}".strip() for doc, row in corpus.items()}
+    return documents, questions, {query: set(relevant) for query, relevant in qrels.items()}
 
 
 SETS: dict[str, Callable[[], tuple[Documents, Questions, Answers]]] = {
@@ -142,12 +127,6 @@ SETS: dict[str, Callable[[], tuple[Documents, Questions, Answers]]] = {
     "ko-autorag": lambda: beir_set("ko-autorag-retrieval"),
     "scifact": lambda: beir_set("beir-scifact"),
 }
-
-
-def ndcg_at_10(ranking: list[str], relevant: set[str]) -> float:
-    gain = sum(1 / math.log2(rank + 2) for rank, doc in enumerate(ranking[:10]) if doc in relevant)
-    ideal = sum(1 / math.log2(rank + 2) for rank in range(min(len(relevant), 10)))
-    return gain / ideal
 
 
 def embed_documents(embedder: Embedder, documents: Documents) -> tuple[list[str], Any]:
@@ -192,7 +171,7 @@ def evaluate(embedder: Embedder, name: str, max_documents: int | None = None) ->
         best = np.full(len(doc_ids), -2.0)
         np.maximum.at(best, owner_column, similarities)
         ranking = [doc_ids[i] for i in np.argsort(-best)[:10]]
-        scores.append(ndcg_at_10(ranking, answers[query]))
+        scores.append(quality.ndcg_at(ranking, dict.fromkeys(answers[query], 1)))
     print(
         f"{embedder.name} {name}: nDCG@10 {np.mean(scores):.4f} ({len(ids)} questions, "
         f"{len(documents)} documents, {len(owners)} chunks, {time.perf_counter() - started:.0f} s)",

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import importlib
 import importlib.resources
 import io
 import json
@@ -419,22 +420,6 @@ def _mean_pool_normalise(x: str, init: Any, node: Any, nodes: list[Any]) -> None
     node("Div", [mean, node("Max", [norm, floor], "norm_floor")], "sentence_embedding")
 
 
-def quantise(source_path: Path, target: Path) -> None:
-    """Dynamic int8, as the MiniLM build: int8 weights per channel, reduced range (7-bit, no
-    u8s8 saturation on AVX2 CPUs without VNNI), activations quantised per call."""
-    from onnx import TensorProto  # type: ignore[import-not-found]
-    from onnxruntime.quantization import QuantType, quantize_dynamic
-
-    quantize_dynamic(
-        str(source_path),
-        str(target),
-        weight_type=QuantType.QInt8,
-        per_channel=True,
-        reduce_range=True,
-        extra_options={"DefaultTensorType": TensorProto.FLOAT},
-    )
-
-
 def embed_with(model: Path, tokenizer_file: Path, texts: list[tuple[str, str]]) -> np.ndarray:
     """Embed (prefix, text) pairs one per call, as the runtime does: <s> prefix text </s>."""
     import onnxruntime as ort
@@ -674,7 +659,9 @@ def build(target: Path) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         fp32 = Path(scratch) / "fp32.onnx"
         save_model(encoder_graph(source, kept), str(fp32))
-        quantise(fp32, target / "model.onnx")
+        # Quantised exactly as the MiniLM build does (int8 per channel, reduced range); imported
+        # by name so a type check of this script does not type-check torch's wrapper there.
+        importlib.import_module("build_models").quantise_onnx(fp32, target / "model.onnx")
         figures = check_and_record(target, fp32)
     write_provenance(target, source, kept, figures)
     for path in target.iterdir():

@@ -13,8 +13,6 @@ the prefixes and the model files differ.
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from vaultctx.embed.base import Vectors
 from vaultctx.embed.model_files import MODELS_DIR
 from vaultctx.embed.onnx import OnnxEmbedder
@@ -41,27 +39,6 @@ class E5Embedder(OnnxEmbedder):
     known_vocab_sizes = E5_KNOWN_VOCAB_SIZES
     bundled_dir = BUNDLED_E5_DIR
     bundled_name = BUNDLED_E5_NAME
-
-    def __init__(
-        self,
-        model_dir: Path | str | None = None,
-        *,
-        name: str | None = None,
-        windowed: bool = True,
-        window_tokens: int = 256,
-        max_stride_tokens: int = 224,
-        max_windows: int = 8,
-        threads: int | None = None,
-    ) -> None:
-        super().__init__(
-            model_dir,
-            name=name,
-            windowed=windowed,
-            window_tokens=window_tokens,
-            max_stride_tokens=max_stride_tokens,
-            max_windows=max_windows,
-            threads=threads,
-        )
 
     def embed_queries(self, texts: list[str]) -> Vectors:
         """Questions, with e5's ``query:`` prefix; compare them with ``embed``'s passages."""
