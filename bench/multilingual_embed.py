@@ -57,8 +57,8 @@ def two_thousand_character_chunks(path: Path, count: int) -> list[str]:
     return chunks
 
 
-def speed(engine: str, count: int) -> None:
-    embedder = create_embedder(engine)
+def speed(embedder: Embedder, count: int) -> None:
+    engine = embedder.name
     corpora = {"en": DATA / "beir-scifact" / "corpus.jsonl"}
     corpora["ko"] = DATA / "ko-autorag-retrieval" / "corpus.jsonl"
     for language, path in corpora.items():
@@ -185,16 +185,17 @@ def main() -> None:
     parser.add_argument("--engine", default="e5-multilingual")
     parser.add_argument("--chunks", type=int, default=128)
     parser.add_argument("--sets", default=",".join(SETS))
+    parser.add_argument("--model-dir", type=Path, help="a model folder for --engine")
     parser.add_argument("--max-documents", type=int, help="answer documents + random others")
     parser.add_argument("--data", type=Path, help="the shared data folder (from a worktree)")
     args = parser.parse_args()
     if args.data is not None:
         global DATA
         DATA = args.data.resolve()
+    embedder = create_embedder(args.engine, args.model_dir)
     if args.mode == "speed":
-        speed(args.engine, args.chunks)
+        speed(embedder, args.chunks)
         return
-    embedder = create_embedder(args.engine)
     for name in args.sets.split(","):
         evaluate(embedder, name, args.max_documents)
 
