@@ -49,8 +49,8 @@ def embed_query(engine: Embedder, text: str) -> Vectors:
     """One question's vector. Engines trained with distinct query and passage prefixes (e5) have
     ``embed_queries``; embedding a question as a passage costs them recall."""
     embed = getattr(engine, "embed_queries", engine.embed)
-    vectors: Vectors = embed([text])
-    return vectors[0]
+    row: Vectors = embed([text])[0]
+    return row
 
 
 def embedding_input(context: str, text: str) -> str:
