@@ -38,6 +38,7 @@ ASKING = {
     "review decisions",
     "review triage",
     "skills new",
+    "conversations harvest",
 }
 
 

@@ -366,6 +366,7 @@ FILE_WRITERS = {
     "tool_settings.py": "AI tools' settings files: Claude Code's hooks, MCP clients' servers",
     "ui/uploads.py": "a private temporary folder for uploads",
     "ui/user_settings.py": "the user's own vaultctx.toml (the Obsidian plugin's settings tab)",
+    "mcp/relay.py": "nothing: its own stdout, duplicated and opened for bytes (os.fdopen 'wb')",
     "obsidian/install.py": "the plugin's own files in <vault>/.obsidian/plugins/vaultctx, "
     "links refused (not notes: Obsidian's configuration folder)",
 }

@@ -18,6 +18,7 @@ from vaultctx.embed.base import embed_query
 from vaultctx.errors import VaultctxError
 from vaultctx.search.ranking_constants import (
     MULTILINGUAL_VECTOR_WEIGHT,
+    MULTILINGUAL_WEAK_BELOW,
     QUALITY_VECTOR_WEIGHT,
     QUALITY_WEAK_BELOW,
     STATIC_VECTOR_WEIGHT,
@@ -114,7 +115,7 @@ class IndexRetriever:
             reader.meta(META_MULTI_MODEL_HASH), engine, retriever.source_notices
         ):
             return None
-        return _source(MULTI_TABLE, engine, MULTILINGUAL_VECTOR_WEIGHT, 0.0)
+        return _source(MULTI_TABLE, engine, MULTILINGUAL_VECTOR_WEIGHT, MULTILINGUAL_WEAK_BELOW)
 
     def _static_source(self, reader: IndexDatabase) -> VectorSource | None:
         from vaultctx.index.schema import META_MODEL_HASH, VECTOR_TABLE
