@@ -124,7 +124,10 @@ def test_web_search_through_an_mcp_fetch_tool_gives_the_hint_in_chat(
     server = {
         "command": sys.executable,
         "args": ["-m", "vaultctx", "serve", "--vault", str(indexed.vault), "--db", str(indexed.db)],
-        "env": {"PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)])},
+        "env": {
+            "PYTHONPATH": os.pathsep.join([str(REPO / "src"), str(REPO)]),
+            "VAULTCTX_ENGINE": "off",  # the server itself: a relay would leave an engine running
+        },
     }
     with OpenAIFake() as fake:
         fake.queue(Answer("With web."), Answer("Without."))
