@@ -94,6 +94,23 @@ def note(message: str) -> None:
         print(f"vaultctx: {message}", file=sys.stderr)
 
 
+def located_request(argv: list[str]) -> tuple[dict[str, Any], Path, Path] | None:
+    """The request every forwarded command starts from (its command line, working folder, the
+    environment its output depends on, the terminal), with the vault and index it names; None
+    when they cannot be found (the in-process run says what is wrong, in its own words)."""
+    located = _locate(*_vault_and_db(argv[1:]))
+    if located is None:
+        return None
+    vault, db = located
+    request = {
+        "argv": argv,
+        "cwd": os.getcwd(),
+        "env": {name: os.environ[name] for name in CLIENT_ENV if name in os.environ},
+        "terminal": _terminal(),
+    }
+    return request, vault, db
+
+
 def _ask_server(argv: list[str]) -> tuple[str, str, int] | None:
     if declined_option(argv):
         return None
@@ -104,16 +121,10 @@ def _ask_server(argv: list[str]) -> tuple[str, str, int] | None:
         event = _hook_event()
         if event is None:
             return None
-    located = _locate(*_vault_and_db(argv[1:]))
+    located = located_request(argv)
     if located is None:
-        return None  # the in-process run says what is wrong, in its own words
-    vault, db = located
-    request = {
-        "argv": argv,
-        "cwd": os.getcwd(),
-        "env": {name: os.environ[name] for name in CLIENT_ENV if name in os.environ},
-        "terminal": _terminal(),
-    }
+        return None
+    request, vault, db = located
     if event is not None:
         request["stdin"] = event
     server = served(vault, db) if argv[0] in FORWARDED else None

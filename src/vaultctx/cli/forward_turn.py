@@ -21,14 +21,11 @@ import sys
 from typing import Any
 
 from vaultctx.cli.forward import (
-    CLIENT_ENV,
     PROTOCOL,
     _engine_to_start,
     _isatty,
-    _locate,
-    _terminal,
-    _vault_and_db,
     declined_option,
+    located_request,
     note,
 )
 from vaultctx.errors import VaultctxError
@@ -45,20 +42,17 @@ def forward_turn(argv: list[str]) -> int | None:
 
     if not client.enabled():
         return None
-    located = _locate(*_vault_and_db(argv[1:]))
+    located = located_request(argv)
     if located is None:
-        return None  # the in-process run says what is wrong, in its own words
-    vault, db = located
-    request = {
-        "protocol": PROTOCOL,
-        "vault": str(vault),
-        "db": str(db),
-        "argv": argv,
-        "cwd": os.getcwd(),
-        "env": {name: os.environ[name] for name in CLIENT_ENV if name in os.environ},
-        "terminal": {**_terminal(), "stdin": _isatty(sys.stdin)},
-        "stdin_text": _question_from_stdin(argv),
-    }
+        return None
+    request, vault, db = located
+    request.update(
+        protocol=PROTOCOL,
+        vault=str(vault),
+        db=str(db),
+        terminal={**request["terminal"], "stdin": _isatty(sys.stdin)},
+        stdin_text=_question_from_stdin(argv),
+    )
     return _run(request, (vault, db))
 
 
