@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.clean_env import ENGINE_OFF
+from tests.postgres_server import postgres_server, postgres_url  # noqa: F401 (fixtures)
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED_DATA = (REPO / ".." / "shared" / "data").resolve()
