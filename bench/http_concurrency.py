@@ -1,0 +1,220 @@
+"""Many MCP clients at once against one ``vaultctx serve --http``: errors, latency, server memory.
+
+Starts ``python -m vaultctx serve --http`` on a loopback port (no token: loopback only) over the
+given index, then runs ``--clients`` client processes at once. Each speaks MCP's streamable HTTP
+with raw JSON-RPC (``initialize``, ``notifications/initialized``, then ``--searches`` calls of
+``obsidian_search`` with queries drawn from ``--queries`` or a built-in list), so the figures are
+the server's, not an SDK's. The server's resident memory is sampled every half second from
+``/proc/<pid>/status``.
+
+Prints one line per figure: errors, searches per second, latency p50/p95/p99 over every call,
+server RSS at the first and last tenth of the run and its peak. "Flat" means the last tenth's RSS
+is within 10 % of the first tenth's (after the first searches warmed the server).
+
+    PYTHONPATH=src .venv/bin/python bench/http_concurrency.py --vault DIR --db PATH_OR_URL \\
+        [--clients 20] [--searches 2000] [--queries FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import multiprocessing
+import os
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import threading
+import time
+from pathlib import Path
+from typing import Any
+
+import httpx2
+
+REPO = Path(__file__).resolve().parents[1]
+QUERIES = [
+    "how do I get the list of running services",
+    "Get-ChildItem recurse filter",
+    "rotate the api keys",
+    "set execution policy remote signed",
+    "firewall rule for inbound port",
+    "export users to csv",
+    "why did the database lock up",
+    "reciprocal rank fusion",
+    "restart a remote computer",
+    "read a json file",
+]
+# The notice a search carries while the server's models are still loading (bench/serve_memory.py).
+LOADING = "vector models are still loading"
+HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
+PROTOCOL = "2025-06-18"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _message(response: httpx2.Response) -> dict[str, Any]:
+    """The JSON-RPC answer, whether the server sent JSON or one SSE event."""
+    if response.headers.get("content-type", "").startswith("text/event-stream"):
+        for line in response.text.splitlines():
+            if line.startswith("data:"):
+                return dict(json.loads(line[5:]))
+        raise ValueError("an event stream without data")
+    return dict(response.json())
+
+
+def _client(url: str, searches: int, queries: list[str], seed: int) -> dict[str, Any]:
+    """One MCP client: its latencies (ms) and errors."""
+    rng = random.Random(seed)
+    latencies: list[float] = []
+    errors: list[str] = []
+    cold = 0
+    with httpx2.Client(headers=HEADERS, timeout=120.0) as http:
+        init = http.post(
+            url,
+            json={
+                "jsonrpc": "2.0",
+                "id": 0,
+                "method": "initialize",
+                "params": {
+                    "protocolVersion": PROTOCOL,
+                    "capabilities": {},
+                    "clientInfo": {"name": "bench", "version": "0"},
+                },
+            },
+        )
+        init.raise_for_status()
+        session = {"mcp-session-id": init.headers.get("mcp-session-id", "")}
+        session = {k: v for k, v in session.items() if v}
+        session["mcp-protocol-version"] = PROTOCOL
+        http.post(
+            url, json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=session
+        )
+        for n in range(1, searches + 1):
+            call = {
+                "jsonrpc": "2.0",
+                "id": n,
+                "method": "tools/call",
+                "params": {"name": "obsidian_search", "arguments": {"query": rng.choice(queries)}},
+            }
+            started = time.perf_counter()
+            try:
+                answer = _message(http.post(url, json=call, headers=session))
+            except Exception as exc:  # a bench counts every failure, whatever it is
+                errors.append(f"{type(exc).__name__}: {exc}")
+                continue
+            latencies.append((time.perf_counter() - started) * 1000)
+            result = answer.get("result") or {}
+            if "error" in answer or result.get("isError"):
+                errors.append(json.dumps(answer)[:200])
+            elif LOADING in json.dumps(result):
+                cold += 1
+    return {"latencies": latencies, "errors": errors, "cold": cold}
+
+
+def _rss_kb(pid: int) -> int | None:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    except OSError:
+        return None
+    return None
+
+
+def _sample_rss(pid: int, samples: list[int], stop: threading.Event) -> None:
+    while not stop.wait(0.5):
+        rss = _rss_kb(pid)
+        if rss is not None:
+            samples.append(rss)
+
+
+def _start_server(vault: Path, db: str, port: int) -> subprocess.Popen[bytes]:
+    env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "VAULTCTX_ENGINE": "off"}
+    args = ["serve", "--http", "--no-token", "--port", str(port), "--vault", str(vault)]
+    return subprocess.Popen(
+        [sys.executable, "-m", "vaultctx", *args, "--db", db],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def _wait_ready(url: str, process: subprocess.Popen[bytes], queries: list[str]) -> None:
+    """Until one whole search answers with vectors loaded (a warm server is what is measured)."""
+    deadline = time.monotonic() + 300
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            stderr = process.stderr.read().decode() if process.stderr else ""
+            raise SystemExit(f"server exited: {stderr}")
+        try:
+            result = _client(url, 3, queries, 0)
+            if not result["errors"] and not result["cold"]:
+                return
+        except httpx2.HTTPError:
+            pass
+        time.sleep(0.5)
+    raise SystemExit("server not ready within 300 s")
+
+
+def _percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--vault", type=Path, required=True)
+    parser.add_argument("--db", required=True, help="an index file or a postgresql:// URL")
+    parser.add_argument("--clients", type=int, default=20)
+    parser.add_argument("--searches", type=int, default=2000)
+    parser.add_argument("--queries", type=Path, help="one query per line")
+    args = parser.parse_args()
+    queries = QUERIES
+    if args.queries:
+        queries = [q for q in args.queries.read_text().splitlines() if q.strip()]
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}/mcp"
+    server = _start_server(args.vault, args.db, port)
+    samples: list[int] = []
+    stop = threading.Event()
+    try:
+        _wait_ready(url, server, queries)
+        sampler = threading.Thread(target=_sample_rss, args=(server.pid, samples, stop))
+        sampler.start()
+        started = time.perf_counter()
+        with multiprocessing.get_context("spawn").Pool(args.clients) as pool:
+            results = pool.starmap(
+                _client, [(url, args.searches, queries, seed) for seed in range(args.clients)]
+            )
+        elapsed = time.perf_counter() - started
+        stop.set()
+        sampler.join()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    latencies = [ms for r in results for ms in r["latencies"]]
+    errors = [e for r in results for e in r["errors"]]
+    cold = sum(r["cold"] for r in results)
+    tenth = max(1, len(samples) // 10)
+    first, last = statistics.median(samples[:tenth]), statistics.median(samples[-tenth:])
+    print(f"clients {args.clients} searches_each {args.searches} db {args.db.split('?')[0]}")
+    print(f"errors {len(errors)}" + (f" first: {errors[0]}" if errors else ""))
+    print(f"keyword_only_answers {cold}")
+    print(f"searches_per_s {len(latencies) / elapsed:.1f} over {elapsed:.1f} s")
+    for q in (0.5, 0.95, 0.99):
+        print(f"latency_p{int(q * 100)}_ms {_percentile(latencies, q):.1f}")
+    print(f"server_rss_first_tenth_mb {first / 1024:.1f}")
+    print(f"server_rss_last_tenth_mb {last / 1024:.1f}")
+    print(f"server_rss_peak_mb {max(samples) / 1024:.1f}")
+    print(f"server_rss_flat {'yes' if last <= first * 1.10 else 'no'}")
+    print(f"load_average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
+
+
+if __name__ == "__main__":
+    main()
