@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 
 from vaultctx.errors import VaultctxError
+from vaultctx.os_keyring import keyring_backend as _keyring_backend
+from vaultctx.os_keyring import read_password
 
 SERVICE = "vaultctx"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -38,30 +40,13 @@ def env_names(name: str) -> tuple[str, ...]:
     return (name,) if upper == name else (name, upper)
 
 
-def _keyring_backend() -> object | None:
-    """The OS keyring, or None when this system has none (keyring's ``fail`` backend)."""
-    try:
-        import keyring
-        from keyring.backends import fail
-    except ImportError:
-        return None
-    backend = keyring.get_keyring()
-    return None if isinstance(backend, fail.Keyring) else backend
-
-
 def get_secret(name: str, env: Mapping[str, str] | None = None) -> str | None:
     """The secret from the keyring, else from the environment; None when neither has it."""
     check_secret_name(name)
     backend = _keyring_backend()
-    if backend is not None:
-        import keyring.errors
-
-        try:
-            value = backend.get_password(SERVICE, name)  # type: ignore[attr-defined]
-        except keyring.errors.KeyringError:
-            value = None  # a locked or broken keyring: the environment may still have it
-        if value:
-            return str(value)
+    value = read_password(backend, SERVICE, name) if backend is not None else None
+    if value:
+        return value  # else (none, or a locked keyring) the environment may still have it
     environ = os.environ if env is None else env
     for variable in env_names(name):
         if environ.get(variable):
@@ -101,7 +86,7 @@ def set_secret(name: str, value: str) -> str:
     import keyring.errors
 
     try:
-        backend.set_password(SERVICE, name, value)  # type: ignore[attr-defined]
+        backend.set_password(SERVICE, name, value)
     except keyring.errors.KeyringError as exc:
         raise SecretError(
             f"the keyring refused to store {name!r} ({type(exc).__name__})",
@@ -120,7 +105,7 @@ def delete_secret(name: str) -> bool:
     import keyring.errors
 
     try:
-        backend.delete_password(SERVICE, name)  # type: ignore[attr-defined]
+        backend.delete_password(SERVICE, name)
     except keyring.errors.PasswordDeleteError:
         return False
     return True
