@@ -1,0 +1,82 @@
+"""A second private PostgreSQL for the password tests: one that asks a role for its password.
+
+The shared test server (tests/postgres_server.py) trusts every local connection, and its settings
+are everyone's; this one is ours alone, so its pg_hba.conf may demand a SCRAM password from one
+role, ``vaultctx_pw``, over its Unix socket while still trusting the superuser that sets it up.
+One is started per test module that asks for it (about two seconds) and stopped after.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from tests.postgres_server import start_server
+
+ROLE = "vaultctx_pw"
+PASSWORD = "Tr0ub4dor-&-3-horse-battery"
+DATABASE = "teamvault"
+
+
+@dataclass(frozen=True)
+class PasswordServer:
+    socket_dir: str
+    admin_url: str
+
+    def url(self, *, user: str = ROLE, dbname: str = DATABASE, query: str = "") -> str:
+        extra = f"&{query}" if query else ""
+        return f"postgresql://{user}@/{dbname}?host={self.socket_dir}{extra}"
+
+    def keyring_username(self, dbname: str = DATABASE) -> str:
+        return f"{ROLE}@{self.socket_dir}:5432/{dbname}"
+
+
+def _wait_for_password_rule(url: str) -> None:
+    """The reload is a signal: poll (generously) until the server asks the role for a password."""
+    import psycopg
+
+    deadline = time.monotonic() + 60
+    while True:
+        try:
+            psycopg.connect(url, connect_timeout=5).close()
+        except psycopg.OperationalError as exc:
+            if "no password supplied" in str(exc):
+                return
+            raise
+        if time.monotonic() > deadline:
+            raise AssertionError("the test server never started asking for the password")
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="module")
+def password_server() -> Iterator[PasswordServer]:
+    import psycopg
+
+    folder = Path(tempfile.mkdtemp(prefix="vaultctx-pgpw-"))
+    try:
+        server = start_server(folder)
+        try:
+            admin = server.admin_url
+            with psycopg.connect(admin, autocommit=True) as conn:
+                conn.execute(f"CREATE ROLE {ROLE} LOGIN PASSWORD '{PASSWORD}'")
+                conn.execute(f"CREATE DATABASE {DATABASE} OWNER {ROLE}")
+            with psycopg.connect(server.url(DATABASE), autocommit=True) as conn:
+                conn.execute("CREATE EXTENSION vector")
+            hba = folder / "pg_hba.conf"
+            hba.write_text(f"local all {ROLE} scram-sha-256\n" + hba.read_text())
+            with psycopg.connect(admin, autocommit=True) as conn:
+                conn.execute("SELECT pg_reload_conf()")
+            socket_dir = psycopg.conninfo.conninfo_to_dict(admin)["host"]
+            found = PasswordServer(socket_dir=str(socket_dir), admin_url=admin)
+            _wait_for_password_rule(found.url())
+            yield found
+        finally:
+            server.stop()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
