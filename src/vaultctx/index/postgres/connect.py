@@ -17,12 +17,13 @@ from __future__ import annotations
 
 import getpass
 import os
+import re
 import stat
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote, urlencode, urlsplit
+from urllib.parse import quote, unquote, urlencode
 
 from vaultctx.errors import VaultctxError
 from vaultctx.os_keyring import keyring_backend, read_password
@@ -189,22 +190,34 @@ def _conninfo(url: str) -> dict[str, str]:
         params = conninfo_to_dict(url)
     except Exception as exc:  # psycopg.ProgrammingError: libpq's parser refused it
         raise PostgresUrlError(
-            f"not a valid PostgreSQL URL ({scrub(str(exc).strip(), _url_password(url))})",
+            f"not a valid PostgreSQL URL ({scrub(str(exc).strip(), *_url_passwords(url))})",
             f"write it as postgresql://USER@HOST:5432/DATABASE?sslmode=require (see {DOCS})",
         ) from None
     return {key: str(value) for key, value in params.items() if value is not None}
 
 
-def _url_password(url: str) -> str | None:
-    try:
-        return urlsplit(url).password
-    except ValueError:
-        return None
+def _url_passwords(url: str) -> list[str]:
+    """Whatever in ``url`` could be a password, as written and decoded, found without a parser:
+    libpq quotes the offending part of a URL it refuses, and a URL that fails to parse is
+    exactly when a parser cannot be trusted to find the password."""
+    rest = url.split("://", 1)[-1]
+    authority = re.split(r"[/?]", rest, maxsplit=1)[0]
+    found = []
+    if "@" in authority and ":" in authority.rsplit("@", 1)[0]:
+        found.append(authority.rsplit("@", 1)[0].split(":", 1)[1])
+    query = rest.split("?", 1)[1] if "?" in rest else ""
+    for part in query.split("&"):
+        key, _, value = part.partition("=")
+        if key.strip().lower() == "password" and value:
+            found.append(value)
+    return [text for value in found for text in {value, unquote(value)} if text]
 
 
-def scrub(text: str, password: str | None) -> str:
-    """``text`` with every occurrence of ``password`` masked: a last guard on any message."""
-    return text.replace(password, "***") if password else text
+def scrub(text: str, *passwords: str | None) -> str:
+    """``text`` with every occurrence of each password masked: a last guard on any message."""
+    for password in sorted(filter(None, passwords), key=len, reverse=True):
+        text = text.replace(password, "***")
+    return text
 
 
 def _check_password_source(
@@ -351,7 +364,7 @@ def _open(driver: Any, target: PostgresTarget, autocommit: bool, kwargs: dict[st
 
 def explain(exc: Exception, target: PostgresTarget, password: str | None = None) -> PostgresError:
     """psycopg's connection failure as the error a user can act on (never with the password)."""
-    text = scrub(str(exc), password or target.password)
+    text = scrub(str(exc), password, target.password)
     detail = (text.rsplit("failed:", 1)[-1].strip().splitlines() or [text])[0]
     user, where = target.effective_user(), target.display()
     set_password = (
