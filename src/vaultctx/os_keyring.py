@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from vaultctx.errors import VaultctxError
+
 
 def keyring_backend() -> Any | None:
     """The OS keyring, or None when this system has none (keyring's ``fail`` backend)."""
@@ -32,3 +34,42 @@ def read_password(backend: Any, service: str, username: str) -> str | None:
     except keyring.errors.KeyringError:
         return None
     return str(value) if value else None
+
+
+def write_password(
+    backend: Any,
+    service: str,
+    username: str,
+    value: str,
+    *,
+    error: type[VaultctxError],
+    what: str,
+    otherwise: str,
+) -> str:
+    """Store ``value``; returns the keyring's name for the message. ``what`` names the secret in
+    errors, ``otherwise`` is the other home it may have ("set the environment variable X")."""
+    if backend is None:
+        raise error(f"this system has no keyring to store {what} in", f"{otherwise} instead")
+    import keyring.errors
+
+    try:
+        backend.set_password(service, username, value)
+    except keyring.errors.KeyringError as exc:
+        raise error(
+            f"the keyring refused to store {what} ({type(exc).__name__})",
+            f"unlock your keyring and try again, or {otherwise}",
+        ) from None
+    return type(backend).__name__
+
+
+def delete_password(backend: Any, service: str, username: str) -> bool:
+    """Remove the entry; False when there is no keyring or no such entry."""
+    if backend is None:
+        return False
+    import keyring.errors
+
+    try:
+        backend.delete_password(service, username)
+    except keyring.errors.PasswordDeleteError:
+        return False
+    return True

@@ -14,8 +14,8 @@ import re
 from collections.abc import Mapping
 
 from vaultctx.errors import VaultctxError
+from vaultctx.os_keyring import delete_password, read_password, write_password
 from vaultctx.os_keyring import keyring_backend as _keyring_backend
-from vaultctx.os_keyring import read_password
 
 SERVICE = "vaultctx"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -77,35 +77,18 @@ def set_secret(name: str, value: str) -> str:
     check_secret_name(name)
     if not value:
         raise SecretError("the secret is empty", "paste the key when asked")
-    backend = _keyring_backend()
-    if backend is None:
-        raise SecretError(
-            "this system has no keyring to store the secret in",
-            f"set the environment variable {env_names(name)[-1]} to the key instead",
-        )
-    import keyring.errors
-
-    try:
-        backend.set_password(SERVICE, name, value)
-    except keyring.errors.KeyringError as exc:
-        raise SecretError(
-            f"the keyring refused to store {name!r} ({type(exc).__name__})",
-            "unlock your keyring and try again, or set the environment variable "
-            f"{env_names(name)[-1]}",
-        ) from None
-    return type(backend).__name__
+    return write_password(
+        _keyring_backend(),
+        SERVICE,
+        name,
+        value,
+        error=SecretError,
+        what=repr(name),
+        otherwise=f"set the environment variable {env_names(name)[-1]} to the key",
+    )
 
 
 def delete_secret(name: str) -> bool:
     """Remove ``name`` from the keyring; False when it was not there."""
     check_secret_name(name)
-    backend = _keyring_backend()
-    if backend is None:
-        return False
-    import keyring.errors
-
-    try:
-        backend.delete_password(SERVICE, name)
-    except keyring.errors.PasswordDeleteError:
-        return False
-    return True
+    return delete_password(_keyring_backend(), SERVICE, name)
