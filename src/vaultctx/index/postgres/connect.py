@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlencode
 
 from vaultctx.errors import VaultctxError
-from vaultctx.os_keyring import keyring_backend, read_password
+from vaultctx.os_keyring import delete_password, keyring_backend, read_password, write_password
 
 if TYPE_CHECKING:
     import psycopg
@@ -259,36 +259,20 @@ def store_password(target: PostgresTarget, password: str) -> str:
     """Keep ``password`` for ``target`` in the OS keyring; returns the keyring's name."""
     if not password:
         raise PostgresError("the password is empty", "type the password when asked")
-    backend = keyring_backend()
-    if backend is None:
-        raise PostgresError(
-            "this system has no keyring to store the password in",
-            f"put it in a PGPASSFILE instead (see {DOCS}, where the password comes from)",
-        )
-    import keyring.errors
-
-    try:
-        backend.set_password(KEYRING_SERVICE, target.keyring_username(), password)
-    except keyring.errors.KeyringError as exc:
-        raise PostgresError(
-            f"the keyring refused to store the password ({type(exc).__name__})",
-            "unlock your keyring and try again, or put the password in a PGPASSFILE",
-        ) from None
-    return type(backend).__name__
+    return write_password(
+        keyring_backend(),
+        KEYRING_SERVICE,
+        target.keyring_username(),
+        password,
+        error=PostgresError,
+        what="the password",
+        otherwise=f"put it in a PGPASSFILE (see {DOCS}, where the password comes from)",
+    )
 
 
 def forget_password(target: PostgresTarget) -> bool:
     """Remove ``target``'s password from the keyring; False when none was stored."""
-    backend = keyring_backend()
-    if backend is None:
-        return False
-    import keyring.errors
-
-    try:
-        backend.delete_password(KEYRING_SERVICE, target.keyring_username())
-    except keyring.errors.KeyringError:
-        return False
-    return True
+    return delete_password(keyring_backend(), KEYRING_SERVICE, target.keyring_username())
 
 
 def _psycopg() -> Any:
@@ -366,44 +350,60 @@ def explain(exc: Exception, target: PostgresTarget, password: str | None = None)
     """psycopg's connection failure as the error a user can act on (never with the password)."""
     text = scrub(str(exc), password, target.password)
     detail = (text.rsplit("failed:", 1)[-1].strip().splitlines() or [text])[0]
-    user, where = target.effective_user(), target.display()
-    set_password = (
-        f"store it with `vaultctx db password set {where}` (OS keyring) or add a line for it to "
-        f"your PGPASSFILE (~/.pgpass; see {DOCS})"
-    )
-    if "no password supplied" in text:
-        return AuthenticationFailed(
-            f"{target.address()} asks for the password of user {user!r} and none was found "
-            "(no PGPASSFILE line, no keyring entry)",
-            set_password,
-        )
-    if "password authentication failed" in text or "authentication failed" in text:
-        return AuthenticationFailed(
-            f"{target.address()} refused the password of user {user!r}",
-            f"check the user and password, then {set_password}",
-        )
-    if 'role "' in text and "does not exist" in text:
-        return AuthenticationFailed(
-            f"{target.address()} has no user {user!r}",
-            f"create it (`createuser --pwprompt {user}`) or put the right user in the URL",
-        )
-    if "database" in text and "does not exist" in text:
-        dbname = target.dbname or user
-        return DatabaseMissing(
-            f"{target.address()} has no database {dbname!r}",
-            f"create it once: `createdb{target.client_flags()} -O {user} {dbname}` (see {DOCS})",
-        )
-    if "SSL" in text or "certificate" in text:
-        return TlsFailed(
-            f"TLS to {target.address()} failed ({detail})",
-            "check sslmode, sslrootcert, sslcert and sslkey in the URL (see docs/postgres.md, TLS)",
-        )
-    if "FATAL" in text:
-        return PostgresError(f"{target.address()} refused the connection ({detail})", f"see {DOCS}")
+    for pattern, kind, message, fix in _failures(target, detail):
+        if re.search(pattern, text):
+            return kind(message, fix)
     return ServerUnreachable(
         f"cannot reach PostgreSQL at {target.address()} ({detail})",
         "is PostgreSQL running there, and are the host and port in the URL right?",
     )
+
+
+def _failures(
+    target: PostgresTarget, detail: str
+) -> list[tuple[str, type[PostgresError], str, str]]:
+    """(what libpq or the server says, the error, its message, its fix), first match first;
+    libpq's own words, as a connection failure carries no SQLSTATE."""
+    user, server = target.effective_user(), target.address()
+    dbname = target.dbname or os.environ.get("PGDATABASE", "") or user
+    set_password = (
+        f"store it with `vaultctx db password set {target.display()}` (OS keyring) or add a "
+        f"line for it to your PGPASSFILE (~/.pgpass; see {DOCS})"
+    )
+    return [
+        (
+            "no password supplied",
+            AuthenticationFailed,
+            f"{server} asks for the password of user {user!r} and none was found "
+            "(no PGPASSFILE line, no keyring entry)",
+            set_password,
+        ),
+        (
+            "authentication failed",
+            AuthenticationFailed,
+            f"{server} refused the password of user {user!r}",
+            f"check the user and password, then {set_password}",
+        ),
+        (
+            'role ".*" does not exist',
+            AuthenticationFailed,
+            f"{server} has no user {user!r}",
+            f"create it (`createuser --pwprompt {user}`) or put the right user in the URL",
+        ),
+        (
+            'database ".*" does not exist',
+            DatabaseMissing,
+            f"{server} has no database {dbname!r}",
+            f"create it once: `createdb{target.client_flags()} -O {user} {dbname}` (see {DOCS})",
+        ),
+        (
+            "SSL|certificate",
+            TlsFailed,
+            f"TLS to {server} failed ({detail})",
+            f"check sslmode, sslrootcert, sslcert and sslkey in the URL (see {DOCS}, TLS)",
+        ),
+        ("FATAL", PostgresError, f"{server} refused the connection ({detail})", f"see {DOCS}"),
+    ]
 
 
 def _version(text: str | None) -> tuple[int, ...]:
