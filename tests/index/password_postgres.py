@@ -1,4 +1,5 @@
-"""A second private PostgreSQL for the password tests: one that asks a role for its password.
+"""What the PostgreSQL connection tests share: a second private server that asks a role for its
+password, the fixture that keeps the developer's own password sources out, and the CLI runner.
 
 The shared test server (tests/postgres_server.py) trusts every local connection, and its settings
 are everyone's; this one is ours alone, so its pg_hba.conf may demand a SCRAM password from one
@@ -9,6 +10,8 @@ One is started per test module that asks for it (about two seconds) and stopped 
 from __future__ import annotations
 
 import shutil
+import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -17,8 +20,11 @@ from pathlib import Path
 
 import pytest
 
+from tests.clean_env import clean_cli_env
 from tests.postgres_server import start_server
+from vaultctx.index.postgres import connect as pg
 
+REPO = Path(__file__).resolve().parents[2]
 ROLE = "vaultctx_pw"
 PASSWORD = "Tr0ub4dor-&-3-horse-battery"
 DATABASE = "teamvault"
@@ -80,3 +86,58 @@ def password_server() -> Iterator[PasswordServer]:
             server.stop()
     finally:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@pytest.fixture(autouse=True)
+def own_password_sources(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
+    """No password from the developer's environment, ~/.pgpass or keyring (keyring's ``fail``
+    backend until a test installs another); a fresh memory of which servers wanted the keyring's
+    password. Autouse: in force in every test module that imports it."""
+    for name in ("PGPASSWORD", "PGHOST", "PGPORT", "PGUSER", "PGDATABASE"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("PGPASSFILE", str(tmp_path / "no-pgpass"))
+    monkeypatch.setattr(pg, "_KEYRING_FIRST", set())
+    import keyring
+    from keyring.backends import fail
+
+    previous = keyring.get_keyring()
+    keyring.set_keyring(fail.Keyring())  # type: ignore[no-untyped-call]
+    yield
+    keyring.set_keyring(previous)
+
+
+def use_file_keyring(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """A real keyring backend kept in a file (tests/agent/file_keyring.py), in this process."""
+    import keyring
+
+    from tests.agent.file_keyring import FileKeyring
+
+    monkeypatch.setenv("VAULTCTX_TEST_KEYRING", str(tmp_path / "keyring.json"))
+    keyring.set_keyring(FileKeyring())  # type: ignore[no-untyped-call]
+
+
+def keyring_cli_env(tmp_path: Path, **extra: str) -> dict[str, str]:
+    """A child's environment with the file keyring, no PG* variables and an empty PGPASSFILE."""
+    env = clean_cli_env(
+        tmp_path,
+        drop=("PG",),
+        PYTHON_KEYRING_BACKEND="tests.agent.file_keyring.FileKeyring",
+        VAULTCTX_TEST_KEYRING=str(tmp_path / "keyring.json"),
+        PGPASSFILE=str(tmp_path / "no-pgpass"),
+    )
+    return {**env, **extra}
+
+
+def run_vaultctx(
+    env: dict[str, str], *args: str, stdin: str = ""
+) -> subprocess.CompletedProcess[str]:
+    """The real CLI in its own process (a generous deadline: a loaded machine)."""
+    return subprocess.run(
+        [sys.executable, "-m", "vaultctx", *args],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+    )

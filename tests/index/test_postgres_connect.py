@@ -7,7 +7,6 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import psycopg
@@ -15,7 +14,16 @@ import pytest
 
 from tests.clean_env import clean_cli_env
 from tests.index import password_postgres
-from tests.index.password_postgres import DATABASE, PASSWORD, ROLE, PasswordServer
+from tests.index.password_postgres import (
+    DATABASE,
+    PASSWORD,
+    REPO,
+    ROLE,
+    PasswordServer,
+    keyring_cli_env,
+    run_vaultctx,
+    use_file_keyring,
+)
 from vaultctx.index.postgres import connect as pg
 from vaultctx.index.postgres.connect import (
     AuthenticationFailed,
@@ -30,46 +38,9 @@ from vaultctx.index.postgres.connect import (
     server_facts,
 )
 
-REPO = Path(__file__).resolve().parents[2]
-password_server = password_postgres.password_server  # the fixture, for the tests below
-
-
-@pytest.fixture(autouse=True)
-def _own_password_sources(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    """No password from the developer's environment, ~/.pgpass or keyring; a fresh process
-    memory of which servers wanted the keyring's password."""
-    for name in ("PGPASSWORD", "PGPASSFILE", "PGHOST", "PGPORT", "PGUSER", "PGDATABASE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("PGPASSFILE", str(tmp_path / "no-pgpass"))
-    monkeypatch.setattr(pg, "_KEYRING_FIRST", set())
-    import keyring
-    from keyring.backends import fail
-
-    previous = keyring.get_keyring()
-    keyring.set_keyring(fail.Keyring())  # type: ignore[no-untyped-call]
-    yield
-    keyring.set_keyring(previous)
-
-
-def _file_keyring(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    import keyring
-
-    from tests.agent.file_keyring import FileKeyring
-
-    monkeypatch.setenv("VAULTCTX_TEST_KEYRING", str(tmp_path / "keyring.json"))
-    keyring.set_keyring(FileKeyring())  # type: ignore[no-untyped-call]
-
-
-def _vaultctx(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "vaultctx", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=120,
-    )
+# The fixtures, for the tests below.
+password_server = password_postgres.password_server
+_own_password_sources = password_postgres.own_password_sources
 
 
 # Parsing
@@ -174,7 +145,7 @@ def test_the_warning_is_printed_by_the_cli(tmp_path: Path) -> None:
     # hostaddr: libpq connects to 127.0.0.1 (nothing listens on port 1) while the host named
     # stays another machine's, so the warning is due and nothing leaves this machine.
     env = clean_cli_env(tmp_path)
-    result = _vaultctx(
+    result = run_vaultctx(
         env,
         "db",
         "check",
@@ -290,7 +261,7 @@ def test_pgpassfile_is_used(
 def test_the_keyring_is_used(
     password_server: PasswordServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    _file_keyring(monkeypatch, tmp_path)
+    use_file_keyring(monkeypatch, tmp_path)
     target = parse_target(password_server.url(), from_command_line=True)
     assert target.keyring_username() == password_server.keyring_username()
     pg.store_password(target, PASSWORD)
@@ -306,7 +277,7 @@ def test_pgpassfile_wins_over_the_keyring(
 ) -> None:
     # A stale keyring entry must not shadow the PGPASSFILE libpq reads: we send no password of
     # our own unless the server asked for one libpq found nowhere.
-    _file_keyring(monkeypatch, tmp_path)
+    use_file_keyring(monkeypatch, tmp_path)
     target = parse_target(password_server.url(), from_command_line=True)
     pg.store_password(target, "a-stale-password")
     monkeypatch.setenv("PGPASSFILE", str(_pgpass(tmp_path, password_server, PASSWORD)))
@@ -317,20 +288,14 @@ def test_pgpassfile_wins_over_the_keyring(
 def test_password_set_then_check_through_the_cli(
     password_server: PasswordServer, tmp_path: Path
 ) -> None:
-    env = clean_cli_env(
-        tmp_path,
-        drop=("PG",),
-        PYTHON_KEYRING_BACKEND="tests.agent.file_keyring.FileKeyring",
-        VAULTCTX_TEST_KEYRING=str(tmp_path / "keyring.json"),
-        PGPASSFILE=str(tmp_path / "no-pgpass"),
-    )
+    env = keyring_cli_env(tmp_path)
     url = password_server.url()
-    refused = _vaultctx(env, "db", "check", url)
+    refused = run_vaultctx(env, "db", "check", url)
     assert refused.returncode == 2 and "none was found" in refused.stderr
-    stored = _vaultctx(env, "db", "password", "set", url, stdin=PASSWORD + "\n")
+    stored = run_vaultctx(env, "db", "password", "set", url, stdin=PASSWORD + "\n")
     assert stored.returncode == 0, stored.stderr
     assert f"stored the password for {password_server.keyring_username()}" in stored.stdout
-    checked = _vaultctx(env, "db", "check", url)
+    checked = run_vaultctx(env, "db", "check", url)
     assert checked.returncode == 0, checked.stderr
     assert (
         checked.stdout.startswith(f"{url.split('?')[0]}?host=") and "pgvector 0.8" in checked.stdout
@@ -355,7 +320,7 @@ def test_the_cli_reports_each_failure_without_a_traceback(
         "not-a-url": "postgresql://",
     }
     for url, fix in cases.items():
-        result = _vaultctx(env, "db", "check", url)
+        result = run_vaultctx(env, "db", "check", url)
         assert result.returncode == 2, result
         assert result.stderr.startswith("error: ") and fix in result.stderr
         assert "Traceback" not in result.stderr

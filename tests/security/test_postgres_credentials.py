@@ -5,16 +5,18 @@ file holding one must be private (index/postgres/connect.py)."""
 from __future__ import annotations
 
 import logging
-import subprocess
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.clean_env import clean_cli_env
 from tests.index import password_postgres
-from tests.index.password_postgres import PASSWORD, ROLE, PasswordServer
+from tests.index.password_postgres import (
+    PASSWORD,
+    ROLE,
+    PasswordServer,
+    keyring_cli_env,
+    run_vaultctx,
+)
 from vaultctx.index.postgres import connect as pg
 from vaultctx.index.postgres.connect import (
     AuthenticationFailed,
@@ -24,47 +26,10 @@ from vaultctx.index.postgres.connect import (
     parse_target,
 )
 
-REPO = Path(__file__).resolve().parents[2]
-password_server = password_postgres.password_server  # the fixture, for the tests below
+# The fixtures, for the tests below.
+password_server = password_postgres.password_server
+_own_password_sources = password_postgres.own_password_sources
 WRONG = "Wr0ng-but-still-secret-9f8e7d"
-
-
-@pytest.fixture(autouse=True)
-def _no_outside_passwords(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Iterator[None]:
-    for name in ("PGPASSWORD", "PGHOST", "PGPORT", "PGUSER", "PGDATABASE"):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("PGPASSFILE", str(tmp_path / "no-pgpass"))
-    monkeypatch.setattr(pg, "_KEYRING_FIRST", set())
-    import keyring
-    from keyring.backends import fail
-
-    previous = keyring.get_keyring()
-    keyring.set_keyring(fail.Keyring())  # type: ignore[no-untyped-call]
-    yield
-    keyring.set_keyring(previous)
-
-
-def _cli_env(tmp_path: Path) -> dict[str, str]:
-    return clean_cli_env(
-        tmp_path,
-        drop=("PG",),
-        PYTHON_KEYRING_BACKEND="tests.agent.file_keyring.FileKeyring",
-        VAULTCTX_TEST_KEYRING=str(tmp_path / "keyring.json"),
-        PGPASSFILE=str(tmp_path / "no-pgpass"),
-        HOME=str(tmp_path / "home"),
-    )
-
-
-def _vaultctx(env: dict[str, str], *args: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "vaultctx", *args],
-        input=stdin,
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=120,
-    )
 
 
 def _private_settings(tmp_path: Path) -> Path:
@@ -100,7 +65,9 @@ def test_a_refused_url_never_echoes_its_password(url: str, tmp_path: Path) -> No
     with pytest.raises(PostgresUrlError) as refused:
         parse_target(url, from_command_line=True)
     assert WRONG not in refused.value.one_line()
-    result = _vaultctx(_cli_env(tmp_path), "db", "check", url)
+    result = run_vaultctx(
+        keyring_cli_env(tmp_path, HOME=str(tmp_path / "home")), "db", "check", url
+    )
     assert result.returncode == 2
     assert WRONG not in result.stdout + result.stderr
     assert "Traceback" not in result.stderr
@@ -140,20 +107,20 @@ def test_the_scrub_masks_a_password_a_message_might_carry() -> None:
 def test_the_password_goes_only_to_the_keyring(
     password_server: PasswordServer, tmp_path: Path
 ) -> None:
-    env = _cli_env(tmp_path)
+    env = keyring_cli_env(tmp_path, HOME=str(tmp_path / "home"))
     (tmp_path / "home").mkdir()
     url = password_server.url()
-    stored = _vaultctx(env, "db", "password", "set", url, stdin=PASSWORD + "\n")
+    stored = run_vaultctx(env, "db", "password", "set", url, stdin=PASSWORD + "\n")
     assert stored.returncode == 0, stored.stderr
     keyring_file = tmp_path / "keyring.json"
     assert keyring_file.read_text().count(PASSWORD) == 1
     assert f'"vaultctx-postgres/{password_server.keyring_username()}"' in keyring_file.read_text()
-    checked = _vaultctx(env, "db", "check", url)
+    checked = run_vaultctx(env, "db", "check", url)
     assert checked.returncode == 0, checked.stderr
     # Now a wrong one in the keyring: refused, and the message does not carry it either.
-    wrong = _vaultctx(env, "db", "password", "set", url, stdin=WRONG + "\n")
+    wrong = run_vaultctx(env, "db", "password", "set", url, stdin=WRONG + "\n")
     assert wrong.returncode == 0
-    failed = _vaultctx(env, "db", "check", url)
+    failed = run_vaultctx(env, "db", "check", url)
     assert failed.returncode == 2 and "refused the password" in failed.stderr
     for result in (stored, checked, wrong, failed):
         assert PASSWORD not in result.stdout + result.stderr
@@ -168,7 +135,14 @@ def test_the_password_goes_only_to_the_keyring(
 
 def test_password_set_refuses_a_url_with_a_password(tmp_path: Path) -> None:
     url = f"postgresql://alice:{WRONG}@db.example.com/notes"
-    result = _vaultctx(_cli_env(tmp_path), "db", "password", "set", url, stdin=WRONG + "\n")
+    result = run_vaultctx(
+        keyring_cli_env(tmp_path, HOME=str(tmp_path / "home")),
+        "db",
+        "password",
+        "set",
+        url,
+        stdin=WRONG + "\n",
+    )
     assert result.returncode == 2
     assert WRONG not in result.stdout + result.stderr
     assert not (tmp_path / "keyring.json").exists()
