@@ -9,10 +9,14 @@ One is started per test module that asks for it (about two seconds) and stopped 
 
 from __future__ import annotations
 
+import contextlib
+import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -141,3 +145,47 @@ def run_vaultctx(
         cwd=REPO,
         timeout=120,
     )
+
+
+class TcpRelay:
+    """A TCP port on 127.0.0.1 whose every connection is piped, byte for byte, to a server's
+    Unix socket: the private servers listen on no TCP port, and TLS is only ever negotiated
+    over TCP (PostgreSQL refuses it on a socket, so through the relay the real server answers
+    a TLS request with "not supported")."""
+
+    def __init__(self, socket_path: str) -> None:
+        self._socket_path = socket_path
+        self._listener = socket.create_server(("127.0.0.1", 0))
+        self.port: int = self._listener.getsockname()[1]
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                client, _ = self._listener.accept()
+            except OSError:
+                return  # closed
+            server = socket.socket(socket.AF_UNIX)
+            server.connect(self._socket_path)
+            for source, sink in ((client, server), (server, client)):
+                threading.Thread(target=_pipe, args=(source, sink), daemon=True).start()
+
+    def close(self) -> None:
+        self._listener.close()
+
+
+def _pipe(source: socket.socket, sink: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        while data := source.recv(65536):
+            sink.sendall(data)
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)
+
+
+@pytest.fixture
+def tcp_relay(password_server: PasswordServer) -> Iterator[TcpRelay]:
+    relay = TcpRelay(os.path.join(password_server.socket_dir, ".s.PGSQL.5432"))
+    try:
+        yield relay
+    finally:
+        relay.close()

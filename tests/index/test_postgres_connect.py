@@ -20,6 +20,7 @@ from tests.index.password_postgres import (
     REPO,
     ROLE,
     PasswordServer,
+    TcpRelay,
     keyring_cli_env,
     run_vaultctx,
     use_file_keyring,
@@ -32,6 +33,7 @@ from vaultctx.index.postgres.connect import (
     PostgresTarget,
     PostgresUrlError,
     ServerUnreachable,
+    TlsFailed,
     connect,
     connect_params,
     parse_target,
@@ -40,6 +42,7 @@ from vaultctx.index.postgres.connect import (
 
 # The fixtures, for the tests below.
 password_server = password_postgres.password_server
+tcp_relay = password_postgres.tcp_relay
 _own_password_sources = password_postgres.own_password_sources
 
 
@@ -361,3 +364,40 @@ def test_sqlite_users_never_import_psycopg() -> None:
         timeout=120,
     )
     assert result.stdout.strip() == "False", result.stderr
+
+
+# TLS, over TCP (through a relay to the real server, which offers no TLS)
+
+
+def test_tls_settings_reach_libpq_unchanged(
+    password_server: PasswordServer,
+    tcp_relay: TcpRelay,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    use_file_keyring(monkeypatch, tmp_path)
+    base = f"postgresql://{ROLE}@127.0.0.1:{tcp_relay.port}/{DATABASE}"
+    pg.store_password(parse_target(base, from_command_line=True), PASSWORD)
+    with connect(parse_target(base + "?sslmode=disable", from_command_line=True)) as conn:
+        facts = server_facts(conn)
+    assert facts.tls is False and facts.summary().endswith("no TLS")
+    with pytest.raises(TlsFailed) as refused:
+        connect(parse_target(base + "?sslmode=require", from_command_line=True))
+    assert "127.0.0.1" in refused.value.message and "sslmode" in refused.value.suggestion
+    missing_ca = tmp_path / "no-such-ca.pem"
+    with pytest.raises(TlsFailed):
+        connect(
+            parse_target(
+                f"{base}?sslmode=verify-full&sslrootcert={missing_ca}", from_command_line=True
+            )
+        )
+
+
+def test_an_old_pgvector_is_refused_with_the_upgrade(
+    postgres_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(pg, "MIN_PGVECTOR", (99, 0))  # the bundled 0.8.5 then counts as old
+    with pytest.raises(PgvectorMissing) as old:
+        connect(parse_target(postgres_url, from_command_line=True))
+    assert "has pgvector 0.8.5; vaultctx needs 99.0 or newer" in old.value.message
+    assert "ALTER EXTENSION vector UPDATE;" in old.value.suggestion

@@ -447,8 +447,8 @@ def require_pgvector(conn: Any, target: PostgresTarget) -> str:
         conn.commit()
     if _version(installed) < MIN_PGVECTOR:
         raise PgvectorMissing(
-            f"the database {dbname!r} has pgvector {installed}; vaultctx needs 0.7 or newer "
-            "(half-precision vectors)",
+            f"the database {dbname!r} has pgvector {installed}; vaultctx needs "
+            f"{'.'.join(map(str, MIN_PGVECTOR))} or newer (half-precision vectors)",
             f"upgrade pgvector on the server, then run: psql{target.client_flags()} -d {dbname} "
             '-c "ALTER EXTENSION vector UPDATE;"',
         )
