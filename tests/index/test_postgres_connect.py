@@ -5,6 +5,7 @@ failure a user can hit reported with its fix, from the CLI too, never as a trace
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -145,19 +146,26 @@ def test_sslmode_disable_towards_another_machine_is_warned_about_once() -> None:
 
 
 def test_the_warning_is_printed_by_the_cli(tmp_path: Path) -> None:
-    # hostaddr: libpq connects to 127.0.0.1 (nothing listens on port 1) while the host named
-    # stays another machine's, so the warning is due and nothing leaves this machine.
+    # This machine's own name: not loopback by its spelling, so the warning is due, yet it
+    # resolves here (the hosts file) and nothing listens on port 1: nothing leaves the machine.
     env = clean_cli_env(tmp_path)
-    result = run_vaultctx(
-        env,
-        "db",
-        "check",
-        "postgresql://a@db.example.com:1/x?hostaddr=127.0.0.1&sslmode=disable",
-    )
+    url = f"postgresql://a@{socket.gethostname()}:1/x?sslmode=disable"
+    result = run_vaultctx(env, "db", "check", url)
     assert result.returncode == 2
     lines = result.stderr.splitlines()
     assert lines[0].startswith("warning: sslmode=disable") and len(lines) == 2
-    assert "cannot reach PostgreSQL at db.example.com:1" in lines[1]
+    assert f"cannot reach PostgreSQL at {socket.gethostname()}:1" in lines[1]
+
+
+def test_a_tunnel_to_this_machine_is_not_warned_about() -> None:
+    tunnel = "postgresql://a@db.example.com:6543/x?hostaddr=127.0.0.1&sslmode=disable"
+    assert parse_target(tunnel, from_command_line=True).tls_warning() is None
+
+
+def test_a_port_that_is_no_number_is_a_url_error() -> None:
+    for url in ("postgresql://a@db:notaport/x", "postgresql://a@db:70000/x"):
+        with pytest.raises(PostgresUrlError, match="is not a port number"):
+            parse_target(url, from_command_line=True)
 
 
 # Connecting to the shared test server (trust over its Unix socket)

@@ -113,7 +113,13 @@ class PostgresTarget:
         return f"{host}:{self.port or os.environ.get('PGPORT', '') or '5432'}"
 
     def effective_user(self) -> str:
-        return self.user or os.environ.get("PGUSER", "") or getpass.getuser()
+        """The user libpq will log in as: the URL's, ``PGUSER``, else the operating system's."""
+        if self.user or os.environ.get("PGUSER"):
+            return self.user or os.environ["PGUSER"]
+        try:
+            return getpass.getuser()
+        except Exception:  # no login name at all (a container without passwd entry)
+            return ""
 
     def keyring_username(self) -> str:
         """``user@host:port/db``: the name the password is stored under in the keyring."""
@@ -126,8 +132,10 @@ class PostgresTarget:
         return flags + (f" -p {self.port}" if self.port else "")
 
     def is_local(self) -> bool:
-        """A Unix socket or the loopback address: nothing crosses a network."""
-        hosts = (self.host or os.environ.get("PGHOST", "")).split(",")
+        """A Unix socket or the loopback address: nothing crosses a network. ``hostaddr``, when
+        given, is where libpq connects (an SSH tunnel's local end), so it decides."""
+        named = self.option("hostaddr") or self.host or os.environ.get("PGHOST", "")
+        hosts = named.split(",")
         return all(h.startswith("/") or h.strip().lower() in _LOCAL_HOSTS for h in hosts)
 
     def tls_warning(self) -> str | None:
@@ -166,6 +174,12 @@ def parse_target(
             f"write it as postgresql://USER@HOST:5432/DATABASE (see {DOCS})",
         )
     params = _conninfo(cleaned)
+    ports = params.get("port", "").split(",")
+    if any(port and not (port.isdigit() and 0 < int(port) < 65536) for port in ports):
+        raise PostgresUrlError(
+            f"{params['port']!r} is not a port number",
+            f"write the port as a number, e.g. postgresql://USER@HOST:5432/DATABASE (see {DOCS})",
+        )
     password = params.pop("password", None) or None
     target = PostgresTarget(
         host=params.pop("host", ""),
