@@ -409,3 +409,19 @@ def test_an_old_pgvector_is_refused_with_the_upgrade(
         connect(parse_target(postgres_url, from_command_line=True))
     assert "has pgvector 0.8.5; vaultctx needs 99.0 or newer" in old.value.message
     assert "ALTER EXTENSION vector UPDATE;" in old.value.suggestion
+
+
+def test_processes_adding_pgvector_at_once_all_connect(postgres_url: str) -> None:
+    # Several indexers started together on a fresh database race to add the extension; the
+    # loser of that race must find the winner's, not fail.
+    from concurrent.futures import ThreadPoolExecutor
+
+    target = parse_target(postgres_url, from_command_line=True)
+
+    def one(_: int) -> str:
+        with connect(target) as conn:
+            return str(server_facts(conn).pgvector_version)
+
+    with ThreadPoolExecutor(max_workers=6) as pool:
+        versions = list(pool.map(one, range(6)))
+    assert len(set(versions)) == 1 and versions[0].startswith("0.")

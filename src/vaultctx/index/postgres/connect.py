@@ -453,10 +453,7 @@ def require_pgvector(conn: Any, target: PostgresTarget) -> str:
             f"run once as a superuser: {sql}",
         )
     if installed is None:
-        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-        installed = conn.execute(
-            "SELECT extversion FROM pg_extension WHERE extname = 'vector'"
-        ).fetchone()[0]
+        installed = _create_pgvector(conn)
     if not conn.autocommit:
         conn.commit()
     if _version(installed) < MIN_PGVECTOR:
@@ -467,6 +464,17 @@ def require_pgvector(conn: Any, target: PostgresTarget) -> str:
             '-c "ALTER EXTENSION vector UPDATE;"',
         )
     return str(installed)
+
+
+def _create_pgvector(conn: Any) -> str | None:
+    """``CREATE EXTENSION`` as a superuser; two processes doing it at once race on the catalog,
+    and the loser finds the winner's extension."""
+    try:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+    except _psycopg().errors.UniqueViolation:
+        conn.rollback()
+    found = conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone()
+    return None if found is None else str(found[0])
 
 
 @dataclass(frozen=True)
