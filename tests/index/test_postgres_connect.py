@@ -425,3 +425,23 @@ def test_processes_adding_pgvector_at_once_all_connect(postgres_url: str) -> Non
     with ThreadPoolExecutor(max_workers=6) as pool:
         versions = list(pool.map(one, range(6)))
     assert len(set(versions)) == 1 and versions[0].startswith("0.")
+
+
+def test_without_a_keyring_the_password_file_is_the_fix() -> None:
+    target = parse_target("postgresql://alice@db.example.com/notes", from_command_line=True)
+    with pytest.raises(pg.PostgresError) as refused:
+        pg.store_password(target, "s3cr3t-pw")
+    assert refused.value.message == "this system has no keyring to store the password in"
+    assert "PGPASSFILE" in refused.value.suggestion
+    assert pg.stored_password(target) is None and not pg.forget_password(target)
+
+
+def test_password_delete_through_the_cli(tmp_path: Path) -> None:
+    env = keyring_cli_env(tmp_path)
+    url = "postgresql://alice@db.example.com:5433/notes"
+    assert run_vaultctx(env, "db", "password", "set", url, stdin="pw-1\n").returncode == 0
+    deleted = run_vaultctx(env, "db", "password", "delete", url + "?sslmode=require")
+    assert deleted.returncode == 0
+    assert deleted.stdout.strip() == "deleted the password for alice@db.example.com:5433/notes"
+    again = run_vaultctx(env, "db", "password", "delete", url)
+    assert "no password for alice@db.example.com:5433/notes in the keyring" in again.stderr
