@@ -34,7 +34,8 @@ SRC = Path(vaultctx.__file__).resolve().parent
 # or a top-level module; ``vaultctx`` is the package's own __init__ (``from vaultctx import
 # Vault``). A new package must be placed here, which is the point: someone decides where it sits.
 LAYERS: tuple[tuple[str, ...], ...] = (
-    ("errors", "config", "db_location", "destination_keys", "private_log"),  # errors, settings
+    # errors, settings, the OS keyring
+    ("errors", "config", "db_location", "destination_keys", "private_log", "os_keyring"),
     ("text", "vault", "scrub", "embed"),  # text analysis, files and markdown, secrets, vectors
     ("atomic_write", "tool_settings"),  # writing our files and other programs' settings safely
     ("index",),  # the only writer of the database, the only package that spells SQL

@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping
 
 from vaultctx.errors import VaultctxError
+from vaultctx.os_keyring import delete_password, read_password, write_password
+from vaultctx.os_keyring import keyring_backend as _keyring_backend
 
 SERVICE = "vaultctx"
 _NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
@@ -38,30 +40,13 @@ def env_names(name: str) -> tuple[str, ...]:
     return (name,) if upper == name else (name, upper)
 
 
-def _keyring_backend() -> object | None:
-    """The OS keyring, or None when this system has none (keyring's ``fail`` backend)."""
-    try:
-        import keyring
-        from keyring.backends import fail
-    except ImportError:
-        return None
-    backend = keyring.get_keyring()
-    return None if isinstance(backend, fail.Keyring) else backend
-
-
 def get_secret(name: str, env: Mapping[str, str] | None = None) -> str | None:
     """The secret from the keyring, else from the environment; None when neither has it."""
     check_secret_name(name)
     backend = _keyring_backend()
-    if backend is not None:
-        import keyring.errors
-
-        try:
-            value = backend.get_password(SERVICE, name)  # type: ignore[attr-defined]
-        except keyring.errors.KeyringError:
-            value = None  # a locked or broken keyring: the environment may still have it
-        if value:
-            return str(value)
+    value = read_password(backend, SERVICE, name) if backend is not None else None
+    if value:
+        return value  # else (none, or a locked keyring) the environment may still have it
     environ = os.environ if env is None else env
     for variable in env_names(name):
         if environ.get(variable):
@@ -92,35 +77,18 @@ def set_secret(name: str, value: str) -> str:
     check_secret_name(name)
     if not value:
         raise SecretError("the secret is empty", "paste the key when asked")
-    backend = _keyring_backend()
-    if backend is None:
-        raise SecretError(
-            "this system has no keyring to store the secret in",
-            f"set the environment variable {env_names(name)[-1]} to the key instead",
-        )
-    import keyring.errors
-
-    try:
-        backend.set_password(SERVICE, name, value)  # type: ignore[attr-defined]
-    except keyring.errors.KeyringError as exc:
-        raise SecretError(
-            f"the keyring refused to store {name!r} ({type(exc).__name__})",
-            "unlock your keyring and try again, or set the environment variable "
-            f"{env_names(name)[-1]}",
-        ) from None
-    return type(backend).__name__
+    return write_password(
+        _keyring_backend(),
+        SERVICE,
+        name,
+        value,
+        error=SecretError,
+        what=repr(name),
+        otherwise=f"set the environment variable {env_names(name)[-1]} to the key",
+    )
 
 
 def delete_secret(name: str) -> bool:
     """Remove ``name`` from the keyring; False when it was not there."""
     check_secret_name(name)
-    backend = _keyring_backend()
-    if backend is None:
-        return False
-    import keyring.errors
-
-    try:
-        backend.delete_password(SERVICE, name)  # type: ignore[attr-defined]
-    except keyring.errors.PasswordDeleteError:
-        return False
-    return True
+    return delete_password(_keyring_backend(), SERVICE, name)

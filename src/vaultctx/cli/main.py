@@ -119,6 +119,7 @@ def build_app() -> typer.Typer:
         capture_cmds,
         clip_cmds,
         conversation_cmds,
+        db_cmds,
         engine_cmds,
         hook_cmds,
         index_cmds,
@@ -177,6 +178,7 @@ def build_app() -> typer.Typer:
     ui_cmds.register(app)
     engine_cmds.register(app)
     obsidian_cmds.register(app)
+    db_cmds.register(app)
     return app
 
 
