@@ -66,8 +66,30 @@ def serve(
             "change is recorded and `vaultctx undo` reverts the newest.",
         ),
     ] = False,
+    vaults: Annotated[
+        Path | None,
+        typer.Option(
+            "--vaults",
+            help="With --http: serve every vault of this TOML file, each at /mcp/<name> with "
+            "its own token and scope (docs/cli-server.md).",
+            show_default=False,
+        ),
+    ] = None,
+    check: Annotated[
+        bool,
+        typer.Option("--check", help="With --vaults: check the file, list its vaults and exit."),
+    ] = False,
 ) -> None:
     """Run the MCP server over stdio (one client) or Streamable HTTP at /mcp (--http)."""
+    if vaults is not None or check:
+        from vaultctx.cli.serve_vaults import serve_vaults
+
+        single: dict[str, object] = {"--vault": vault, "--db": db, "--no-token": no_token}
+        single |= {"--token/VAULTCTX_TOKEN": token, "--watch": watch}
+        single["--allow-writes"] = allow_writes
+        given = [option for option, value in single.items() if value]
+        serve_vaults(vaults, http, check, given, host, port, allow_host or ())
+        return
     if watch and not http:
         raise VaultctxError(
             "--watch needs --http", "add --http, or beside a stdio server run `vaultctx watch`"

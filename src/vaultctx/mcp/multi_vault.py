@@ -1,0 +1,186 @@
+"""Several vaults from one ``serve --http`` process, each at ``/mcp/<name>`` behind its own token.
+
+Each vault gets the MCP server a single-vault ``serve --http`` builds (``server.build_server``)
+with its own ``SharedTokenVerifier`` and its own tool list, so the promises of one vault hold
+for each by construction: a token is checked by its vault's server only (a token of another
+vault is as wrong as any), and a read-scoped vault's server has no write tools to list or call.
+A request reaches a vault's server only by its exact path; anything else under ``/mcp`` is
+refused without saying which names exist, unless the caller holds a valid token of some vault.
+
+Memory and time: a vault costs nothing until its first request after ``initialize`` (its index
+opens and its vectors load then, ``VaultService`` warm-up). The models are the process's, not
+each vault's (``SharedModelVault``): vaults with the same engine settings share one loaded model,
+so one more vault costs its index and its vectors held in memory. Every vault's calls take one
+lock, as a model's caches are not shared between threads; a search takes milliseconds.
+"""
+
+from __future__ import annotations
+
+import hmac
+import socket
+import threading
+from collections.abc import AsyncIterator, Callable, Sequence
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import Any, TypeVar
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from vaultctx.api import Vault
+from vaultctx.embed.base import Embedder
+from vaultctx.mcp.served_vaults import ServedVault
+from vaultctx.mcp.server import VaultService, build_server, transport_security
+
+T = TypeVar("T")
+
+
+class SharedModels:
+    """The embedding models loaded in this process, by setting and engine name: the first vault
+    that needs one loads it, the others get the same object."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._loaded: dict[tuple[str, str], Any] = {}
+
+    def get(self, key: tuple[str, str], load: Callable[[], T]) -> T:
+        with self._lock:
+            if key not in self._loaded:
+                self._loaded[key] = load()
+            loaded: T = self._loaded[key]
+            return loaded
+
+
+class SharedModelVault(Vault):
+    """A ``Vault`` whose models come from ``SharedModels``; its index is its own."""
+
+    def __init__(self, path: Path, *, db: str | None, models: SharedModels) -> None:
+        super().__init__(path, db=db)
+        self._models = models
+
+    def embedder(self) -> Embedder:
+        key = ("engine", self.config.settings.engine)
+        return self._models.get(key, super().embedder)
+
+    def quality_embedder(self) -> Embedder | None:
+        key = ("quality_engine", self.config.settings.quality_engine)
+        return self._models.get(key, super().quality_embedder)
+
+    def multilingual_embedder(self) -> Embedder | None:
+        key = ("multilingual_engine", self.config.settings.multilingual_engine)
+        return self._models.get(key, super().multilingual_embedder)
+
+
+def open_served_vaults(served: Sequence[ServedVault]) -> list[Vault]:
+    """Each vault as a single-vault ``serve`` would open it (``--vault`` and ``--db``): the
+    settings are read and checked now, the index is opened on its first request."""
+    models = SharedModels()
+    return [SharedModelVault(each.vault, db=each.db, models=models) for each in served]
+
+
+def build_vaults_app(
+    served: Sequence[ServedVault],
+    vaults: Sequence[Vault],
+    *,
+    host: str,
+    extra_hosts: Sequence[str] = (),
+) -> Starlette:
+    """One Starlette app: each vault's MCP endpoint at its ``url_path``, with the Host and
+    Origin rules of ``serve --http``."""
+    one_lock = threading.Lock()
+    security = transport_security(host, extra_hosts)
+    apps: list[Starlette] = []
+    routes: list[Route] = []
+    for each, vault in zip(served, vaults, strict=True):
+        server = build_server(
+            vault,
+            token=each.token,
+            log_level="INFO",
+            warm_up="after handshake",
+            allow_writes=each.scope == "write",
+            service=VaultService(vault, one_lock),
+        )
+        app = server.streamable_http_app(
+            streamable_http_path=each.url_path, transport_security=security, host=host
+        )
+        apps.append(app)
+        routes.append(Route(each.url_path, endpoint=app))
+    unknown = _unknown_vault([(each.name, each.token) for each in served])
+    routes += [Route("/mcp", endpoint=unknown), Route("/mcp/{rest:path}", endpoint=unknown)]
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        # Each vault's app runs its own session manager; mounted apps' lifespans are not run
+        # by Starlette, so they are entered here.
+        async with AsyncExitStack() as stack:
+            for app in apps:
+                await stack.enter_async_context(app.router.lifespan_context(app))
+            yield
+
+    return Starlette(routes=routes, lifespan=lifespan)
+
+
+def _unknown_vault(tokens: Sequence[tuple[str, str]]) -> Callable[[Request], Any]:
+    """A path under /mcp that names no vault: 401 unless the caller holds a valid token (so
+    names cannot be probed), else 404 naming the path that token opens."""
+
+    async def endpoint(request: Request) -> JSONResponse:
+        given = request.headers.get("authorization", "")
+        bearer = given[7:].encode() if given[:7].lower() == "bearer " else b""
+        holder = None
+        for name, token in tokens:  # every token compared, in constant time, whatever matches
+            if hmac.compare_digest(bearer, token.encode()):
+                holder = name
+        if holder is None:
+            return JSONResponse(
+                {"error": "invalid_token", "error_description": "Authentication required"},
+                status_code=401,
+                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
+            )
+        return JSONResponse(
+            {
+                "error": "not_found",
+                "error_description": f"no vault is served at {request.url.path}; this token "
+                f"opens /mcp/{holder}",
+            },
+            status_code=404,
+        )
+
+    return endpoint
+
+
+def run_vaults_http(
+    served: Sequence[ServedVault],
+    *,
+    host: str,
+    port: int,
+    extra_hosts: Sequence[str] = (),
+    sockets: list[socket.socket] | None = None,
+) -> None:
+    """Serve every vault of ``served`` until stopped, with ``serve --http``'s connection
+    limits. No server record is written: hooks and CLI forwarding speak to one vault's
+    server at ``/mcp``, which this one is not."""
+    import uvicorn
+
+    from vaultctx.loopback.http_timeouts import IDLE_TIMEOUT_SECONDS, TimedH11Protocol
+    from vaultctx.loopback.listeners import bind_listeners
+
+    vaults = open_served_vaults(served)
+    app = build_vaults_app(served, vaults, host=host, extra_hosts=extra_hosts)
+    listening = sockets if sockets is not None else bind_listeners(host, port)
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_config=None,
+        log_level="info",
+        http=TimedH11Protocol,
+        timeout_keep_alive=IDLE_TIMEOUT_SECONDS,
+    )
+    try:
+        uvicorn.Server(config).run(sockets=listening)
+    finally:
+        for vault in vaults:
+            vault.close()
