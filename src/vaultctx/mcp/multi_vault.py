@@ -108,7 +108,8 @@ def build_vaults_app(
         apps.append(app)
         routes.append(Route(each.url_path, endpoint=app))
     unknown = _unknown_vault([(each.name, each.token) for each in served])
-    routes += [Route("/mcp", endpoint=unknown), Route("/mcp/{rest:path}", endpoint=unknown)]
+    methods = ["GET", "POST", "DELETE"]  # what the MCP transport uses
+    routes += [Route(path, unknown, methods=methods) for path in ("/mcp", "/mcp/{rest:path}")]
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
