@@ -25,6 +25,8 @@ from tests.mcp.conftest import (
     wait_until_listening,
 )
 from vaultctx.api import Vault
+from vaultctx.mcp.multi_vault import open_served_vaults
+from vaultctx.mcp.served_vaults import ServedVault
 
 HANDBOOK_TOKEN = "Vq7tMZ2cR1xkPb9sLhW4dN8yFe3Gj0uAo6TiKw5nYrE"
 TEAM_TOKEN = "8f3b2c1d9e7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c"
@@ -158,9 +160,9 @@ def test_read_scope_cannot_run_a_write_tool(served: Served) -> None:
 
 def test_check_lists_the_vaults_without_their_tokens(served: Served) -> None:
     env = {**subprocess_env(), "HANDBOOK_TOKEN": HANDBOOK_TOKEN}
+    command = ["serve", "--http", "--vaults", str(served.vaults_file), "--check"]
     done = subprocess.run(
-        [sys.executable, "-m", "vaultctx", "serve", "--http", "--vaults", str(served.vaults_file)]
-        + ["--check"],
+        [sys.executable, "-m", "vaultctx", *command],
         env=env,
         capture_output=True,
         text=True,
@@ -174,3 +176,17 @@ def test_check_lists_the_vaults_without_their_tokens(served: Served) -> None:
     assert "team.token" in lines[1]
     assert HANDBOOK_TOKEN not in done.stdout and TEAM_TOKEN not in done.stdout
     assert "2 vault(s)" in lines[2]
+
+
+def test_vaults_share_the_process_models(tmp_path: Path) -> None:
+    """One more vault costs its index, not another copy of the models."""
+    served = []
+    for name in ("a", "b"):
+        (tmp_path / name).mkdir()
+        served.append(
+            ServedVault(name, tmp_path / name, str(tmp_path / f"{name}.db"), "read", name * 43, "")
+        )
+    first, second = open_served_vaults(served)
+    assert first.db_path != second.db_path
+    assert first.embedder() is second.embedder()
+    assert first.quality_embedder() is second.quality_embedder()

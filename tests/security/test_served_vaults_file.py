@@ -70,7 +70,9 @@ def test_a_token_file_others_can_read_is_refused_with_the_fix(root: Path, mode: 
     assert f"chmod 600 {root / 'b.token'}" in error.suggestion
 
 
-@pytest.mark.parametrize("name", ["a/b", "..", ".", "a.b", "", "-a", "a b", "%2e%2e", "é", "a" * 65])
+@pytest.mark.parametrize(
+    "name", ["a/b", "..", ".", "a.b", "", "-a", "a b", "%2e%2e", "é", "a" * 65]
+)
 def test_a_name_that_is_not_one_url_segment_is_refused(root: Path, name: str) -> None:
     error = refused(root, vault_table(name, "a"))
     assert "URL path" in error.message

@@ -15,26 +15,32 @@ from vaultctx.errors import VaultctxError
 from vaultctx.loopback.listeners import bind_listeners
 from vaultctx.mcp.served_vaults import ServedVault, load_served_vaults
 
+# What --vaults replaces: its file names each vault, its index, its token and its scope.
+SINGLE_VAULT_OPTIONS = ("--vault", "--db", "--token", "--no-token", "--watch", "--allow-writes")
+
 
 def serve_vaults(
     file: Path | None,
     http: bool,
     check: bool,
-    single_vault_options: Sequence[str],
+    single_vault_values: Sequence[object],
     host: str,
     port: int,
     extra_hosts: Sequence[str],
 ) -> None:
-    """Check the served-vaults ``file`` and serve it, or with ``check`` list it and return."""
+    """Check the served-vaults ``file`` and serve it, or with ``check`` list it and return.
+    ``single_vault_values`` are those of ``SINGLE_VAULT_OPTIONS``: none may be given."""
     if file is None:
         raise VaultctxError("--check needs --vaults FILE", "add --vaults and the file to check")
     if not http:
         raise VaultctxError(
             "--vaults serves over HTTP only", "add --http (a stdio server has one client)"
         )
-    if single_vault_options:
+    options = zip(SINGLE_VAULT_OPTIONS, single_vault_values, strict=True)
+    given = [option for option, value in options if value]
+    if given:
         raise VaultctxError(
-            f"{', '.join(single_vault_options)} cannot be combined with --vaults: the file "
+            f"{', '.join(given)} cannot be combined with --vaults: the file "
             "names each vault, its index, its token and its scope",
             "drop them (unset VAULTCTX_TOKEN if it is set), or leave out --vaults to serve "
             "one vault",

@@ -28,6 +28,7 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
+from starlette.types import Receive, Scope, Send
 
 from vaultctx.api import Vault
 from vaultctx.embed.base import Embedder
@@ -107,9 +108,8 @@ def build_vaults_app(
         )
         apps.append(app)
         routes.append(Route(each.url_path, endpoint=app))
-    unknown = _unknown_vault([(each.name, each.token) for each in served])
-    methods = ["GET", "POST", "DELETE"]  # what the MCP transport uses
-    routes += [Route(path, unknown, methods=methods) for path in ("/mcp", "/mcp/{rest:path}")]
+    unknown = _UnknownVault([(each.name, each.token) for each in served])
+    routes += [Route(path, unknown) for path in ("/mcp", "/mcp/{rest:path}")]
 
     @asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
@@ -123,33 +123,33 @@ def build_vaults_app(
     return Starlette(routes=routes, lifespan=lifespan)
 
 
-def _unknown_vault(tokens: Sequence[tuple[str, str]]) -> Callable[[Request], Any]:
+class _UnknownVault:
     """A path under /mcp that names no vault: 401 unless the caller holds a valid token (so
-    names cannot be probed), else 404 naming the path that token opens."""
+    names cannot be probed), else 404 naming the path that token opens. An ASGI app rather than
+    an endpoint function, so every method gets the same answer."""
 
-    async def endpoint(request: Request) -> JSONResponse:
+    def __init__(self, tokens: Sequence[tuple[str, str]]) -> None:
+        self._tokens = [(name, token.encode()) for name, token in tokens]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        request = Request(scope, receive)
         given = request.headers.get("authorization", "")
         bearer = given[7:].encode() if given[:7].lower() == "bearer " else b""
         holder = None
-        for name, token in tokens:  # every token compared, in constant time, whatever matches
-            if hmac.compare_digest(bearer, token.encode()):
+        for name, token in self._tokens:  # every token compared in constant time
+            if hmac.compare_digest(bearer, token):
                 holder = name
-        if holder is None:
-            return JSONResponse(
-                {"error": "invalid_token", "error_description": "Authentication required"},
-                status_code=401,
-                headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
-            )
-        return JSONResponse(
-            {
-                "error": "not_found",
-                "error_description": f"no vault is served at {request.url.path}; this token "
-                f"opens /mcp/{holder}",
-            },
-            status_code=404,
+        response = JSONResponse(
+            {"error": "invalid_token", "error_description": "Authentication required"},
+            status_code=401,
+            headers={"WWW-Authenticate": 'Bearer error="invalid_token"'},
         )
-
-    return endpoint
+        if holder is not None:
+            where = f"no vault is served at {request.url.path}; this token opens /mcp/{holder}"
+            response = JSONResponse(
+                {"error": "not_found", "error_description": where}, status_code=404
+            )
+        await response(scope, receive, send)
 
 
 def run_vaults_http(
