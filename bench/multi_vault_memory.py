@@ -6,9 +6,10 @@ many copies (loopback, one token per vault from the environment) and, vault afte
 raw JSON-RPC to it (``initialize``, ``notifications/initialized``, hybrid searches until none is
 keyword-only, a pause for the in-memory vectors, more searches). It prints the server's RSS
 (``VmRSS`` of ``/proc/<pid>/status``) once listening and after each vault is warm, and its peak
-(``VmHWM``), so the cost of a vault is the difference between two lines.
+(``VmHWM``), so the cost of a vault is the difference between two lines. Count 0 is the
+baseline: the first copy served by a single-vault ``serve --http``.
 
-    PYTHONPATH=src .venv/bin/python bench/multi_vault_memory.py [--vault DIR] [--vaults 1 3]
+    PYTHONPATH=src .venv/bin/python bench/multi_vault_memory.py [--vault DIR] [--vaults 0 1 3]
         [--fast]
 """
 
@@ -131,18 +132,29 @@ def prepare(source: Path, root: Path, count: int, fast: bool) -> list[tuple[Path
 
 
 def measure(root: Path, copies: list[tuple[Path, Path]], count: int) -> None:
-    file = root / f"vaults-{count}.toml"
-    tables = [
-        f'[[vault]]\nname = "v{i}"\nvault = "{vault}"\ndb = "{db}"\ntoken_env = "BENCH_TOKEN_{i}"\n'
-        for i, (vault, db) in enumerate(copies[:count])
-    ]
-    file.write_text("\n".join(tables), encoding="utf-8")
+    """``count`` vaults from one ``--vaults`` server; 0: the first copy from a single-vault
+    ``serve --http`` (the baseline one more vault is compared with)."""
     env = dict(os.environ, PYTHONPATH=str(REPO / "src"), XDG_CONFIG_HOME=str(root / "config"))
-    env.update({f"BENCH_TOKEN_{i}": _token(i) for i in range(count)})
+    env.update({f"BENCH_TOKEN_{i}": _token(i) for i in range(max(count, 1))})
     port = _free_port()
-    command = ["serve", "--http", "--port", str(port), "--vaults", str(file)]
+    base = f"http://127.0.0.1:{port}/mcp"
+    if count == 0:
+        vault, db = copies[0]
+        served = ["--vault", str(vault), "--db", str(db), "--token", _token(0)]
+        endpoints, label = [(base, _token(0))], "single-vault serve --http"
+    else:
+        file = root / f"vaults-{count}.toml"
+        tables = [
+            f'[[vault]]\nname = "v{i}"\nvault = "{vault}"\ndb = "{db}"\n'
+            f'token_env = "BENCH_TOKEN_{i}"\n'
+            for i, (vault, db) in enumerate(copies[:count])
+        ]
+        file.write_text("\n".join(tables), encoding="utf-8")
+        served = ["--vaults", str(file)]
+        endpoints = [(f"{base}/v{i}", _token(i)) for i in range(count)]
+        label = f"--vaults, {count} vault(s)"
     process = subprocess.Popen(
-        [sys.executable, "-m", "vaultctx", *command],
+        [sys.executable, "-m", "vaultctx", "serve", "--http", "--port", str(port), *served],
         env=env,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
@@ -153,15 +165,15 @@ def measure(root: Path, copies: list[tuple[Path, Path]], count: int) -> None:
             if process.poll() is not None or time.monotonic() > deadline:
                 raise SystemExit("the server did not start")
             time.sleep(0.1)
-        print(f"{count} vault(s): listening, RSS {_rss_mb(process.pid):.0f} MB", flush=True)
-        for i in range(count):
-            warm = warm_vault(f"http://127.0.0.1:{port}/mcp/v{i}", _token(i))
+        print(f"{label}: listening, RSS {_rss_mb(process.pid):.0f} MB", flush=True)
+        for i, (url, token) in enumerate(endpoints):
+            warm = warm_vault(url, token)
             print(
-                f"{count} vault(s): vault {i + 1} warm after {warm:.1f} s, "
+                f"{label}: vault {i + 1} warm after {warm:.1f} s, "
                 f"RSS {_rss_mb(process.pid):.0f} MB",
                 flush=True,
             )
-        print(f"{count} vault(s): peak RSS {_rss_mb(process.pid, 'VmHWM'):.0f} MB", flush=True)
+        print(f"{label}: peak RSS {_rss_mb(process.pid, 'VmHWM'):.0f} MB", flush=True)
     finally:
         process.terminate()
         process.wait(timeout=30)
@@ -170,13 +182,15 @@ def measure(root: Path, copies: list[tuple[Path, Path]], count: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--vault", type=Path, default=EXAMPLE, help="the vault to copy")
-    parser.add_argument("--vaults", type=int, nargs="+", default=[1, 3], help="counts to serve")
+    parser.add_argument(
+        "--vaults", type=int, nargs="+", default=[0, 1, 3], help="counts (0: single-vault serve)"
+    )
     parser.add_argument("--fast", action="store_true", help="index pass 1 only (no transformer)")
     args = parser.parse_args()
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", flush=True)
     with tempfile.TemporaryDirectory(prefix="vaultctx-multi-") as temporary:
         root = Path(temporary)
-        copies = prepare(args.vault.resolve(), root, max(args.vaults), args.fast)
+        copies = prepare(args.vault.resolve(), root, max(*args.vaults, 1), args.fast)
         for count in args.vaults:
             measure(root, copies, count)
     print(f"load average after: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")

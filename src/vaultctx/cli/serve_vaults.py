@@ -32,7 +32,7 @@ def serve_vaults(
     ``single_vault_values`` are those of ``SINGLE_VAULT_OPTIONS``: none may be given."""
     if file is None:
         raise VaultctxError("--check needs --vaults FILE", "add --vaults and the file to check")
-    if not http:
+    if not http and not check:
         raise VaultctxError(
             "--vaults serves over HTTP only", "add --http (a stdio server has one client)"
         )
