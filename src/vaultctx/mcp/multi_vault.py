@@ -10,8 +10,8 @@ refused without saying which names exist, unless the caller holds a valid token 
 Memory and time: a vault costs nothing until its first request after ``initialize`` (its index
 opens and its vectors load then, ``VaultService`` warm-up). The models are the process's, not
 each vault's (``SharedModelVault``): vaults with the same engine settings share one loaded model,
-so one more vault costs its index and its vectors held in memory. Every vault's calls take one
-lock, as a model's caches are not shared between threads; a search takes milliseconds.
+so one more vault costs its index and its vectors held in memory. Each vault's calls take its own
+lock, as for one vault; a shared model embeds one text batch at a time (``LockedEmbedder``).
 """
 
 from __future__ import annotations
@@ -22,7 +22,6 @@ import threading
 from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
-from typing import Any, TypeVar
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -31,11 +30,40 @@ from starlette.routing import Route
 from starlette.types import Receive, Scope, Send
 
 from vaultctx.api import Vault
-from vaultctx.embed.base import Embedder
+from vaultctx.embed.base import Embedder, Vectors
 from vaultctx.mcp.served_vaults import ServedVault
-from vaultctx.mcp.server import VaultService, build_server, transport_security
+from vaultctx.mcp.server import build_server, transport_security
 
-T = TypeVar("T")
+
+class LockedEmbedder:
+    """A model several vaults' threads use: one embedding at a time, as a model's caches are
+    not shared between threads (each vault's calls have their own lock, as for one vault)."""
+
+    def __init__(self, model: Embedder) -> None:
+        self._model = model
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return self._model.name
+
+    @property
+    def dimension(self) -> int:
+        return self._model.dimension
+
+    @property
+    def model_hash(self) -> str:
+        return self._model.model_hash
+
+    def embed(self, texts: list[str]) -> Vectors:
+        with self._lock:
+            return self._model.embed(texts)
+
+    def embed_queries(self, texts: list[str]) -> Vectors:
+        """The model's own query embedding where it has one (``embed.base.embed_query``)."""
+        with self._lock:
+            vectors: Vectors = getattr(self._model, "embed_queries", self._model.embed)(texts)
+            return vectors
 
 
 class SharedModels:
@@ -44,14 +72,16 @@ class SharedModels:
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
-        self._loaded: dict[tuple[str, str], Any] = {}
+        self._loaded: dict[tuple[str, str], LockedEmbedder | None] = {}
 
-    def get(self, key: tuple[str, str], load: Callable[[], T]) -> T:
+    def get(
+        self, key: tuple[str, str], load: Callable[[], Embedder | None]
+    ) -> LockedEmbedder | None:
         with self._lock:
             if key not in self._loaded:
-                self._loaded[key] = load()
-            loaded: T = self._loaded[key]
-            return loaded
+                model = load()
+                self._loaded[key] = None if model is None else LockedEmbedder(model)
+            return self._loaded[key]
 
 
 class SharedModelVault(Vault):
@@ -62,8 +92,9 @@ class SharedModelVault(Vault):
         self._models = models
 
     def embedder(self) -> Embedder:
-        key = ("engine", self.config.settings.engine)
-        return self._models.get(key, super().embedder)
+        shared = self._models.get(("engine", self.config.settings.engine), super().embedder)
+        assert shared is not None  # the pass-1 engine always loads or raises
+        return shared
 
     def quality_embedder(self) -> Embedder | None:
         key = ("quality_engine", self.config.settings.quality_engine)
@@ -90,7 +121,6 @@ def build_vaults_app(
 ) -> Starlette:
     """One Starlette app: each vault's MCP endpoint at its ``url_path``, with the Host and
     Origin rules of ``serve --http``."""
-    one_lock = threading.Lock()
     security = transport_security(host, extra_hosts)
     apps: list[Starlette] = []
     routes: list[Route] = []
@@ -101,7 +131,6 @@ def build_vaults_app(
             log_level="INFO",
             warm_up="after handshake",
             allow_writes=each.scope == "write",
-            service=VaultService(vault, one_lock),
         )
         app = server.streamable_http_app(
             streamable_http_path=each.url_path, transport_security=security, host=host
