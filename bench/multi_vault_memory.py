@@ -24,22 +24,15 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 import httpx2
 
+from http_concurrency import HEADERS, LOADING, PROTOCOL, _free_port, _message
+
 REPO = Path(__file__).resolve().parents[1]
 EXAMPLE = REPO / "examples" / "vault"
-LOADING = "vector models are still loading"
-HEADERS = {"accept": "application/json, text/event-stream", "content-type": "application/json"}
 QUERIES = ["reciprocal rank fusion", "weekly review", "how to take notes", "project plan"]
 WARM_TIMEOUT_S = 300.0
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def _listening(port: int) -> bool:
@@ -58,36 +51,17 @@ def _rss_mb(pid: int, field: str = "VmRSS") -> float:
     raise SystemExit(f"no {field} for {pid}")
 
 
-def _answer(response: httpx2.Response) -> dict[str, Any]:
-    import json
-
-    if response.headers.get("content-type", "").startswith("text/event-stream"):
-        for line in response.text.splitlines():
-            if line.startswith("data:"):
-                return dict(json.loads(line[5:]))
-    return dict(response.json())
-
-
 def warm_vault(url: str, token: str) -> float:
     """Seconds from the first search until searches rank by meaning."""
     headers = {**HEADERS, "authorization": f"Bearer {token}"}
     with httpx2.Client(headers=headers, timeout=120.0) as http:
-        init = http.post(
-            url,
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "initialize",
-                "params": {
-                    "protocolVersion": "2025-06-18",
-                    "capabilities": {},
-                    "clientInfo": {"name": "bench", "version": "0"},
-                },
-            },
-        )
+        client = {"name": "bench", "version": "0"}
+        params = {"protocolVersion": PROTOCOL, "capabilities": {}, "clientInfo": client}
+        initialize = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": params}
+        init = http.post(url, json=initialize)
         init.raise_for_status()
         http.headers["mcp-session-id"] = init.headers["mcp-session-id"]
-        http.headers["mcp-protocol-version"] = "2025-06-18"
+        http.headers["mcp-protocol-version"] = PROTOCOL
         http.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"})
         started = time.monotonic()
 
@@ -95,7 +69,7 @@ def warm_vault(url: str, token: str) -> float:
             arguments = {"query": query, "limit": 5}
             message = {"jsonrpc": "2.0", "id": ident, "method": "tools/call"}
             message["params"] = {"name": "obsidian_search", "arguments": arguments}
-            result = _answer(http.post(url, json=message))["result"]
+            result = _message(http.post(url, json=message))["result"]
             if result.get("isError"):
                 raise SystemExit(f"search failed: {result['content']}")
             return list(result["structuredContent"]["notices"])

@@ -13,21 +13,11 @@ import pytest
 
 from tests.mcp.conftest import HttpServer, stop, wait_until_listening
 from tests.mcp.conftest import start_http_server as start_server
+from tests.mcp.test_http import INITIALIZE, MCP_HEADERS
 from tests.security.serving import serve_env, tiny_vault
 
 TOKEN_A = "Vq7tMZ2cR1xkPb9sLhW4dN8yFe3Gj0uAo6TiKw5nYrE"
 TOKEN_B = "8f3b2c1d9e7a6b5c4d3e2f1a0b9c8d7e6f5a4b3c2d1e0f9a8b7c6d5e4f3a2b1c"
-INITIALIZE = {
-    "jsonrpc": "2.0",
-    "id": 1,
-    "method": "initialize",
-    "params": {
-        "protocolVersion": "2025-06-18",
-        "capabilities": {},
-        "clientInfo": {"name": "raw", "version": "0"},
-    },
-}
-MCP_HEADERS = {"accept": "application/json, text/event-stream"}
 
 
 @pytest.fixture(scope="module")

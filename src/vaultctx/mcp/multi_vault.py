@@ -32,7 +32,7 @@ from starlette.types import Receive, Scope, Send
 from vaultctx.api import Vault
 from vaultctx.embed.base import Embedder, Vectors
 from vaultctx.mcp.served_vaults import ServedVault
-from vaultctx.mcp.server import build_server, transport_security
+from vaultctx.mcp.server import build_server, run_uvicorn, transport_security
 
 
 class LockedEmbedder:
@@ -192,25 +192,13 @@ def run_vaults_http(
     """Serve every vault of ``served`` until stopped, with ``serve --http``'s connection
     limits. No server record is written: hooks and CLI forwarding speak to one vault's
     server at ``/mcp``, which this one is not."""
-    import uvicorn
-
-    from vaultctx.loopback.http_timeouts import IDLE_TIMEOUT_SECONDS, TimedH11Protocol
     from vaultctx.loopback.listeners import bind_listeners
 
     vaults = open_served_vaults(served)
     app = build_vaults_app(served, vaults, host=host, extra_hosts=extra_hosts)
     listening = sockets if sockets is not None else bind_listeners(host, port)
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_config=None,
-        log_level="info",
-        http=TimedH11Protocol,
-        timeout_keep_alive=IDLE_TIMEOUT_SECONDS,
-    )
     try:
-        uvicorn.Server(config).run(sockets=listening)
+        run_uvicorn(app, host, port, listening)
     finally:
         for vault in vaults:
             vault.close()
