@@ -162,7 +162,8 @@ def test_read_scope_cannot_run_a_write_tool(served: Served) -> None:
 
 
 def test_check_lists_the_vaults_without_their_tokens(served: Served) -> None:
-    env = {**subprocess_env(), "HANDBOOK_TOKEN": HANDBOOK_TOKEN}
+    # A VAULTCTX_TOKEN from the shell profile is not a --token given with --vaults.
+    env = {**subprocess_env(), "HANDBOOK_TOKEN": HANDBOOK_TOKEN, "VAULTCTX_TOKEN": "mine"}
     command = ["serve", "--vaults", str(served.vaults_file), "--check"]  # --http implied
     done = subprocess.run(
         [sys.executable, "-m", "vaultctx", *command],
@@ -179,6 +180,21 @@ def test_check_lists_the_vaults_without_their_tokens(served: Served) -> None:
     assert "team.token" in lines[1]
     assert HANDBOOK_TOKEN not in done.stdout and TEAM_TOKEN not in done.stdout
     assert "2 vault(s)" in lines[2]
+
+
+@pytest.mark.parametrize("option", [["--token", "x"], ["--vault", "."], ["--allow-writes"]])
+def test_single_vault_options_do_not_combine_with_vaults(served: Served, option: list[str]) -> None:
+    command = ["serve", "--http", "--vaults", str(served.vaults_file), "--check", *option]
+    done = subprocess.run(
+        [sys.executable, "-m", "vaultctx", *command],
+        env={**subprocess_env(), "HANDBOOK_TOKEN": HANDBOOK_TOKEN},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode != 0 and "cannot be combined with --vaults" in done.stderr
+    assert option[0] in done.stderr and "Traceback" not in done.stderr
 
 
 def test_vaults_share_the_process_models(tmp_path: Path) -> None:
