@@ -169,3 +169,20 @@ def test_serve_refuses_a_hostile_file_before_listening(root: Path) -> None:
     assert "readable or writable by others" in done.stderr and "chmod 600" in done.stderr
     assert "Traceback" not in done.stderr
     assert os.stat(root / "b.token").st_mode & 0o777 == 0o644  # nothing changed behind the user
+
+
+def test_a_database_url_is_passed_on_as_given_and_may_be_shared(root: Path) -> None:
+    """The vaults of one PostgreSQL database name the same URL; it reaches the store as --db."""
+    url = "postgresql://vaultctx@db.internal:5432/notes?sslmode=verify-full"
+    text = vault_table("a", "a", f'db = "{url}"')
+    text += vault_table("b", "b", f'db = "{url}"', token='token_env = "TOKEN_B"')
+    file = root / "vaults.toml"
+    file.write_text(text, encoding="utf-8")
+    assert [v.db for v in load_served_vaults(file, host="127.0.0.1", env=ENV)] == [url, url]
+
+
+def test_a_database_url_with_a_password_is_refused(root: Path) -> None:
+    text = vault_table("a", "a", 'db = "postgresql://vaultctx:s3cret@db.internal/notes"')
+    error = refused(root, text)
+    assert "password" in error.message and "s3cret" not in error.message
+    assert "PGPASSFILE" in error.suggestion

@@ -23,6 +23,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 import platformdirs
 
@@ -154,7 +155,7 @@ def _served_vault(
     vault = _vault_folder(_string(table, "vault", where), file, where)
     db = table.get("db")
     if db is not None:
-        db = _db_value(_string(table, "db", where), file)
+        db = _db_value(_string(table, "db", where), file, where)
     scope = table.get("scope", "read")
     if scope not in ("read", "write"):
         raise ServedVaultsError(
@@ -188,12 +189,23 @@ def _vault_folder(value: str, file: Path, where: str) -> Path:
     return Path(os.path.realpath(folder))
 
 
-def _db_value(value: str, file: Path) -> str:
+def _db_value(value: str, file: Path, where: str) -> str:
     """The index location as ``--db`` takes it: a URL (``postgresql://…``) untouched, a path
-    made absolute so it does not depend on where the server was started."""
-    if "://" in value:
-        return value
-    return str(_beside(value, file))
+    made absolute so it does not depend on where the server was started. A URL with a password
+    is refused: this file holds no secret, and ``--check`` prints the location."""
+    if "://" not in value:
+        return str(_beside(value, file))
+    try:
+        password = urlsplit(value).password
+    except ValueError as exc:
+        raise ServedVaultsError(f"{where}: db is not a valid URL ({exc})", "fix the URL") from exc
+    if password is not None:
+        raise ServedVaultsError(
+            f"{where}: the db URL carries a password",
+            "remove it from the URL and keep it where vaultctx reads database passwords (the "
+            "keyring or a PGPASSFILE; see postgres.md)",
+        )
+    return value
 
 
 def _token(table: dict[str, Any], file: Path, where: str, env: dict[str, str]) -> tuple[str, str]:
