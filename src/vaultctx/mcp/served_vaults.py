@@ -83,7 +83,9 @@ def load_served_vaults(
             policy.check_bind(host, vault.token)
         except policy.InsecureBindError as exc:
             raise ServedVaultsError(
-                f"vault {vault.name!r} in {file}: {exc.message}", exc.suggestion
+                f"vault {vault.name!r} in {file}: {exc.message}",
+                f"put a random one in {vault.token_source}, e.g. from `openssl rand -hex 32`, "
+                "and give it to that vault's clients",
             ) from exc
     return served
 
