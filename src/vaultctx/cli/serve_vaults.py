@@ -6,6 +6,7 @@ once and a mistake in the file never leaves a half-started server.
 
 from __future__ import annotations
 
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -13,6 +14,7 @@ from pathlib import Path
 from vaultctx.cli.common import stdout
 from vaultctx.errors import VaultctxError
 from vaultctx.loopback.listeners import bind_listeners
+from vaultctx.loopback.server_link import TOKEN_ENV
 from vaultctx.mcp.served_vaults import ServedVault, load_served_vaults
 
 # What --vaults replaces: its file names each vault, its index, its token and its scope.
@@ -37,13 +39,15 @@ def serve_vaults(
             "--vaults serves over HTTP only", "add --http (a stdio server has one client)"
         )
     options = zip(SINGLE_VAULT_OPTIONS, single_vault_values, strict=True)
-    given = [option for option, value in options if value]
+    # VAULTCTX_TOKEN from a shell profile (as docs/mcp.md suggests for clients) is not a choice
+    # made for this command: ignored here, as each vault's token comes from the file.
+    from_env = os.environ.get(TOKEN_ENV)
+    given = [o for o, value in options if value and not (o == "--token" and value == from_env)]
     if given:
         raise VaultctxError(
             f"{', '.join(given)} cannot be combined with --vaults: the file "
             "names each vault, its index, its token and its scope",
-            "drop them (unset VAULTCTX_TOKEN if it is set), or leave out --vaults to serve "
-            "one vault",
+            "drop them, or leave out --vaults to serve one vault",
         )
     served = load_served_vaults(file, host=host)
     if check:
