@@ -13,12 +13,26 @@ from typing import Annotated
 import typer
 
 from vaultctx.cli.common import DbOption, VaultOption, open_vault, stdout
+from vaultctx.cli.serve_vaults import serve_vaults
 from vaultctx.errors import VaultctxError
 from vaultctx.loopback import policy
 from vaultctx.loopback.listeners import bind_listeners
 from vaultctx.loopback.server_link import TOKEN_ENV
 from vaultctx.loopback.token import load_or_create_token, token_problem
 from vaultctx.mcp import client_config
+
+VaultsOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--vaults",
+        help="With --http: serve every vault of this TOML file, each at /mcp/<name> with its "
+        "own token and scope (docs/cli-server.md).",
+        show_default=False,
+    ),
+]
+CheckOption = Annotated[
+    bool, typer.Option("--check", help="With --vaults: check the file, list its vaults and exit.")
+]
 
 
 def serve(
@@ -66,8 +80,13 @@ def serve(
             "change is recorded and `vaultctx undo` reverts the newest.",
         ),
     ] = False,
+    vaults: VaultsOption = None,
+    check: CheckOption = False,
 ) -> None:
     """Run the MCP server over stdio (one client) or Streamable HTTP at /mcp (--http)."""
+    if vaults is not None or check:
+        given = (vault, db, token, no_token, watch, allow_writes)  # SINGLE_VAULT_OPTIONS' order
+        return serve_vaults(vaults, http, check, given, host, port, allow_host or ())
     if watch and not http:
         raise VaultctxError(
             "--watch needs --http", "add --http, or beside a stdio server run `vaultctx watch`"

@@ -391,9 +391,6 @@ def run_http(
     tools' lock. ``token`` None serves without authentication: the CLI allows that only on
     loopback and only when asked (``--no-token``).
     """
-    import uvicorn
-
-    from vaultctx.loopback.http_timeouts import IDLE_TIMEOUT_SECONDS, TimedH11Protocol
     from vaultctx.loopback.listeners import bind_listeners
 
     policy.check_bind(host, token)
@@ -424,6 +421,16 @@ def run_http(
             watcher.stop(wait_seconds=10)
 
     run_while_serving(app, start, stop)
+    run_uvicorn(app, host, port, listening)
+
+
+def run_uvicorn(app: Any, host: str, port: int, listening: list[socket.socket]) -> None:
+    """Serve ``app`` on the bound sockets until stopped, its access log through the root logger
+    and idle or trickling connections cut (``loopback.http_timeouts``)."""
+    import uvicorn
+
+    from vaultctx.loopback.http_timeouts import IDLE_TIMEOUT_SECONDS, TimedH11Protocol
+
     config = uvicorn.Config(
         app,
         host=host,
