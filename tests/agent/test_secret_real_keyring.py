@@ -55,7 +55,7 @@ def _ci() -> bool:
 def _tools_or_skip() -> None:
     missing = [t for t in ("dbus-run-session", "gnome-keyring-daemon") if not shutil.which(t)]
     if missing:
-        message = f"no real keyring here: {', '.join(missing)} missing (apt-get install gnome-keyring)"
+        message = f"no real keyring: {', '.join(missing)} missing (apt-get install gnome-keyring)"
         if _ci():
             pytest.fail(message)
         pytest.skip(message)
