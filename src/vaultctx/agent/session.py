@@ -24,6 +24,7 @@ from vaultctx.agent.prompt import clock_block, stable_prefix
 from vaultctx.agent.retrieval import Retrieved, passages_block, retrieve, translation_target
 from vaultctx.agent.settings import AgentSettings
 from vaultctx.agent.translate import translate_query
+from vaultctx.agent.wording import localise
 from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
@@ -345,7 +346,9 @@ class ChatSession:
                 refuse_unoffered=guard.refuse_unoffered,
             )
             turn.usage = _usage(outcome.usage)
-            turn.stopped = outcome.stopped
+            turn.stopped = outcome.stopped and localise(
+                outcome.stopped, self.settings.user_language()
+            )
             self.history = outcome.messages
         except Exception as exc:  # every backend failure becomes one line; the text is kept
             if isinstance(exc, BackendFailure):
@@ -364,6 +367,7 @@ class ChatSession:
             template_folder=self.settings.template_folder,
             calls=turn.tool_calls,
             on_call=self.on_tool_call,
+            language=self.settings.user_language(),
         )
 
     def toolsets(self, guard: ToolGuard) -> list[AbstractToolset[Any]]:

@@ -40,6 +40,7 @@ from vaultctx.agent.confirm import (
 from vaultctx.agent.failure_tracker import FailureTracker
 from vaultctx.agent.tool_contract import ToolContext, ToolSpec, exception_result, run_tool
 from vaultctx.agent.tool_list import agent_tools
+from vaultctx.agent.wording import localise
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -98,6 +99,7 @@ class ToolGuard:
     calls: list[dict[str, Any]] = field(default_factory=list)
     denied: int = 0
     on_call: ToolCallSink | None = None
+    language: str = "en"  # of the results' first lines (agent/wording.py)
 
     async def run(self, name: str, args: dict[str, Any], call: Callable[[], Any]) -> Any:
         if self.tracker.stopped:
@@ -132,6 +134,8 @@ class ToolGuard:
         return decision in ("yes", "always")
 
     def _record(self, name: str, args: dict[str, Any], result: Any, *, count: bool = True) -> Any:
+        if isinstance(result, str):
+            result = localise(result, self.language)
         text = result if isinstance(result, str) else str(result)
         if count:
             self.tracker.update(name, text)
