@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.agent.cli_support import KEY, agent_env, ask, openai_toml
+from tests.agent.cli_support import KEY, agent_env, ask, openai_toml, vaultctx
 from tests.agent.fakes import Answer, OpenAIFake, ToolCall
 from tests.agent.test_tools_e2e import tool_messages, vault  # noqa: F401 (a fixture)
 from vaultctx.agent import tool_results as texts
@@ -149,3 +149,18 @@ def test_ask_in_korean_end_to_end(vault: object, tmp_path: Path) -> None:  # noq
     assert "멈춤: 도구 실행이 3번 실패했습니다" in result.stderr
     assert len(bodies) == 3  # no fourth round
     assert json.dumps(bodies[2], ensure_ascii=False).count("도구 실행 오류") == 2
+
+
+def test_the_chats_own_lines_in_korean(vault: object, tmp_path: Path) -> None:  # noqa: F811
+    """A piped chat under ``language = "ko"``: its own lines on stderr are Korean; the answer
+    and the commands themselves are as typed."""
+    with OpenAIFake() as fake:
+        fake.queue(Answer("네."))
+        toml = "[agent]\n" + openai_toml(fake) + 'translate = false\nlanguage = "ko"\n'
+        env = agent_env(tmp_path, toml, OPENAI_TEST=KEY)
+        script = "/save\n/new\n안녕?\n/save\n/quit\n"
+        result = vaultctx(vault, env, "chat", stdin=script)  # type: ignore[arg-type]
+    assert result.returncode == 0, result.stderr
+    assert "아직 저장할 것이 없습니다" in result.stderr and "새 대화" in result.stderr
+    assert re.search(r"\S+\(으\)로 저장했습니다", result.stderr)
+    assert "nothing to save yet" not in result.stderr and "saved as" not in result.stderr
