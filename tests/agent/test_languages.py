@@ -164,3 +164,26 @@ def test_the_chats_own_lines_in_korean(vault: object, tmp_path: Path) -> None:  
     assert "아직 저장할 것이 없습니다" in result.stderr and "새 대화" in result.stderr
     assert re.search(r"\S+\(으\)로 저장했습니다", result.stderr)
     assert "nothing to save yet" not in result.stderr and "saved as" not in result.stderr
+
+
+def test_the_guard_translates_vaultctxs_words_not_an_mcp_servers(example_vault: Path) -> None:
+    import asyncio
+
+    from vaultctx.agent.confirm import ConfirmPolicy
+    from vaultctx.agent.toolset import ToolGuard
+    from vaultctx.api import Vault
+
+    async def returns(text: str) -> str:
+        return text
+
+    with Vault(example_vault, db=example_vault.parent / "index.db") as handle:
+        guard = ToolGuard(handle, ConfirmPolicy(enabled=False), language="ko")
+
+        def run(name: str, text: str) -> str:
+            return str(asyncio.run(guard.run(name, {}, lambda: returns(text))))
+
+        assert run("create_note", "Note created: a.md") == "노트를 만들었습니다: a.md"
+        assert run("mcp_files_read", "Path: /srv/x\nbody") == "Path: /srv/x\nbody"
+        failure = texts.failed("mcp_files_read", "the server is gone")
+        assert run("mcp_files_read", failure).startswith("도구 실행 오류: mcp_files_read")
+        assert guard.calls[0]["result_summary"] == "노트를 만들었습니다: a.md"
