@@ -76,3 +76,33 @@ def test_opened_since_follows_obsidians_move_to_front() -> None:
     assert opened_since(["A", "B", "C"], ["A", "C", "B"]) == ["A", "C"]  # C, then A
     assert opened_since(["A", "B", "C"], ["D", "A", "B"]) == ["D"]  # C fell off the end
     assert opened_since(["A", "B"], ["B"]) == ["B"]  # A renamed away, B opened
+
+
+def test_brain_review_queue_through_the_cli(tmp_path: Path) -> None:
+    """``vaultctx brain review-queue`` as a real process, on the real clock: the note opened two
+    days ago ranks below one untouched for 100 days, and the report says why."""
+    import time
+
+    from tests.brain.conftest import LONG, indexed_vault, run_cli
+
+    now = time.time()
+    vault = indexed_vault(tmp_path, {"Old.md": LONG, "Other.md": LONG})
+    for path, days in (("Old.md", 300), ("Other.md", 100)):
+        os.utime(vault.path / path, (now - days * DAY, now - days * DAY))
+    vault.index(fast=True)
+    open_in_obsidian(vault, ["Old.md"], now - 2 * DAY)
+    result = run_cli(tmp_path, vault, "brain", "review-queue", "--json")
+    assert result.returncode == 0, result.stderr
+    items = {item["path"]: item for item in json.loads(result.stdout)["items"]}
+    assert list(items) == ["Other.md", "Old.md"]
+    old = items["Old.md"]
+    assert (round(old["days_idle"]), round(old["days_since_change"])) == (2, 300)
+    assert abs(old["last_opened"] - (now - 2 * DAY)) < 1
+    assert items["Other.md"]["last_opened"] is None
+    # The text form says what the age counts from.
+    again = indexed_vault(tmp_path / "again", {"Old.md": LONG})
+    os.utime(again.path / "Old.md", (now - 300 * DAY, now - 300 * DAY))
+    again.index(fast=True)
+    open_in_obsidian(again, ["Old.md"], now - 60 * DAY)
+    text = run_cli(tmp_path / "again", again, "brain", "review-queue")
+    assert "60 days since it was last opened" in text.stdout, text.stdout + text.stderr
