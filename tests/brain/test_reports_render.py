@@ -48,10 +48,15 @@ def test_duplicates_and_queue() -> None:
         "- [[x/Plan|Plan]] — `x/Plan.md` (similarity 99.7%)\n"
         "\nNothing is merged or deleted; `vaultctx review duplicates` records them."
     )
-    queue = [QueuedNote("Old.md", "Old", 10.0, 300.0, 0), QueuedNote("L.md", "L", 1.03, 1.0, 1)]
+    queue = [
+        QueuedNote("Old.md", "Old", 10.0, 300.0, 0, 300.0),
+        QueuedNote("L.md", "L", 1.03, 1.0, 1, 1.0, 1.0),  # opened before it changed: the change
+        QueuedNote("Read.md", "Read", 2.0, 400.0, 0, 60.0, 1.0),  # opened since it changed
+    ]
     assert render_queue(queue) == (
         "1. [[Old]] — score 10.0 (300 days since it changed, 0 links)\n"
-        "2. [[L]] — score 1.0 (1 day since it changed, 1 link)"
+        "2. [[L]] — score 1.0 (1 day since it changed, 1 link)\n"
+        "3. [[Read]] — score 2.0 (60 days since it was last opened, 0 links)"
     )
 
 

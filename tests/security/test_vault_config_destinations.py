@@ -42,6 +42,7 @@ LOCAL_AGENT_KEYS = {
     "mcp_timeout",
     "confirm_changes",
     "template_folder",
+    "language",  # of tool results and the chat's lines: where nothing is sent
 }
 LOCAL_SIGNAL_KEYS = {"inbox", "folder", "max_entries_per_feed", "max_note_chars", "project_folders"}
 # The top-level keys that name an embedding engine; a vault may pick only a local one.

@@ -24,9 +24,12 @@ from vaultctx.agent.prompt import clock_block, stable_prefix
 from vaultctx.agent.retrieval import Retrieved, passages_block, retrieve, translation_target
 from vaultctx.agent.settings import AgentSettings
 from vaultctx.agent.translate import translate_query
+from vaultctx.agent.wording import localise
 from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from pydantic_ai.messages import ModelMessage, UserContent
     from pydantic_ai.settings import ModelSettings
     from pydantic_ai.toolsets import AbstractToolset
@@ -119,7 +122,7 @@ class ChatSession:
         self.web_search = False
         # The last question, its attachments and the history before it, for ``regenerate``.
         self._last_ask: tuple[str, Sequence[Attachment], list[ModelMessage]] | None = None
-        self.skills_prompt, self.skill_notices = _skills_prompt()
+        self.skills_prompt, self.skill_notices = _skills_prompt(vault.path)
 
     def switch_model(self, model: str) -> None:
         from dataclasses import replace
@@ -343,7 +346,9 @@ class ChatSession:
                 refuse_unoffered=guard.refuse_unoffered,
             )
             turn.usage = _usage(outcome.usage)
-            turn.stopped = outcome.stopped
+            turn.stopped = outcome.stopped and localise(
+                outcome.stopped, self.settings.user_language()
+            )
             self.history = outcome.messages
         except Exception as exc:  # every backend failure becomes one line; the text is kept
             if isinstance(exc, BackendFailure):
@@ -362,6 +367,7 @@ class ChatSession:
             template_folder=self.settings.template_folder,
             calls=turn.tool_calls,
             on_call=self.on_tool_call,
+            language=self.settings.user_language(),
         )
 
     def toolsets(self, guard: ToolGuard) -> list[AbstractToolset[Any]]:
@@ -410,11 +416,12 @@ def _clock() -> str:
     return clock_block()
 
 
-def _skills_prompt() -> tuple[str, list[str]]:
-    """The enabled skills' section of the instructions (agent/skills.py), read once a session."""
-    from vaultctx.agent.skills import list_skills, skills_block
+def _skills_prompt(vault: Path) -> tuple[str, list[str]]:
+    """The enabled skills' section of the instructions (agent/skills.py), read once a session;
+    a skills folder inside this vault is refused, even one no marker shows to be a vault."""
+    from vaultctx.agent.skills import list_skills, refuse_inside_vault, skills_block, skills_folder
 
-    return skills_block(list_skills())
+    return skills_block(list_skills(refuse_inside_vault(skills_folder(), [vault])))
 
 
 def conversation_title(question: str) -> str:

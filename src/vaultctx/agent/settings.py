@@ -61,6 +61,14 @@ class AgentSettings:
     confirm_changes: bool = True
     # The vault folder the template tools read and write.
     template_folder: str = "Templates"
+    # The language of tool results and the chat's fixed lines (agent/wording.py): "en" or
+    # "ko"; unset, the locale's.
+    language: str | None = None
+
+    def user_language(self) -> str:
+        from vaultctx.agent.wording import language_from_locale
+
+        return self.language or language_from_locale()
 
     def endpoint(self) -> str | None:
         """The base URL requests go to (None: the client library's own)."""
@@ -76,6 +84,7 @@ _STRING_KEYS = (
     "api_key_secret",
     "effort",
     "mcp_config",
+    "language",
 )
 MCP_TIMEOUT_RANGE = (1, 60)
 
@@ -178,6 +187,8 @@ def _checked(key: str, value: object, default: object, source: str) -> object:
         raise ConfigError(
             f"{source}: '{key}' must be a number, got {value!r}", f"write {key} = {default}"
         )
+    if key == "language" and value is not None:
+        return _language(str(value), source)
     if key == "backend":
         return check_backend(str(value), source)
     if key == "base_url":
@@ -191,6 +202,18 @@ def _checked(key: str, value: object, default: object, source: str) -> object:
     if key == "mcp_timeout":
         return float(_in_range(key, value, MCP_TIMEOUT_RANGE, source))  # type: ignore[arg-type]
     return value
+
+
+def _language(value: str, source: str) -> str:
+    from vaultctx.agent.wording import LANGUAGES
+
+    if value.lower() not in LANGUAGES:
+        raise ConfigError(
+            f"{source}: language {value!r} is not one vaultctx speaks ({', '.join(LANGUAGES)})",
+            'write language = "en" or language = "ko" under [agent], or leave it out to follow '
+            "the locale",
+        )
+    return value.lower()
 
 
 def _template_folder(value: object, source: str) -> str:

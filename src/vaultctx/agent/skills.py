@@ -21,6 +21,7 @@ import json
 import os
 import re
 import stat
+from collections.abc import Sequence
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
@@ -28,7 +29,7 @@ from typing import Any
 
 import platformdirs
 
-from vaultctx.config import APP_NAME, ConfigError, read_toml
+from vaultctx.config import APP_NAME, ConfigError, default_db_path, read_toml
 from vaultctx.errors import VaultctxError
 
 BUILT_IN_SKILLS = (
@@ -102,7 +103,38 @@ def skills_folder(user_config: Path | None = None) -> Path:
             f"{config}: [skills] folder must be a path, got {folder!r}",
             'write folder = "~/notes-skills" under [skills]',
         )
-    return Path(folder.strip()).expanduser()
+    return refuse_inside_vault(Path(folder.strip()).expanduser())
+
+
+def vault_holding(folder: Path, vaults: Sequence[Path] = ()) -> Path | None:
+    """The vault the folder is in, after links are resolved (a link into a vault counts): one of
+    ``vaults``, else the nearest enclosing folder that has ``.obsidian/`` or an index of
+    vaultctx's own in the data folder; None when it is in none."""
+    real = Path(os.path.realpath(folder.expanduser()))
+    for vault in vaults:
+        root = Path(os.path.realpath(vault))
+        if real == root or root in real.parents:
+            return root
+    for candidate in (real, *real.parents):
+        if (candidate / ".obsidian").is_dir() or default_db_path(candidate).is_file():
+            return candidate
+    return None
+
+
+def refuse_inside_vault(folder: Path, vaults: Sequence[Path] = ()) -> Path:
+    """The folder, unless it lies in a vault: a skill written there would change notes without a
+    ledger record, and whoever syncs the vault could rewrite the assistant's instructions."""
+    vault = vault_holding(folder, vaults)
+    if vault is not None:
+        raise SkillError(
+            f"the skills folder {folder} is inside the vault {vault}: skills are kept outside "
+            "every vault, so writing one never changes your notes unrecorded and a synced vault "
+            "cannot rewrite them",
+            "set folder under [skills] in your own vaultctx.toml to a folder outside the vault "
+            f"(or remove the line to use {user_config_dir() / 'skills'}) and move your skill "
+            "files there",
+        )
+    return folder
 
 
 def check_skill_name(name: str) -> str:
@@ -246,6 +278,7 @@ def write_new_skill(folder: Path, name: str, text: str) -> Path:
         raise SkillError("the model's draft was empty", "run `vaultctx skills new` again")
     if len(body) > MAX_SKILL_CHARS:
         body = body[:MAX_SKILL_CHARS].rsplit("\n", 1)[0]
+    refuse_inside_vault(folder)  # checked again as it is written: the folder may have moved
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{name}.md"
     flags = os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0)

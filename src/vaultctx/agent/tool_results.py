@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from vaultctx.agent.wording import LANGUAGES, say
+
 ERROR_PREFIX = "Tool execution error:"
 DENIED = "Tool execution denied by user."
 NOT_RUN = "Tool not run: the tool loop stopped after repeated failures. No changes were made."
@@ -23,6 +25,8 @@ EMPTY_FOLDER = "The folder is empty."
 NO_TEMPLATES = "No templates saved yet."
 EMPTY_QUERY = "The search query is empty. Give the words to look for."
 NO_RESULTS = "No search results. Your vault may need indexing (`vaultctx index`)."
+_ERROR_PREFIXES = tuple(say(language, ERROR_PREFIX) for language in LANGUAGES)
+_DENIALS = frozenset(say(language, DENIED) for language in LANGUAGES)
 EXCERPT_CHARS = 500
 SUMMARY_CHARS = 80
 
@@ -33,7 +37,13 @@ def tool_error(message: str) -> str:
 
 
 def is_tool_error(result: object) -> bool:
-    return isinstance(result, str) and result.startswith(ERROR_PREFIX)
+    """A failure in any language (agent/wording.py): a switch of language mid-chat must not
+    reset the failure count."""
+    return isinstance(result, str) and result.startswith(_ERROR_PREFIXES)
+
+
+def is_denied(result: object) -> bool:
+    return isinstance(result, str) and result in _DENIALS
 
 
 def unknown_tool(name: str) -> str:

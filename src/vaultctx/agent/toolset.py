@@ -32,6 +32,7 @@ from pydantic_core import SchemaValidator, core_schema
 from vaultctx.agent import tool_results as texts
 from vaultctx.agent.brain_tools import not_offered
 from vaultctx.agent.confirm import (
+    MCP_PREFIX,
     ConfirmPolicy,
     ConfirmRequest,
     change_preview,
@@ -40,6 +41,7 @@ from vaultctx.agent.confirm import (
 from vaultctx.agent.failure_tracker import FailureTracker
 from vaultctx.agent.tool_contract import ToolContext, ToolSpec, exception_result, run_tool
 from vaultctx.agent.tool_list import agent_tools
+from vaultctx.agent.wording import localise
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -98,6 +100,7 @@ class ToolGuard:
     calls: list[dict[str, Any]] = field(default_factory=list)
     denied: int = 0
     on_call: ToolCallSink | None = None
+    language: str = "en"  # of the results' first lines (agent/wording.py)
 
     async def run(self, name: str, args: dict[str, Any], call: Callable[[], Any]) -> Any:
         if self.tracker.stopped:
@@ -132,6 +135,8 @@ class ToolGuard:
         return decision in ("yes", "always")
 
     def _record(self, name: str, args: dict[str, Any], result: Any, *, count: bool = True) -> Any:
+        if isinstance(result, str) and (not name.startswith(MCP_PREFIX) or _ours(result)):
+            result = localise(result, self.language)
         text = result if isinstance(result, str) else str(result)
         if count:
             self.tracker.update(name, text)
@@ -144,6 +149,12 @@ class ToolGuard:
         if self.on_call is not None:
             self.on_call(call)
         return result
+
+
+def _ours(result: str) -> bool:
+    """vaultctx's own text about an MCP tool's call (a failure, a denial), not the server's
+    answer, which reaches the model in the server's words."""
+    return texts.is_tool_error(result) or result in (texts.DENIED, texts.NOT_RUN)
 
 
 @dataclass

@@ -126,9 +126,17 @@ def render_queue(notes: Sequence[QueuedNote]) -> str:
         return "_Nothing to review: every note was shown in the last 7 days, or is too short._"
     return "\n".join(
         f"{n}. {note_link(q.path, q.title)} — score {q.score:.1f} "
-        f"({_count(round(q.days_since_change), 'day')} since it changed, {_count(q.links, 'link')})"
+        f"({_count(round(q.days_idle), 'day')} since it {_touched(q)}, "
+        f"{_count(q.links, 'link')})"
         for n, q in enumerate(notes, 1)
     )
+
+
+def _touched(queued: QueuedNote) -> str:
+    """What the age counts from: the open, when Obsidian showed one later than the change."""
+    if queued.last_opened is not None and queued.days_idle < queued.days_since_change:
+        return "was last opened"
+    return "changed"
 
 
 def _listed(parts: list[str], more: str, closing: str) -> str:

@@ -17,6 +17,7 @@ from vaultctx.brain.gaps import Gap, knowledge_gaps
 from vaultctx.brain.link_suggestions import LinkSuggestion
 from vaultctx.brain.link_suggestions import link_suggestions as suggest_links
 from vaultctx.brain.note_vectors import load_note_vectors
+from vaultctx.brain.obsidian_opens import last_open_files, record_opens
 from vaultctx.brain.review_queue import QueuedNote
 from vaultctx.brain.review_queue import review_queue as queue_notes
 from vaultctx.brain.review_state import load_review_state, save_review_state, state_file
@@ -81,10 +82,14 @@ def review_queue(
     path = state_file(vault.path)
     state = load_review_state(path)
     now = clock()
-    notes = queue_notes(facts, state.surfaced, now)
-    if record and (notes or state.notices):
-        known = facts.by_path()
+    known = facts.by_path()
+    seen = last_open_files(vault.path, known, now)
+    before = [p for p in state.open_files if p in known]  # as seen now: a note gone is not listed
+    opened = record_opens(state.opened, before, seen)
+    notes = queue_notes(facts, state.surfaced, now, opened=opened)
+    if record and (notes or state.notices or opened != state.opened):
         kept = {p: t for p, t in state.surfaced.items() if p in known}  # renamed or deleted: gone
         kept.update({note.path: now for note in notes})
-        save_review_state(path, kept)
-    return QueueReport(notes, state.notices)
+        opens = {p: t for p, t in opened.items() if p in known}
+        save_review_state(path, kept, opens, seen.paths)
+    return QueueReport(notes, state.notices + seen.notices)

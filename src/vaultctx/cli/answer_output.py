@@ -22,12 +22,12 @@ ASK_HINT = (
 def denied_changes(turn: Turn) -> list[dict[str, str]]:
     """The changes the turn's model asked for and was denied: tool and target (a path)."""
     from vaultctx.agent.confirm import change_target
-    from vaultctx.agent.tool_results import DENIED
+    from vaultctx.agent.tool_results import is_denied
 
     return [
         {"tool": call["name"], "target": change_target(call["name"], call.get("args", {}))}
         for call in turn.tool_calls
-        if call["result_summary"] == DENIED
+        if is_denied(call["result_summary"])
     ]
 
 
@@ -103,12 +103,20 @@ def report_turn(turn: Turn, session: ChatSession, *, no_terminal_hint: str = CHA
     """After the answer: unresolved citations, an early end of the tool loop, the changes denied
     for want of someone to ask (each named, with ``no_terminal_hint`` saying how to make them),
     a failed save and any failure, on stderr."""
+    from vaultctx.agent.wording import say
     from vaultctx.text.terminal import printable
 
+    language = session.settings.user_language()
     for item in turn.unresolved:
-        print(f"unresolved citation: {item['citation']} ({item['message']})", file=sys.stderr)
+        line = say(
+            language,
+            "unresolved citation: {citation} ({message})",
+            citation=item["citation"],
+            message=item["message"],
+        )
+        print(line, file=sys.stderr)
     if turn.stopped is not None:
-        print(f"stopped: {turn.stopped}", file=sys.stderr)
+        print(say(language, "stopped: {why}", why=turn.stopped), file=sys.stderr)
     denied = denied_changes(turn)
     if denied and session.confirm_policy.ask is None:
         print(

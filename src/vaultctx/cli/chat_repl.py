@@ -52,6 +52,12 @@ class ChatRepl:
         self.confirm = TerminalConfirm() if sys.stdin.isatty() else None
         session.confirm_policy.ask = self.confirm
 
+    def say(self, english: str, **values: object) -> str:
+        """A fixed line of the chat in the user's language (agent/wording.py)."""
+        from vaultctx.agent.wording import say
+
+        return say(self.session.settings.user_language(), english, **values)
+
     def prompt_line(self) -> str:
         from vaultctx.agent.effort import allowed_efforts, clamp_effort
 
@@ -65,7 +71,8 @@ class ChatRepl:
 
     def run(self) -> None:
         read_line = _line_reader()
-        print("vaultctx chat: /help for commands, Ctrl-D to leave", file=sys.stderr)
+        banner = "vaultctx chat: /help for commands, Ctrl-D to leave"
+        print(self.say(banner), file=sys.stderr)
         with _runner() as runner, self._mcp_servers(runner):
             self.runner = runner
             while True:
@@ -162,7 +169,7 @@ class ChatRepl:
             print(HELP)
         elif name == "/new":
             self.session.reset()
-            print("new conversation", file=sys.stderr)
+            print(self.say("new conversation"), file=sys.stderr)
         elif name == "/effort":
             from vaultctx.agent.effort import check_effort_value
 
@@ -190,7 +197,8 @@ class ChatRepl:
             self.pending_regen = True
         elif name == "/save":
             saved = self.session.save()
-            print(f"saved as {saved}" if saved else "nothing to save yet", file=sys.stderr)
+            said = self.say("saved as {id}", id=saved) if saved else self.say("nothing to save yet")
+            print(said, file=sys.stderr)
         elif name == "/harvest" and self.runner is not None:
             from vaultctx.cli.chat_writers import harvest_in_chat
 
@@ -204,7 +212,8 @@ class ChatRepl:
             raise VaultctxError(f"/web takes on or off, not {argument!r}", "e.g. /web on")
         on = not self.session.web_search if not argument else argument == "on"
         how = self.session.set_web_search(on)
-        print(f"web search on ({how})" if on else "web search off", file=sys.stderr)
+        said = self.say("web search on ({how})", how=how) if on else self.say("web search off")
+        print(said, file=sys.stderr)
 
     def show_mcp(self) -> None:
         for line in _mcp_lines(self.session):
