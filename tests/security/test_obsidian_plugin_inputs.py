@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -52,7 +53,7 @@ def ui(tmp_path_factory: pytest.TempPathFactory) -> Iterator[UiServer]:
         yield server
 
 
-def call(ui: UiServer, action: str, body: object) -> tuple[int, dict[str, object], str]:
+def call(ui: UiServer, action: str, body: object) -> tuple[int, dict[str, Any], str]:
     headers = {
         "Content-Type": "application/json",
         "Authorization": f"Bearer {ui.token}",
@@ -71,10 +72,10 @@ def call(ui: UiServer, action: str, body: object) -> tuple[int, dict[str, object
 def test_saved_conversations_are_listed_searched_and_read(ui: UiServer) -> None:
     status, data, _ = call(ui, "conversations", {})
     assert status == 200, data
-    [listed] = data["conversations"]  # type: ignore[misc]
+    [listed] = data["conversations"]
     assert listed["title"] == "Checkpoint tuning" and listed["messages"] == 2
     status, data, _ = call(ui, "conversations", {"query": "checkpoint"})
-    assert status == 200 and [hit["id"] for hit in data["conversations"]] == [listed["id"]]  # type: ignore[attr-defined]
+    assert status == 200 and [hit["id"] for hit in data["conversations"]] == [listed["id"]]
     status, data, _ = call(ui, "conversation", {"id": listed["id"]})
     assert status == 200, data
     assert data["turns"] == [
