@@ -30,7 +30,27 @@ export interface Question {
 	effort: string;
 	active_note: string;
 	selection: string;
+	/** The saved conversation this one continues ("" for a new one). */
 	conversation: string;
+	/** Answer the last question again (its attachments went with it already). */
+	regenerate: boolean;
+	vault_files: string[];
+	files: { name: string; data: string }[];
+}
+
+/** A saved conversation in the list, or (with `snippet`) a search hit. */
+export interface ConversationItem {
+	id: string;
+	title: string;
+	updated?: string;
+	messages?: number;
+	snippet?: string;
+}
+
+export interface SavedConversation {
+	id: string;
+	title: string;
+	turns: { role: "user" | "assistant"; text: string }[];
 }
 
 export class VaultctxClient {

@@ -27,6 +27,7 @@
 	proto.createSpan = function (o, callback) { return this.createEl("span", o, callback); };
 	proto.empty = function () { while (this.firstChild) this.removeChild(this.firstChild); };
 	proto.setText = function (text) { this.textContent = String(text); };
+	proto.appendText = function (text) { this.appendChild(document.createTextNode(String(text))); };
 	proto.addClass = function (...classes) { this.classList.add(...classes); };
 	proto.removeClass = function (...classes) { this.classList.remove(...classes); };
 	proto.toggleClass = function (c, on) { this.classList.toggle(c, on); };
@@ -230,6 +231,12 @@ Setting.prototype.addToggle = function (build) {
 	const input = this.controlEl.createEl("input", { type: "checkbox", cls: "checkbox-container" });
 	const toggle = { toggleEl: input, setValue(v) { input.checked = !!v; return toggle; }, getValue: () => input.checked, onChange(cb) { input.addEventListener("change", () => cb(input.checked)); return toggle; } };
 	build(toggle);
+	return this;
+};
+Setting.prototype.addButton = function (build) {
+	const el = this.controlEl.createEl("button");
+	const button = { buttonEl: el, setButtonText(t) { el.textContent = t; return button; }, setCta() { el.classList.add("mod-cta"); return button; }, onClick(cb) { el.addEventListener("click", cb); return button; } };
+	build(button);
 	return this;
 };
 class PluginSettingTab { constructor(app, plugin) { this.app = app; this.plugin = plugin; this.containerEl = document.createElement("div"); } display() {} hide() {} }
