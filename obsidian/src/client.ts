@@ -1,8 +1,8 @@
 // Talks to the vaultctx server over Obsidian's requestUrl (outside the page: no CORS, no
 // cookies). Every call is POST /vaultctx/obsidian/<action> with the bearer token; an answer
-// arrives as a long poll of its events.
-import { requestUrl } from "obsidian";
-import { applyEvent, newTurn, type Connection, type TurnEvent, type TurnState } from "./logic";
+// arrives as a long poll of its events. A server that went away is found (or started) again.
+import { requestUrl, type RequestUrlResponse } from "obsidian";
+import { applyEvent, newTurn, sameServer, type Connection, type TurnEvent, type TurnState } from "./logic";
 
 export class VaultctxProblem extends Error {}
 
@@ -53,11 +53,35 @@ export interface SavedConversation {
 	turns: { role: "user" | "assistant"; text: string }[];
 }
 
-export class VaultctxClient {
-	constructor(private readonly connection: Connection) {}
+/** How the plugin finds the server again (`vaultctx obsidian connect`, which starts one when
+ * none answers). */
+export type Reconnect = () => Promise<Connection>;
 
+export class VaultctxClient {
+	constructor(
+		private connection: Connection,
+		private readonly reconnect: Reconnect | null = null,
+	) {}
+
+	/** One action; when the server cannot be reached at all (it was stopped, or the machine
+	 * restarted it), the plugin connects again and, if that found another server, retries once:
+	 * the old one is gone, so nothing it did can be done twice. */
 	async post<T>(action: string, body: Record<string, unknown> = {}): Promise<T> {
-		const response = await requestUrl({
+		let response: RequestUrlResponse;
+		try {
+			response = await this.send(action, body);
+		} catch (error) {
+			const before = this.connection;
+			if (!this.reconnect) throw error;
+			this.connection = await this.reconnect();
+			if (sameServer(before, this.connection)) throw error;
+			response = await this.send(action, body);
+		}
+		return this.answer<T>(response);
+	}
+
+	private send(action: string, body: Record<string, unknown>): Promise<RequestUrlResponse> {
+		return requestUrl({
 			url: `${this.connection.url}/vaultctx/obsidian/${action}`,
 			method: "POST",
 			contentType: "application/json",
@@ -65,6 +89,9 @@ export class VaultctxClient {
 			body: JSON.stringify(body),
 			throw: false,
 		});
+	}
+
+	private answer<T>(response: RequestUrlResponse): T {
 		const data = (response.json ?? {}) as { error?: string; suggestion?: string };
 		if (response.status === 404) {
 			throw new VaultctxProblem(

@@ -31,6 +31,11 @@ export function parseConnection(stdout: string): Connection {
 	return { url: found.url, token: found.token };
 }
 
+/** Whether two connections are the same server (a restarted one has a new port or token). */
+export function sameServer(a: Connection, b: Connection): boolean {
+	return a.url === b.url && a.token === b.token;
+}
+
 /** Whether running the executable failed because it is not there (a Notice says how to install). */
 export function isMissingExecutable(error: unknown): boolean {
 	return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ENOENT";

@@ -2,7 +2,7 @@
 import { FileSystemAdapter, getLanguage, Notice, Plugin, type WorkspaceLeaf } from "obsidian";
 import { VaultctxClient } from "./client";
 import { connect, MissingExecutable } from "./connection";
-import { pickLanguage, statusKey, translate, type IndexSnapshot, type StringKey } from "./logic";
+import { pickLanguage, statusKey, translate, type Connection, type IndexSnapshot, type StringKey } from "./logic";
 import { DEFAULT_SETTINGS, VaultctxSettingTab, type PluginSettings, type ServerSettings } from "./settings";
 import { CHAT_VIEW, ChatView } from "./views/chat_view";
 import { CONVERSATIONS_VIEW, ConversationsView } from "./views/conversations_view";
@@ -64,7 +64,10 @@ export default class VaultctxPlugin extends Plugin implements Host {
 		const adapter = this.app.vault.adapter;
 		const vault = adapter instanceof FileSystemAdapter ? adapter.getBasePath() : "";
 		try {
-			const client = new VaultctxClient(await connect(this.settings.executable, vault));
+			// One reconnection at a time: views failing together must not start two servers.
+			let pending: Promise<Connection> | null = null;
+			const again = () => (pending ??= connect(this.settings.executable, vault).finally(() => (pending = null)));
+			const client = new VaultctxClient(await again(), again);
 			this.serverSettings = await client.post<ServerSettings>("settings").catch(() => null);
 			return client;
 		} catch (error) {

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import {
 	applyEvent, attachmentFields, attachmentName, citationLink, citationsIn, debounce, diffLines,
 	droppedLinks, isMissingExecutable, newTurn, parseConnection, pickLanguage, snippetParts,
-	statusKey, toBase64, translate, LANGUAGES,
+	sameServer, statusKey, toBase64, translate, LANGUAGES,
 } from "../build/logic.mjs";
 
 test("a connection is read from the last line vaultctx prints", () => {
@@ -134,4 +134,11 @@ test("every new word is there in each language", () => {
 		}
 	}
 	assert.match(translate("ko", "keySaved", { name: "openai" }), /openai/);
+});
+
+test("a restarted server is told apart from the one that went away", () => {
+	const before = { url: "http://127.0.0.1:8767", token: "a" };
+	assert.equal(sameServer(before, { ...before }), true);
+	assert.equal(sameServer(before, { url: "http://127.0.0.1:8768", token: "a" }), false);
+	assert.equal(sameServer(before, { url: before.url, token: "b" }), false);
 });

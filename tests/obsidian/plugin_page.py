@@ -75,10 +75,10 @@ def plugin_setup(root: Path, **extra_env: str) -> Iterator[dict[str, Any]]:
         try:
             yield {"vault": vault, "db": db, "env": env, "fake": fake}
         finally:
-            _stop_started_server(db)
+            stop_started_server(db)
 
 
-def _stop_started_server(db: Path) -> None:
+def stop_started_server(db: Path) -> None:
     info = server_link.find_server(db, environ={})
     if info is not None and info.pid is not None and server_link.process_exists(info.pid):
         os.kill(info.pid, signal.SIGTERM)

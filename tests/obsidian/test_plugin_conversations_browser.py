@@ -107,6 +107,9 @@ def test_attach_regenerate_and_resume(setup: dict[str, Any], tmp_path: Path) -> 
         assert "Again: every 1000 pages" in regenerated.inner_text()
         assert QUESTION in regenerated.inner_text()
         assert len(fake.requests) > before and QUESTION in sent(fake)
+        # Answered again from the history before the first answer, not asked a second time.
+        assert "Checkpoints come every 1000 pages." not in sent(fake)
+        assert DISK_TEXT in sent(fake)  # with the attachments the question had
 
         page.evaluate("window.harness.runCommand('vaultctx:show-conversations')")
         rows = page.locator(".vaultctx-conversations .vaultctx-conversation")

@@ -57,13 +57,13 @@ def disk_files(body: dict[str, Any]) -> list[tuple[str, bytes]]:
 def vault_attachment(vault: Vault, path: str) -> Attachment:
     """The vault's file at ``path`` (vault-relative), confined and checked before it is read."""
     from vaultctx.agent.attachments import load_attachment, note_attachment
-    from vaultctx.vault.paths import resolve_vault_file
+    from vaultctx.vault.paths import resolve_vault_attachment
     from vaultctx.vault.scanner import load_ignore_rules
 
     if path.lower().endswith(NOTE_SUFFIX):
         return note_attachment(vault, path)
     rules, _ = load_ignore_rules(vault.config.vault, vault.config.settings.ignore)
-    located = resolve_vault_file(vault.config.vault, path, rules)
+    located = resolve_vault_attachment(vault.config.vault, path, rules)
     if not located.absolute.is_file():
         raise VaultctxError(f"no file at {located.relative} in the vault", "drag the file in again")
     return load_attachment(located.absolute)

@@ -267,6 +267,7 @@ async function requestUrl(request) {
 	const headers = { ...(params.headers || {}) };
 	if (params.contentType) headers["Content-Type"] = params.contentType;
 	const answer = await harnessCall("/__request", { url: params.url, method: params.method || "GET", headers, body: params.body || "" });
+	if (answer.error) throw new Error(answer.error); // no answer at all: requestUrl rejects, whatever `throw` says
 	let json = null;
 	try { json = JSON.parse(answer.text); } catch (e) { json = null; }
 	const response = { status: answer.status, headers: answer.headers, text: answer.text, json, arrayBuffer: new TextEncoder().encode(answer.text).buffer };

@@ -265,6 +265,9 @@ function parseConnection(stdout) {
   }
   return { url: found.url, token: found.token };
 }
+function sameServer(a, b) {
+  return a.url === b.url && a.token === b.token;
+}
 function debounce(run, ms, timers) {
   let waiting = null;
   return (...args) => {
@@ -379,11 +382,28 @@ function attachmentFields(pending) {
 var VaultctxProblem = class extends Error {
 };
 var VaultctxClient = class {
-  constructor(connection) {
+  constructor(connection, reconnect = null) {
     this.connection = connection;
+    this.reconnect = reconnect;
   }
+  /** One action; when the server cannot be reached at all (it was stopped, or the machine
+   * restarted it), the plugin connects again and, if that found another server, retries once:
+   * the old one is gone, so nothing it did can be done twice. */
   async post(action, body = {}) {
-    const response = await (0, import_obsidian.requestUrl)({
+    let response;
+    try {
+      response = await this.send(action, body);
+    } catch (error) {
+      const before = this.connection;
+      if (!this.reconnect) throw error;
+      this.connection = await this.reconnect();
+      if (sameServer(before, this.connection)) throw error;
+      response = await this.send(action, body);
+    }
+    return this.answer(response);
+  }
+  send(action, body) {
+    return (0, import_obsidian.requestUrl)({
       url: `${this.connection.url}/vaultctx/obsidian/${action}`,
       method: "POST",
       contentType: "application/json",
@@ -391,6 +411,8 @@ var VaultctxClient = class {
       body: JSON.stringify(body),
       throw: false
     });
+  }
+  answer(response) {
     const data = response.json ?? {};
     if (response.status === 404) {
       throw new VaultctxProblem(
@@ -1112,7 +1134,9 @@ var VaultctxPlugin = class extends import_obsidian9.Plugin {
     const adapter = this.app.vault.adapter;
     const vault = adapter instanceof import_obsidian9.FileSystemAdapter ? adapter.getBasePath() : "";
     try {
-      const client = new VaultctxClient(await connect(this.settings.executable, vault));
+      let pending = null;
+      const again = () => pending ??= connect(this.settings.executable, vault).finally(() => pending = null);
+      const client = new VaultctxClient(await again(), again);
       this.serverSettings = await client.post("settings").catch(() => null);
       return client;
     } catch (error) {
