@@ -135,7 +135,8 @@ def test_a_missing_executable_says_how_to_install(setup: dict[str, Any], tmp_pat
         page = open_harness(context, base, setup["vault"], language="ko", data=saved)
         page.evaluate("window.harness.runCommand('vaultctx:search')")
         page.locator(".vaultctx-search input").type("wal")
-        notice = page.locator(".notice", has_text="pipx install 'vaultctx[agent]'")
+        # Each action that cannot start vaultctx says so: the first notice is enough here.
+        notice = page.locator(".notice", has_text="pipx install 'vaultctx[agent]'").first
         notice.wait_for(timeout=WAIT_MS)
         assert "vaultctx-nowhere" in notice.inner_text()
         assert "설치" in notice.inner_text()  # in Obsidian's language

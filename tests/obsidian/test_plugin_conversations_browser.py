@@ -6,6 +6,7 @@ keyring backend) without ever reaching the plugin's data.json or coming back to 
 
 from __future__ import annotations
 
+import base64
 import json
 import time
 from collections.abc import Iterator
@@ -27,6 +28,12 @@ REPO = Path(__file__).resolve().parents[2]
 EXPLORER_DRAG = "obsidian://open?vault=vault&file=30-resources%2Fdatabases%2FSQLite%20tuning"
 DISK_TEXT = "Field notes from disk: checkpoint every 1000 pages."
 QUESTION = "what do these say about checkpoints?"
+IMAGE = "img/diagram.png"
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d4948445200000001000000010806000000")
+OBSIDIAN_DRAG = """path => {
+    const app = window.harness.app;
+    app.dragManager = { draggable: { type: "file", file: app.vault.getAbstractFileByPath(path) } };
+}"""
 CLEAR_NOTICES = "document.getElementById('notices').replaceChildren()"
 
 
@@ -40,6 +47,8 @@ def setup(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, Any]]:
         PYTHON_KEYRING_BACKEND="tests.agent.file_keyring.FileKeyring",
         VAULTCTX_TEST_KEYRING=str(keyring),
     ) as prepared:
+        (prepared["vault"] / "img").mkdir()
+        (prepared["vault"] / IMAGE).write_bytes(PNG)
         yield {**prepared, "keyring": keyring}
 
 
@@ -80,11 +89,15 @@ def test_attach_regenerate_and_resume(setup: dict[str, Any], tmp_path: Path) -> 
         drop(page, EXPLORER_DRAG)
         drop(page, file=("field notes.txt", DISK_TEXT))
         drop(page, "[[No such note]]")
+        page.evaluate(OBSIDIAN_DRAG, IMAGE)  # an image dragged by Obsidian itself: its drag manager
+        drop(page)
+        page.evaluate("() => { window.harness.app.dragManager.draggable = null; }")
         chips = page.locator(".vaultctx-pending .vaultctx-chip")
-        chips.nth(1).wait_for(timeout=WAIT_MS)
+        chips.nth(2).wait_for(timeout=WAIT_MS)
         assert [t.split("\n")[0].rstrip("×").strip() for t in chips.all_inner_texts()] == [
             NOTE,
             "field notes.txt",
+            IMAGE,
         ]
         page.locator(".notice", has_text="No such note").wait_for(timeout=WAIT_MS)
         page.fill(".vaultctx-ask textarea", QUESTION)
@@ -96,6 +109,7 @@ def test_attach_regenerate_and_resume(setup: dict[str, Any], tmp_path: Path) -> 
         asked = sent(fake)
         assert note_text.splitlines()[-1].strip()[:40] in asked  # the note, read by the server
         assert DISK_TEXT in asked  # the file's bytes
+        assert base64.b64encode(PNG).decode()[:40] in asked  # the vault's image, read by the server
         assert chips.count() == 0  # sent with that question only
         assert "📎" in page.locator(".vaultctx-turn").first.inner_text()
 

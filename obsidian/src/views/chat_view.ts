@@ -2,7 +2,7 @@
 // selection) and whatever was attached; the answer streams in as text, then is rendered by
 // Obsidian's MarkdownRenderer, with its sources as links that open the note at the heading.
 // A saved conversation can be resumed here, and the last answer regenerated.
-import { ItemView, MarkdownRenderer, Notice, type WorkspaceLeaf } from "obsidian";
+import { ItemView, MarkdownRenderer, Notice, TFile, type App, type WorkspaceLeaf } from "obsidian";
 import type { SavedConversation, VaultctxClient } from "../client";
 import {
 	attachmentFields, attachmentName, citationLink, droppedLinks, toBase64,
@@ -17,6 +17,16 @@ function chatKey(): string {
 	const bytes = new Uint8Array(18);
 	window.crypto.getRandomValues(bytes);
 	return Array.from(bytes, (b) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[b % 64]).join("");
+}
+
+/** The files Obsidian itself is dragging (from its file explorer, a search result, a tab).
+ * `app.dragManager` is not in the public API, so it is read defensively: only real TFiles. */
+function draggedFiles(app: App): TFile[] {
+	const manager = (app as unknown as { dragManager?: { draggable?: { file?: unknown; files?: unknown } | null } }).dragManager;
+	const draggable = manager?.draggable;
+	if (!draggable) return [];
+	const files = Array.isArray(draggable.files) ? (draggable.files as unknown[]) : [];
+	return [draggable.file, ...files].filter((file): file is TFile => file instanceof TFile);
 }
 
 export class ChatView extends ItemView {
@@ -103,14 +113,20 @@ export class ChatView extends ItemView {
 
 	// -- attachments -------------------------------------------------------------------
 
-	/** Files from disk go as their bytes; a note or an image dragged from Obsidian (its link)
-	 * goes as its vault path, which the server reads and confines. */
+	/** Files from disk go as their bytes; a note or an image dragged within Obsidian (the file
+	 * it drags, else the link it put in the drop) goes as its vault path, which the server reads
+	 * and confines. */
 	private async dropped(event: DragEvent): Promise<void> {
 		const data = event.dataTransfer;
 		if (!data) return;
 		event.preventDefault();
 		const files = Array.from(data.files);
 		if (files.length) return this.addFiles(files);
+		const dragged = draggedFiles(this.app);
+		if (dragged.length) {
+			for (const file of dragged) this.attach({ kind: "vault", path: file.path });
+			return;
+		}
 		for (const link of droppedLinks(data.getData("text/plain"))) this.addVaultLink(link);
 	}
 

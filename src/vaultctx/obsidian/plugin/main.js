@@ -595,6 +595,13 @@ function chatKey() {
   window.crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[b % 64]).join("");
 }
+function draggedFiles(app) {
+  const manager = app.dragManager;
+  const draggable = manager?.draggable;
+  if (!draggable) return [];
+  const files = Array.isArray(draggable.files) ? draggable.files : [];
+  return [draggable.file, ...files].filter((file) => file instanceof import_obsidian5.TFile);
+}
 var ChatView = class extends import_obsidian5.ItemView {
   constructor(leaf, host) {
     super(leaf);
@@ -664,14 +671,20 @@ var ChatView = class extends import_obsidian5.ItemView {
     void this.app.workspace.openLinkText(href, "", false);
   }
   // -- attachments -------------------------------------------------------------------
-  /** Files from disk go as their bytes; a note or an image dragged from Obsidian (its link)
-   * goes as its vault path, which the server reads and confines. */
+  /** Files from disk go as their bytes; a note or an image dragged within Obsidian (the file
+   * it drags, else the link it put in the drop) goes as its vault path, which the server reads
+   * and confines. */
   async dropped(event) {
     const data = event.dataTransfer;
     if (!data) return;
     event.preventDefault();
     const files = Array.from(data.files);
     if (files.length) return this.addFiles(files);
+    const dragged = draggedFiles(this.app);
+    if (dragged.length) {
+      for (const file of dragged) this.attach({ kind: "vault", path: file.path });
+      return;
+    }
     for (const link of droppedLinks(data.getData("text/plain"))) this.addVaultLink(link);
   }
   addVaultLink(link) {
