@@ -1,8 +1,8 @@
 // Talks to the vaultctx server over Obsidian's requestUrl (outside the page: no CORS, no
 // cookies). Every call is POST /vaultctx/obsidian/<action> with the bearer token; an answer
-// arrives as a long poll of its events.
-import { requestUrl } from "obsidian";
-import { applyEvent, newTurn, type Connection, type TurnEvent, type TurnState } from "./logic";
+// arrives as a long poll of its events. A server that went away is found (or started) again.
+import { requestUrl, type RequestUrlResponse } from "obsidian";
+import { applyEvent, newTurn, sameServer, type Connection, type TurnEvent, type TurnState } from "./logic";
 
 export class VaultctxProblem extends Error {}
 
@@ -30,14 +30,58 @@ export interface Question {
 	effort: string;
 	active_note: string;
 	selection: string;
+	/** The saved conversation this one continues ("" for a new one). */
 	conversation: string;
+	/** Answer the last question again (its attachments went with it already). */
+	regenerate: boolean;
+	vault_files: string[];
+	files: { name: string; data: string }[];
 }
 
-export class VaultctxClient {
-	constructor(private readonly connection: Connection) {}
+/** A saved conversation in the list, or (with `snippet`) a search hit. */
+export interface ConversationItem {
+	id: string;
+	title: string;
+	updated?: string;
+	messages?: number;
+	snippet?: string;
+}
 
+export interface SavedConversation {
+	id: string;
+	title: string;
+	turns: { role: "user" | "assistant"; text: string }[];
+}
+
+/** How the plugin finds the server again (`vaultctx obsidian connect`, which starts one when
+ * none answers). */
+export type Reconnect = () => Promise<Connection>;
+
+export class VaultctxClient {
+	constructor(
+		private connection: Connection,
+		private readonly reconnect: Reconnect | null = null,
+	) {}
+
+	/** One action; when the server cannot be reached at all (it was stopped, or the machine
+	 * restarted it), the plugin connects again and, if that found another server, retries once:
+	 * the old one is gone, so nothing it did can be done twice. */
 	async post<T>(action: string, body: Record<string, unknown> = {}): Promise<T> {
-		const response = await requestUrl({
+		let response: RequestUrlResponse;
+		try {
+			response = await this.send(action, body);
+		} catch (error) {
+			const before = this.connection;
+			if (!this.reconnect) throw error;
+			this.connection = await this.reconnect();
+			if (sameServer(before, this.connection)) throw error;
+			response = await this.send(action, body);
+		}
+		return this.answer<T>(response);
+	}
+
+	private send(action: string, body: Record<string, unknown>): Promise<RequestUrlResponse> {
+		return requestUrl({
 			url: `${this.connection.url}/vaultctx/obsidian/${action}`,
 			method: "POST",
 			contentType: "application/json",
@@ -45,6 +89,9 @@ export class VaultctxClient {
 			body: JSON.stringify(body),
 			throw: false,
 		});
+	}
+
+	private answer<T>(response: RequestUrlResponse): T {
 		const data = (response.json ?? {}) as { error?: string; suggestion?: string };
 		if (response.status === 404) {
 			throw new VaultctxProblem(

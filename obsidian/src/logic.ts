@@ -31,6 +31,11 @@ export function parseConnection(stdout: string): Connection {
 	return { url: found.url, token: found.token };
 }
 
+/** Whether two connections are the same server (a restarted one has a new port or token). */
+export function sameServer(a: Connection, b: Connection): boolean {
+	return a.url === b.url && a.token === b.token;
+}
+
 /** Whether running the executable failed because it is not there (a Notice says how to install). */
 export function isMissingExecutable(error: unknown): boolean {
 	return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "ENOENT";
@@ -173,4 +178,61 @@ export function diffLines(diff: string): { text: string; kind: "add" | "del" | "
 		if (text.startsWith("@@")) return { text, kind: "hunk" as const };
 		return { text, kind: "ctx" as const };
 	});
+}
+
+/** A saved conversation's search snippet in pieces, each match (between `**`) marked, to show
+ * as text. */
+export function snippetParts(snippet: string): { text: string; match: boolean }[] {
+	return snippet
+		.split("**")
+		.map((text, index) => ({ text, match: index % 2 === 1 }))
+		.filter((part) => part.text.length > 0);
+}
+
+/** The vault links in what was dropped on the chat: `obsidian://open?…&file=…` addresses (a
+ * file dragged from Obsidian's file explorer) and `[[wikilinks]]` (a link dragged from a note),
+ * each once, as link paths for `metadataCache.getFirstLinkpathDest`. */
+export function droppedLinks(text: string): string[] {
+	const found: string[] = [];
+	for (const line of text.split(/\r?\n/)) {
+		const trimmed = line.trim();
+		if (trimmed.startsWith("obsidian://")) {
+			try {
+				const file = new URL(trimmed).searchParams.get("file");
+				if (file) found.push(file);
+			} catch {
+				// not an address after all
+			}
+		}
+	}
+	for (const match of text.matchAll(/\[\[([^\]\n]+)\]\]/g)) {
+		const link = (match[1] ?? "").split("|")[0]?.split("#")[0]?.trim();
+		if (link) found.push(link);
+	}
+	return [...new Set(found)];
+}
+
+/** Bytes as base64, in pieces (a large file would overflow one call's arguments). */
+export function toBase64(bytes: Uint8Array): string {
+	let binary = "";
+	const piece = 0x8000;
+	for (let start = 0; start < bytes.length; start += piece) {
+		binary += String.fromCharCode(...bytes.subarray(start, start + piece));
+	}
+	return btoa(binary);
+}
+
+/** A file that goes with the next question: a vault file by its path (the server reads and
+ * confines it), or a file from disk by its bytes. */
+export type PendingAttachment = { kind: "vault"; path: string } | { kind: "disk"; name: string; data: string };
+
+export function attachmentName(attachment: PendingAttachment): string {
+	return attachment.kind === "vault" ? attachment.path : attachment.name;
+}
+
+/** The attachments as the `chat` action takes them; a vault file named twice goes once. */
+export function attachmentFields(pending: PendingAttachment[]): { vault_files: string[]; files: { name: string; data: string }[] } {
+	const vault = pending.flatMap((a) => (a.kind === "vault" ? [a.path] : []));
+	const files = pending.flatMap((a) => (a.kind === "disk" ? [{ name: a.name, data: a.data }] : []));
+	return { vault_files: [...new Set(vault)], files };
 }

@@ -2,9 +2,10 @@
 import { FileSystemAdapter, getLanguage, Notice, Plugin, type WorkspaceLeaf } from "obsidian";
 import { VaultctxClient } from "./client";
 import { connect, MissingExecutable } from "./connection";
-import { pickLanguage, statusKey, translate, type IndexSnapshot, type StringKey } from "./logic";
+import { pickLanguage, statusKey, translate, type Connection, type IndexSnapshot, type StringKey } from "./logic";
 import { DEFAULT_SETTINGS, VaultctxSettingTab, type PluginSettings, type ServerSettings } from "./settings";
 import { CHAT_VIEW, ChatView } from "./views/chat_view";
+import { CONVERSATIONS_VIEW, ConversationsView } from "./views/conversations_view";
 import type { Host } from "./views/host";
 import { LEDGER_VIEW, LedgerView } from "./views/ledger_view";
 import { SEARCH_VIEW, SIMILAR_VIEW, SearchView, SimilarView } from "./views/search_view";
@@ -27,10 +28,12 @@ export default class VaultctxPlugin extends Plugin implements Host {
 		this.registerView(SEARCH_VIEW, (leaf) => new SearchView(leaf, this));
 		this.registerView(SIMILAR_VIEW, (leaf) => new SimilarView(leaf, this));
 		this.registerView(LEDGER_VIEW, (leaf) => new LedgerView(leaf, this));
+		this.registerView(CONVERSATIONS_VIEW, (leaf) => new ConversationsView(leaf, this));
 		this.addRibbonIcon("message-square", this.say("openAssistant"), () => void this.open(CHAT_VIEW));
 		this.addCommand({ id: "open-assistant", name: this.say("openAssistant"), callback: () => void this.open(CHAT_VIEW) });
 		this.addCommand({ id: "search", name: this.say("openSearch"), callback: () => void this.open(SEARCH_VIEW) });
 		this.addCommand({ id: "similar-notes", name: this.say("openSimilar"), callback: () => void this.open(SIMILAR_VIEW) });
+		this.addCommand({ id: "show-conversations", name: this.say("openConversations"), callback: () => void this.openConversations() });
 		this.addCommand({ id: "show-changes", name: this.say("openChanges"), callback: () => void this.open(LEDGER_VIEW) });
 		this.addCommand({ id: "index-vault", name: this.say("indexVault"), callback: () => void this.reindex() });
 		this.addCommand({ id: "undo-last-change", name: this.say("undoLast"), callback: () => void this.undoLast() });
@@ -61,7 +64,10 @@ export default class VaultctxPlugin extends Plugin implements Host {
 		const adapter = this.app.vault.adapter;
 		const vault = adapter instanceof FileSystemAdapter ? adapter.getBasePath() : "";
 		try {
-			const client = new VaultctxClient(await connect(this.settings.executable, vault));
+			// One reconnection at a time: views failing together must not start two servers.
+			let pending: Promise<Connection> | null = null;
+			const again = () => (pending ??= connect(this.settings.executable, vault).finally(() => (pending = null)));
+			const client = new VaultctxClient(await again(), again);
 			this.serverSettings = await client.post<ServerSettings>("settings").catch(() => null);
 			return client;
 		} catch (error) {
@@ -85,15 +91,26 @@ export default class VaultctxPlugin extends Plugin implements Host {
 		});
 	}
 
-	async open(type: string): Promise<void> {
+	async open(type: string): Promise<WorkspaceLeaf | null> {
 		const { workspace } = this.app;
 		let leaf: WorkspaceLeaf | null = workspace.getLeavesOfType(type)[0] ?? null;
 		if (!leaf) {
 			leaf = workspace.getRightLeaf(false);
-			if (!leaf) return;
+			if (!leaf) return null;
 			await leaf.setViewState({ type, active: true });
 		}
 		await workspace.revealLeaf(leaf);
+		return leaf;
+	}
+
+	async openConversations(): Promise<void> {
+		const leaf = await this.open(CONVERSATIONS_VIEW);
+		if (leaf?.view instanceof ConversationsView) await leaf.view.refresh();
+	}
+
+	async resume(id: string): Promise<void> {
+		const leaf = await this.open(CHAT_VIEW);
+		if (leaf?.view instanceof ChatView) await leaf.view.resume(id);
 	}
 
 	private async reindex(): Promise<void> {

@@ -13,6 +13,10 @@ export const DEFAULT_SETTINGS: PluginSettings = { executable: "vaultctx" };
 
 /** The settings in force, as the server reports them (`settings`). */
 export interface ServerSettings {
+	/** The keyring name the backend's key is kept under, and whether one is found there (or in
+	 * the environment); never the key itself. */
+	key_name: string;
+	key_set: boolean;
 	backend: string;
 	model: string;
 	effort: string;
@@ -82,6 +86,7 @@ export class VaultctxSettingTab extends PluginSettingTab {
 			text.setValue(current.model);
 			text.inputEl.addEventListener("change", () => void save("model", text.getValue()));
 		});
+		this.showKey(el, client, current);
 		new Setting(el).setName(say("effort")).addDropdown((dropdown) => {
 			dropdown.addOption("", say("asConfigured"));
 			for (const level of current.efforts) dropdown.addOption(level, level);
@@ -94,5 +99,34 @@ export class VaultctxSettingTab extends PluginSettingTab {
 		new Setting(el)
 			.setName(say("secondBrain"))
 			.addToggle((toggle) => toggle.setValue(current.second_brain).onChange((value) => void save("second_brain", value)));
+	}
+
+	/** The key goes once to vaultctx, which keeps it in the OS keyring; the field is emptied and
+	 * the tab only ever learns whether a key is set. */
+	private showKey(el: HTMLElement, client: VaultctxClient, current: ServerSettings): void {
+		const say = this.owner.say;
+		const state = say(current.key_set ? "keySet" : "keyMissing");
+		let typed = "";
+		new Setting(el)
+			.setName(say("apiKey"))
+			.setDesc(`${say("apiKeyDesc", { name: current.key_name })} ${state}`)
+			.addText((text) => {
+				text.inputEl.type = "password";
+				text.inputEl.autocomplete = "off";
+				text.onChange((value) => (typed = value));
+			})
+			.addButton((button) =>
+				button.setButtonText(say("saveKey")).onClick(async () => {
+					if (!typed.trim()) return;
+					try {
+						this.owner.serverSettings = await client.post<ServerSettings>("set_key", { key: typed });
+						typed = "";
+						new Notice(say("keySaved", { name: this.owner.serverSettings.key_name }));
+						this.display();
+					} catch (error) {
+						new Notice(error instanceof Error ? error.message : String(error));
+					}
+				}),
+			);
 	}
 }

@@ -3,8 +3,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
-	applyEvent, citationLink, citationsIn, debounce, diffLines, isMissingExecutable, newTurn,
-	parseConnection, pickLanguage, statusKey, translate,
+	applyEvent, attachmentFields, attachmentName, citationLink, citationsIn, debounce, diffLines,
+	droppedLinks, isMissingExecutable, newTurn, parseConnection, pickLanguage, snippetParts,
+	sameServer, statusKey, toBase64, translate, LANGUAGES,
 } from "../build/logic.mjs";
 
 test("a connection is read from the last line vaultctx prints", () => {
@@ -92,4 +93,52 @@ test("the status bar says what the server is doing", () => {
 
 test("diff lines are classed for colour", () => {
 	assert.deepEqual(diffLines("--- a\n+++ b\n@@ -1 +1 @@\n-old\n+new\n same").map((l) => l.kind), ["hunk", "hunk", "hunk", "del", "add", "ctx"]);
+});
+
+test("a search snippet is split into text and its marked matches", () => {
+	assert.deepEqual(snippetParts("how often does **WAL** **checkpoint**?"), [
+		{ text: "how often does ", match: false },
+		{ text: "WAL", match: true },
+		{ text: " ", match: false },
+		{ text: "checkpoint", match: true },
+		{ text: "?", match: false },
+	]);
+	assert.deepEqual(snippetParts("<img src=x onerror=alert(1)>"), [{ text: "<img src=x onerror=alert(1)>", match: false }]);
+});
+
+test("what is dropped on the chat names vault files by link", () => {
+	const explorer = "obsidian://open?vault=My%20Vault&file=30-resources%2Fdatabases%2FSQLite%20tuning";
+	assert.deepEqual(droppedLinks(explorer), ["30-resources/databases/SQLite tuning"]);
+	assert.deepEqual(droppedLinks("see [[SQLite tuning#WAL mode|WAL]] and [[img/diagram.png]]\n[[SQLite tuning]]"), ["SQLite tuning", "img/diagram.png"]);
+	assert.deepEqual(droppedLinks(`${explorer}\n${explorer}`), ["30-resources/databases/SQLite tuning"]);
+	assert.deepEqual(droppedLinks("obsidian://not a url\nplain text"), []);
+});
+
+test("files from disk travel as base64, vault files by path, each once", () => {
+	assert.equal(toBase64(new Uint8Array([0, 1, 2, 250, 255])), "AAEC+v8=");
+	const big = new Uint8Array(100_000).map((_, i) => i % 251);
+	assert.equal(toBase64(big), Buffer.from(big).toString("base64")); // more than one piece
+	const pending = [
+		{ kind: "vault", path: "a.md" },
+		{ kind: "disk", name: "photo.png", data: "AAEC" },
+		{ kind: "vault", path: "a.md" },
+	];
+	assert.deepEqual(attachmentFields(pending), { vault_files: ["a.md"], files: [{ name: "photo.png", data: "AAEC" }] });
+	assert.deepEqual(pending.map(attachmentName), ["a.md", "photo.png", "a.md"]);
+});
+
+test("every new word is there in each language", () => {
+	for (const language of LANGUAGES) {
+		for (const key of ["newChat", "regenerate", "conversations", "apiKey", "keySaved", "dropHere"]) {
+			assert.notEqual(translate(language, key, { name: "n", title: "t", count: 1, link: "l" }), "");
+		}
+	}
+	assert.match(translate("ko", "keySaved", { name: "openai" }), /openai/);
+});
+
+test("a restarted server is told apart from the one that went away", () => {
+	const before = { url: "http://127.0.0.1:8767", token: "a" };
+	assert.equal(sameServer(before, { ...before }), true);
+	assert.equal(sameServer(before, { url: "http://127.0.0.1:8768", token: "a" }), false);
+	assert.equal(sameServer(before, { url: before.url, token: "b" }), false);
 });

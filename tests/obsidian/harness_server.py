@@ -98,7 +98,10 @@ def harness_server(env: dict[str, str]) -> Iterator[str]:
         def do_POST(self) -> None:
             params = json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0"))))
             if self.path == "/__request":
-                answer = forward(params)
+                try:
+                    answer = forward(params)
+                except OSError as exc:  # as Chromium's network stack reports it to requestUrl
+                    answer = {"error": f"net::ERR_CONNECTION_REFUSED ({exc})"}
             elif self.path == "/__run":
                 runs.append([params["file"], *params["args"]])
                 answer = run(params, env)

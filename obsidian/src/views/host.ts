@@ -9,4 +9,8 @@ export interface Host {
 	/** The client, connecting first; null (after a Notice) when vaultctx cannot be reached. */
 	client(): Promise<VaultctxClient | null>;
 	refreshStatus(): void;
+	/** Show the saved conversations beside the chat. */
+	openConversations(): Promise<void>;
+	/** Open the chat view on a saved conversation, to go on with it. */
+	resume(id: string): Promise<void>;
 }

@@ -31,6 +31,8 @@ from vaultctx.loopback.guard import guarded_body
 from vaultctx.loopback.server_link import OBSIDIAN_PREFIX
 from vaultctx.search.request import MODES, SearchRequest
 from vaultctx.ui.chat import Question
+from vaultctx.ui.plugin_attachments import MAX_ENCODED_BYTES, plugin_attachments
+from vaultctx.ui.plugin_conversations import listed_conversations, saved_turns
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -38,6 +40,8 @@ if TYPE_CHECKING:
 
 OBSIDIAN_ORIGIN = "app://obsidian.md"  # what requestUrl sends on desktop
 MAX_BODY_BYTES = 256 * 1024  # a question with its selection; notes never travel to the server
+# ``chat`` alone may carry files from disk (the vault's own go by path): the Chat page's limit.
+BODY_BYTES = {"chat": MAX_ENCODED_BYTES}
 POLL_SECONDS = 10.0
 KEPT_TURNS = 20
 MAX_SELECTION_CHARS = 4000
@@ -93,15 +97,16 @@ class PluginApi:
     def endpoints(self) -> list[tuple[str, Callable[[Request], Awaitable[Response]]]]:
         """(path, handler) of every action, for ``serve --http``'s custom routes."""
         return [
-            (OBSIDIAN_PREFIX + name, self._endpoint(handler)) for name, handler in ACTIONS.items()
+            (OBSIDIAN_PREFIX + name, self._endpoint(handler, BODY_BYTES.get(name, MAX_BODY_BYTES)))
+            for name, handler in ACTIONS.items()
         ]
 
     def routes(self) -> list[Route]:
         return [Route(path, endpoint, methods=["POST"]) for path, endpoint in self.endpoints()]
 
-    def _endpoint(self, handler: Handler) -> Callable[[Request], Awaitable[Response]]:
+    def _endpoint(self, handler: Handler, limit: int) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
-            body = await guarded_body(_without_obsidian_origin(request), self.token, MAX_BODY_BYTES)
+            body = await guarded_body(_without_obsidian_origin(request), self.token, limit)
             if isinstance(body, Response):
                 return body
             try:
@@ -178,18 +183,23 @@ async def similar(api: PluginApi, body: dict[str, Any]) -> dict[str, Any]:
 
 
 async def chat(api: PluginApi, body: dict[str, Any]) -> dict[str, Any]:
-    """Start a turn; its events are read with ``poll``."""
+    """Start a turn (or, with ``regenerate``, answer the last question again); its events are
+    read with ``poll``. Attachments are read first: one that is refused refuses the question."""
     note = _text(body, "active_note", 1000)
     question = plugin_question(
         _text(body, "question"), note, _text(body, "selection", MAX_SELECTION_CHARS * 4)
     )
+    regenerate = body.get("regenerate") is True
+    attached = not regenerate and bool(body.get("vault_files") or body.get("files"))
+    attachments = await api.call(lambda v: plugin_attachments(v, body)) if attached else []
     asked = Question(
         question,
         _text(body, "effort", 20),
-        [],
+        attachments,
         None,
         _text(body, "conversation", 64),
         active_note=note,
+        regenerate=regenerate,
     )
     ident = secrets.token_urlsafe(12)
     buffer = TurnBuffer()
@@ -303,6 +313,28 @@ async def set_setting(api: PluginApi, body: dict[str, Any]) -> dict[str, Any]:
     return await run_in_threadpool(current_settings, api.pages.vault.path)
 
 
+async def conversations(api: PluginApi, body: dict[str, Any]) -> dict[str, Any]:
+    """The saved conversations, newest first, or those matching ``query``."""
+    query = _text(body, "query", 500).strip()
+    return await run_in_threadpool(listed_conversations, api.pages.vault.path, query)
+
+
+async def conversation(api: PluginApi, body: dict[str, Any]) -> dict[str, Any]:
+    """One saved conversation's turns, to resume it (the next ``chat`` names it)."""
+    wanted = _text(body, "id", 64)
+    return await run_in_threadpool(saved_turns, api.pages.vault.path, wanted)
+
+
+async def set_key(api: PluginApi, body: dict[str, Any]) -> dict[str, Any]:
+    """The backend's key into the OS keyring; the answer says it is set, never what it is."""
+    from vaultctx.agent.settings import user_config_file
+    from vaultctx.ui.user_settings import current_settings, store_key
+
+    value = body.get("key")
+    await run_in_threadpool(store_key, value, api.pages.vault.path, user_config_file())
+    return await run_in_threadpool(current_settings, api.pages.vault.path)
+
+
 ACTIONS: dict[str, Handler] = {
     "status": status,
     "search": search,
@@ -316,4 +348,7 @@ ACTIONS: dict[str, Handler] = {
     "reindex": reindex,
     "settings": settings,
     "set_setting": set_setting,
+    "set_key": set_key,
+    "conversations": conversations,
+    "conversation": conversation,
 }

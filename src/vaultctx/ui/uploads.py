@@ -1,7 +1,8 @@
-"""Files dropped on the Chat page, read as the agent's attachments.
+"""Files dropped on the Chat page (or sent whole by the Obsidian plugin), read as the agent's
+attachments.
 
 ``load_attachment`` reads a file by path and refuses what cannot be sent; an upload is therefore
-written to a private temporary folder under its own base name (never a path the browser chose),
+written to a private temporary folder under its own base name (never a path the sender chose),
 read, and removed. Uploads are bounded in count and bytes before anything is written.
 """
 
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import re
 import tempfile
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -34,31 +36,60 @@ def safe_name(filename: str) -> str:
     return cleaned[:120] or "attachment"
 
 
+def check_count(count: int) -> None:
+    if count > MAX_FILES:
+        raise VaultctxError(
+            f"{count} files attached; at most {MAX_FILES} go with one question",
+            "attach fewer files",
+        )
+
+
+def _own_place(folder: str, number: int, filename: str) -> Path:
+    """Where upload ``number`` is written: a folder of its own, under its cleaned base name."""
+    own = Path(folder) / str(number)
+    own.mkdir()
+    return own / safe_name(filename)
+
+
+def _too_large(name: str) -> VaultctxError:
+    from vaultctx.agent.attachments import FILE_BYTE_LIMIT
+
+    return VaultctxError(
+        f"{name} is larger than {FILE_BYTE_LIMIT // 1_000_000} MB", "attach a smaller file"
+    )
+
+
 async def read_uploads(files: list[UploadFile]) -> list[Attachment]:
     from vaultctx.agent.attachments import FILE_BYTE_LIMIT, load_attachment
 
     chosen = [file for file in files if file.filename]
-    if len(chosen) > MAX_FILES:
-        raise VaultctxError(
-            f"{len(chosen)} files attached; at most {MAX_FILES} go with one question",
-            "attach fewer files",
-        )
+    check_count(len(chosen))
     attachments = []
     with tempfile.TemporaryDirectory(prefix="vaultctx-ui-") as folder:
         for number, upload in enumerate(chosen):
-            name = safe_name(upload.filename or "")
-            own = Path(folder) / str(number)
-            own.mkdir()
-            target = own / name
+            target = _own_place(folder, number, upload.filename or "")
             size = 0
             with target.open("wb") as out:
                 while piece := await upload.read(_READ_BYTES):
                     size += len(piece)
                     if size > FILE_BYTE_LIMIT:
-                        raise VaultctxError(
-                            f"{name} is larger than {FILE_BYTE_LIMIT // 1_000_000} MB",
-                            "attach a smaller file",
-                        )
+                        raise _too_large(target.name)
                     out.write(piece)
+            attachments.append(load_attachment(target))
+    return attachments
+
+
+def attachments_from_bytes(files: Sequence[tuple[str, bytes]]) -> list[Attachment]:
+    """Files sent whole as (name, bytes), read as uploads are."""
+    from vaultctx.agent.attachments import FILE_BYTE_LIMIT, load_attachment
+
+    check_count(len(files))
+    attachments = []
+    with tempfile.TemporaryDirectory(prefix="vaultctx-ui-") as folder:
+        for number, (filename, data) in enumerate(files):
+            target = _own_place(folder, number, filename)
+            if len(data) > FILE_BYTE_LIMIT:
+                raise _too_large(target.name)
+            target.write_bytes(data)
             attachments.append(load_attachment(target))
     return attachments

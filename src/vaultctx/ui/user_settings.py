@@ -4,8 +4,9 @@ Only the user's file, never the vault's: the backend and the model decide where 
 sent, and a vault's file may not choose that (``config.without_destinations``). A key's line is
 replaced (or added under its table, or the table appended) and everything else in the file is
 kept byte for byte, comments included; the result is parsed back and must differ from the
-original in that one value only, else nothing is written. Keys are never written here: they live
-in the keyring (``vaultctx secret``).
+original in that one value only, else nothing is written. Keys are never written here: the tab
+sends one to ``store_key``, which puts it in the keyring as ``vaultctx secret set`` does and
+writes only its name (``api_key_secret``); no answer ever carries a key back.
 """
 
 from __future__ import annotations
@@ -41,8 +42,10 @@ EDITABLE = {
     "effort": Editable("agent", "effort", str),
     "confirm_changes": Editable("agent", "confirm_changes", bool),
     "second_brain": Editable("second_brain", "enabled", bool),
+    "api_key_secret": Editable("agent", "api_key_secret", str),
 }
 MAX_TEXT = 200
+MAX_KEY_CHARS = 4096
 
 
 class SettingsEditError(VaultctxError):
@@ -70,6 +73,10 @@ def checked_value(name: str, value: object) -> str | bool:
         raise SettingsEditError(f"unknown backend {text!r}", f"use {', '.join(backend_names())}")
     if name == "effort" and text and text not in LEVELS:
         raise SettingsEditError(f"unknown effort {text!r}", f"use {', '.join(LEVELS)}")
+    if name == "api_key_secret" and text:
+        from vaultctx.agent.secrets import check_secret_name
+
+        check_secret_name(text)
     return text
 
 
@@ -149,7 +156,10 @@ def current_settings(vault: Path) -> dict[str, Any]:
     from vaultctx.brain.settings import load_second_brain_settings
 
     agent = load_agent_settings(vault, {})
+    key_name = agent.api_key_secret or agent.backend or ""
     return {
+        "key_name": key_name,
+        "key_set": _key_is_set(key_name),
         "backend": agent.backend or "",
         "model": agent.model or "",
         "effort": agent.effort or "",
@@ -159,3 +169,36 @@ def current_settings(vault: Path) -> dict[str, Any]:
         "backends": backend_names(),
         "efforts": list(LEVELS),
     }
+
+
+def _key_is_set(name: str) -> bool:
+    """Whether the key named ``name`` can be found (keyring or environment), never what it is."""
+    from vaultctx.agent.secrets import get_secret
+
+    try:
+        return bool(name) and get_secret(name) is not None
+    except VaultctxError:  # a name no keyring takes: nothing is stored under it
+        return False
+
+
+def store_key(value: object, vault: Path, user_file: Path) -> str:
+    """Keep ``value`` in the keyring as the key of the backend in force, under the name its
+    settings give (``api_key_secret``), else under the backend's own name, which is then written
+    as ``api_key_secret`` into the user's file; returns the name. The key goes nowhere else."""
+    from vaultctx.agent.secrets import set_secret
+    from vaultctx.agent.settings import load_agent_settings
+
+    key = value.strip() if isinstance(value, str) else ""
+    if not key or len(key) > MAX_KEY_CHARS or not key.isprintable():
+        raise SettingsEditError(
+            f"the key must be one line of at most {MAX_KEY_CHARS} characters",
+            "paste the key your provider gave you",
+        )
+    agent = load_agent_settings(vault, {})
+    name = agent.api_key_secret or agent.backend
+    if not name:
+        raise SettingsEditError("no backend is chosen, so the key has no name", "choose a backend")
+    set_secret(name, key)
+    if not agent.api_key_secret:
+        set_user_setting("api_key_secret", name, user_file)
+    return name

@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import unquote
 
 from vaultctx.vault.errors import VaultError
-from vaultctx.vault.scanner import IgnoreRules, unserved_reason
+from vaultctx.vault.scanner import IgnoreRules, is_excluded, is_own_path, unserved_reason
 
 PATH_SUGGESTION = (
     "pass a vault-relative path with forward slashes, such as `folder/Note.md`, "
@@ -149,15 +150,28 @@ def resolve_vault_file(vault: Path, raw: str, rules: IgnoreRules) -> VaultPath:
     return _confined(vault, raw, normalize_vault_path(raw), rules)
 
 
-def _confined(vault: Path, raw: str, relative: str, rules: IgnoreRules) -> VaultPath:
+def resolve_vault_attachment(vault: Path, raw: str, rules: IgnoreRules) -> VaultPath:
+    """A file of any type inside ``vault`` (an image or a PDF a note embeds, to attach to a
+    question): ``resolve_vault_file``'s confinement and exclusions, without its note types."""
+    return _confined(vault, raw, normalize_vault_path(raw), rules, _check_not_excluded)
+
+
+def _confined(
+    vault: Path,
+    raw: str,
+    relative: str,
+    rules: IgnoreRules,
+    check: Callable[[str, str, IgnoreRules], None] | None = None,
+) -> VaultPath:
+    check = check or _check_served
     root = Path(os.path.realpath(vault))
     target = Path(os.path.realpath(root.joinpath(*relative.split("/"))))
     if target != root and root not in target.parents:
         raise UnsafePathError(raw, "leads outside the vault through a symbolic link")
     real_relative = target.relative_to(root).as_posix()
-    _check_served(raw, relative, rules)
+    check(raw, relative, rules)
     if real_relative != relative:
-        _check_served(raw, real_relative, rules)
+        check(raw, real_relative, rules)
     return VaultPath(relative, target)
 
 
@@ -169,6 +183,13 @@ def is_vault_folder(vault: Path, relative: str) -> bool:
         return root in target.parents and target.is_dir()
     except OSError:  # a name too long for this file system, a path through a file, …
         return False
+
+
+def _check_not_excluded(raw: str, relative: str, rules: IgnoreRules) -> None:
+    if is_own_path(relative) or is_excluded(relative, rules):
+        raise UnsafePathError(
+            raw, "is excluded from the index (.indexignore or a default such as .obsidian/)"
+        )
 
 
 def _check_served(raw: str, relative: str, rules: IgnoreRules) -> None:

@@ -27,6 +27,7 @@
 	proto.createSpan = function (o, callback) { return this.createEl("span", o, callback); };
 	proto.empty = function () { while (this.firstChild) this.removeChild(this.firstChild); };
 	proto.setText = function (text) { this.textContent = String(text); };
+	proto.appendText = function (text) { this.appendChild(document.createTextNode(String(text))); };
 	proto.addClass = function (...classes) { this.classList.add(...classes); };
 	proto.removeClass = function (...classes) { this.classList.remove(...classes); };
 	proto.toggleClass = function (c, on) { this.classList.toggle(c, on); };
@@ -232,6 +233,12 @@ Setting.prototype.addToggle = function (build) {
 	build(toggle);
 	return this;
 };
+Setting.prototype.addButton = function (build) {
+	const el = this.controlEl.createEl("button");
+	const button = { buttonEl: el, setButtonText(t) { el.textContent = t; return button; }, setCta() { el.classList.add("mod-cta"); return button; }, onClick(cb) { el.addEventListener("click", cb); return button; } };
+	build(button);
+	return this;
+};
 class PluginSettingTab { constructor(app, plugin) { this.app = app; this.plugin = plugin; this.containerEl = document.createElement("div"); } display() {} hide() {} }
 
 class Plugin extends Component {
@@ -260,6 +267,7 @@ async function requestUrl(request) {
 	const headers = { ...(params.headers || {}) };
 	if (params.contentType) headers["Content-Type"] = params.contentType;
 	const answer = await harnessCall("/__request", { url: params.url, method: params.method || "GET", headers, body: params.body || "" });
+	if (answer.error) throw new Error(answer.error); // no answer at all: requestUrl rejects, whatever `throw` says
 	let json = null;
 	try { json = JSON.parse(answer.text); } catch (e) { json = null; }
 	const response = { status: answer.status, headers: answer.headers, text: answer.text, json, arrayBuffer: new TextEncoder().encode(answer.text).buffer };

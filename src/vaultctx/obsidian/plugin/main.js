@@ -23,7 +23,7 @@ __export(main_exports, {
   default: () => VaultctxPlugin
 });
 module.exports = __toCommonJS(main_exports);
-var import_obsidian8 = require("obsidian");
+var import_obsidian9 = require("obsidian");
 
 // src/client.ts
 var import_obsidian = require("obsidian");
@@ -77,7 +77,27 @@ var en = {
   confirmChangesDesc: "Off: the model's changes are written without asking (each can still be undone).",
   secondBrain: "Second Brain",
   asConfigured: "As configured",
-  settingsNote: "These settings are written by vaultctx into your own vaultctx.toml (never the vault's) and apply to new conversations; keys stay in your keyring (`vaultctx secret`), never in this plugin. File:"
+  settingsNote: "These settings are written by vaultctx into your own vaultctx.toml (never the vault's) and apply to new conversations; keys stay in your keyring (`vaultctx secret`), never in this plugin. File:",
+  newChat: "New chat",
+  regenerate: "Regenerate",
+  regenerated: "Answered again:",
+  conversations: "Saved conversations",
+  conversationsPlaceholder: "Search saved conversations\u2026",
+  noConversations: "No saved conversations yet.",
+  openConversations: "Show saved conversations",
+  continuing: "Continuing: {title}",
+  messages: "{count} messages",
+  attach: "Attach a file",
+  attachActive: "Attach the open note",
+  dropHere: "Drop notes or files here to send them with the next question.",
+  removeAttachment: "Remove {name}",
+  notInVault: '"{link}" is not a file of this vault.',
+  apiKey: "API key",
+  apiKeyDesc: 'Stored in your OS keyring as "{name}", as `vaultctx secret set {name}` does; never in this plugin, and it is never shown again.',
+  keySet: "A key is set.",
+  keyMissing: "No key is set.",
+  saveKey: "Save key",
+  keySaved: 'The key is in your keyring as "{name}".'
 };
 var ko = {
   assistant: "vaultctx \uB3C4\uC6B0\uBBF8",
@@ -126,7 +146,27 @@ var ko = {
   confirmChangesDesc: "\uB044\uBA74 \uBAA8\uB378\uC758 \uBCC0\uACBD\uC774 \uBB3B\uC9C0 \uC54A\uACE0 \uAE30\uB85D\uB429\uB2C8\uB2E4 (\uBAA8\uB450 \uB418\uB3CC\uB9B4 \uC218 \uC788\uC2B5\uB2C8\uB2E4).",
   secondBrain: "\uC138\uCEE8\uB4DC \uBE0C\uB808\uC778",
   asConfigured: "\uC124\uC815\uB300\uB85C",
-  settingsNote: "\uC774 \uC124\uC815\uC740 vaultctx\uAC00 \uC0AC\uC6A9\uC790 \uC790\uC2E0\uC758 vaultctx.toml(\uBCFC\uD2B8\uC758 \uAC83\uC774 \uC544\uB2D8)\uC5D0 \uAE30\uB85D\uD558\uBA70 \uC0C8 \uB300\uD654\uBD80\uD130 \uC801\uC6A9\uB429\uB2C8\uB2E4. \uD0A4\uB294 \uD0A4\uB9C1(`vaultctx secret`)\uC5D0\uB9CC \uC788\uACE0 \uC774 \uD50C\uB7EC\uADF8\uC778\uC5D0\uB294 \uC800\uC7A5\uB418\uC9C0 \uC54A\uC2B5\uB2C8\uB2E4. \uD30C\uC77C:"
+  settingsNote: "\uC774 \uC124\uC815\uC740 vaultctx\uAC00 \uC0AC\uC6A9\uC790 \uC790\uC2E0\uC758 vaultctx.toml(\uBCFC\uD2B8\uC758 \uAC83\uC774 \uC544\uB2D8)\uC5D0 \uAE30\uB85D\uD558\uBA70 \uC0C8 \uB300\uD654\uBD80\uD130 \uC801\uC6A9\uB429\uB2C8\uB2E4. \uD0A4\uB294 \uD0A4\uB9C1(`vaultctx secret`)\uC5D0\uB9CC \uC788\uACE0 \uC774 \uD50C\uB7EC\uADF8\uC778\uC5D0\uB294 \uC800\uC7A5\uB418\uC9C0 \uC54A\uC2B5\uB2C8\uB2E4. \uD30C\uC77C:",
+  newChat: "\uC0C8 \uB300\uD654",
+  regenerate: "\uB2E4\uC2DC \uB2F5\uBCC0",
+  regenerated: "\uB2E4\uC2DC \uB2F5\uBCC0:",
+  conversations: "\uC800\uC7A5\uB41C \uB300\uD654",
+  conversationsPlaceholder: "\uC800\uC7A5\uB41C \uB300\uD654 \uAC80\uC0C9\u2026",
+  noConversations: "\uC800\uC7A5\uB41C \uB300\uD654\uAC00 \uC544\uC9C1 \uC5C6\uC2B5\uB2C8\uB2E4.",
+  openConversations: "\uC800\uC7A5\uB41C \uB300\uD654 \uBCF4\uAE30",
+  continuing: "\uC774\uC5B4\uC11C: {title}",
+  messages: "\uBA54\uC2DC\uC9C0 {count}\uAC1C",
+  attach: "\uD30C\uC77C \uCCA8\uBD80",
+  attachActive: "\uC5F4\uB9B0 \uB178\uD2B8 \uCCA8\uBD80",
+  dropHere: "\uB178\uD2B8\uB098 \uD30C\uC77C\uC744 \uC5EC\uAE30\uC5D0 \uB193\uC73C\uBA74 \uB2E4\uC74C \uC9C8\uBB38\uACFC \uD568\uAED8 \uBCF4\uB0C5\uB2C8\uB2E4.",
+  removeAttachment: "{name} \uBE7C\uAE30",
+  notInVault: '"{link}"\uC740(\uB294) \uC774 \uBCFC\uD2B8\uC758 \uD30C\uC77C\uC774 \uC544\uB2D9\uB2C8\uB2E4.',
+  apiKey: "API \uD0A4",
+  apiKeyDesc: '`vaultctx secret set {name}`\uCC98\uB7FC OS \uD0A4\uB9C1\uC5D0 "{name}"(\uC73C)\uB85C \uC800\uC7A5\uB429\uB2C8\uB2E4. \uC774 \uD50C\uB7EC\uADF8\uC778\uC5D0\uB294 \uC800\uC7A5\uB418\uC9C0 \uC54A\uACE0 \uB2E4\uC2DC \uD45C\uC2DC\uB418\uC9C0 \uC54A\uC2B5\uB2C8\uB2E4.',
+  keySet: "\uD0A4\uAC00 \uC124\uC815\uB418\uC5B4 \uC788\uC2B5\uB2C8\uB2E4.",
+  keyMissing: "\uC124\uC815\uB41C \uD0A4\uAC00 \uC5C6\uC2B5\uB2C8\uB2E4.",
+  saveKey: "\uD0A4 \uC800\uC7A5",
+  keySaved: '\uD0A4\uB97C \uD0A4\uB9C1\uC5D0 "{name}"(\uC73C)\uB85C \uC800\uC7A5\uD588\uC2B5\uB2C8\uB2E4.'
 };
 var ja = {
   assistant: "vaultctx \u30A2\u30B7\u30B9\u30BF\u30F3\u30C8",
@@ -175,7 +215,27 @@ var ja = {
   confirmChangesDesc: "\u30AA\u30D5\u306B\u3059\u308B\u3068\u30E2\u30C7\u30EB\u306E\u5909\u66F4\u306F\u78BA\u8A8D\u306A\u3057\u3067\u66F8\u304D\u8FBC\u307E\u308C\u307E\u3059 (\u3059\u3079\u3066\u5143\u306B\u623B\u305B\u307E\u3059)\u3002",
   secondBrain: "\u30BB\u30AB\u30F3\u30C9\u30D6\u30EC\u30A4\u30F3",
   asConfigured: "\u8A2D\u5B9A\u3069\u304A\u308A",
-  settingsNote: "\u3053\u308C\u3089\u306E\u8A2D\u5B9A\u306F vaultctx \u304C\u30E6\u30FC\u30B6\u30FC\u81EA\u8EAB\u306E vaultctx.toml (\u30DC\u30FC\u30EB\u30C8\u306E\u3082\u306E\u3067\u306F\u306A\u3044) \u306B\u66F8\u304D\u8FBC\u307F\u3001\u65B0\u3057\u3044\u4F1A\u8A71\u304B\u3089\u9069\u7528\u3055\u308C\u307E\u3059\u3002\u30AD\u30FC\u306F\u30AD\u30FC\u30EA\u30F3\u30B0 (`vaultctx secret`) \u306B\u306E\u307F\u3042\u308A\u3001\u3053\u306E\u30D7\u30E9\u30B0\u30A4\u30F3\u306B\u306F\u4FDD\u5B58\u3055\u308C\u307E\u305B\u3093\u3002\u30D5\u30A1\u30A4\u30EB:"
+  settingsNote: "\u3053\u308C\u3089\u306E\u8A2D\u5B9A\u306F vaultctx \u304C\u30E6\u30FC\u30B6\u30FC\u81EA\u8EAB\u306E vaultctx.toml (\u30DC\u30FC\u30EB\u30C8\u306E\u3082\u306E\u3067\u306F\u306A\u3044) \u306B\u66F8\u304D\u8FBC\u307F\u3001\u65B0\u3057\u3044\u4F1A\u8A71\u304B\u3089\u9069\u7528\u3055\u308C\u307E\u3059\u3002\u30AD\u30FC\u306F\u30AD\u30FC\u30EA\u30F3\u30B0 (`vaultctx secret`) \u306B\u306E\u307F\u3042\u308A\u3001\u3053\u306E\u30D7\u30E9\u30B0\u30A4\u30F3\u306B\u306F\u4FDD\u5B58\u3055\u308C\u307E\u305B\u3093\u3002\u30D5\u30A1\u30A4\u30EB:",
+  newChat: "\u65B0\u3057\u3044\u4F1A\u8A71",
+  regenerate: "\u518D\u751F\u6210",
+  regenerated: "\u518D\u56DE\u7B54:",
+  conversations: "\u4FDD\u5B58\u3057\u305F\u4F1A\u8A71",
+  conversationsPlaceholder: "\u4FDD\u5B58\u3057\u305F\u4F1A\u8A71\u3092\u691C\u7D22\u2026",
+  noConversations: "\u4FDD\u5B58\u3057\u305F\u4F1A\u8A71\u306F\u307E\u3060\u3042\u308A\u307E\u305B\u3093\u3002",
+  openConversations: "\u4FDD\u5B58\u3057\u305F\u4F1A\u8A71\u3092\u8868\u793A",
+  continuing: "\u7D9A\u304D: {title}",
+  messages: "\u30E1\u30C3\u30BB\u30FC\u30B8 {count} \u4EF6",
+  attach: "\u30D5\u30A1\u30A4\u30EB\u3092\u6DFB\u4ED8",
+  attachActive: "\u958B\u3044\u3066\u3044\u308B\u30CE\u30FC\u30C8\u3092\u6DFB\u4ED8",
+  dropHere: "\u30CE\u30FC\u30C8\u3084\u30D5\u30A1\u30A4\u30EB\u3092\u3053\u3053\u306B\u30C9\u30ED\u30C3\u30D7\u3059\u308B\u3068\u6B21\u306E\u8CEA\u554F\u3068\u4E00\u7DD2\u306B\u9001\u308A\u307E\u3059\u3002",
+  removeAttachment: "{name} \u3092\u5916\u3059",
+  notInVault: '"{link}" \u306F\u3053\u306E\u30DC\u30FC\u30EB\u30C8\u306E\u30D5\u30A1\u30A4\u30EB\u3067\u306F\u3042\u308A\u307E\u305B\u3093\u3002',
+  apiKey: "API \u30AD\u30FC",
+  apiKeyDesc: '`vaultctx secret set {name}` \u3068\u540C\u3058\u304F OS \u306E\u30AD\u30FC\u30EA\u30F3\u30B0\u306B "{name}" \u3068\u3057\u3066\u4FDD\u5B58\u3055\u308C\u307E\u3059\u3002\u3053\u306E\u30D7\u30E9\u30B0\u30A4\u30F3\u306B\u306F\u4FDD\u5B58\u3055\u308C\u305A\u3001\u518D\u8868\u793A\u3082\u3055\u308C\u307E\u305B\u3093\u3002',
+  keySet: "\u30AD\u30FC\u306F\u8A2D\u5B9A\u6E08\u307F\u3067\u3059\u3002",
+  keyMissing: "\u30AD\u30FC\u304C\u8A2D\u5B9A\u3055\u308C\u3066\u3044\u307E\u305B\u3093\u3002",
+  saveKey: "\u30AD\u30FC\u3092\u4FDD\u5B58",
+  keySaved: '\u30AD\u30FC\u3092\u30AD\u30FC\u30EA\u30F3\u30B0\u306B "{name}" \u3068\u3057\u3066\u4FDD\u5B58\u3057\u307E\u3057\u305F\u3002'
 };
 var TABLES = { en, ko, ja };
 function pickLanguage(code) {
@@ -204,6 +264,9 @@ function parseConnection(stdout) {
     throw new Error("vaultctx gave no token for its server");
   }
   return { url: found.url, token: found.token };
+}
+function sameServer(a, b) {
+  return a.url === b.url && a.token === b.token;
 }
 function debounce(run, ms, timers) {
   let waiting = null;
@@ -277,16 +340,70 @@ function diffLines(diff) {
     return { text, kind: "ctx" };
   });
 }
+function snippetParts(snippet) {
+  return snippet.split("**").map((text, index) => ({ text, match: index % 2 === 1 })).filter((part) => part.text.length > 0);
+}
+function droppedLinks(text) {
+  const found = [];
+  for (const line of text.split(/\r?\n/)) {
+    const trimmed = line.trim();
+    if (trimmed.startsWith("obsidian://")) {
+      try {
+        const file = new URL(trimmed).searchParams.get("file");
+        if (file) found.push(file);
+      } catch {
+      }
+    }
+  }
+  for (const match of text.matchAll(/\[\[([^\]\n]+)\]\]/g)) {
+    const link = (match[1] ?? "").split("|")[0]?.split("#")[0]?.trim();
+    if (link) found.push(link);
+  }
+  return [...new Set(found)];
+}
+function toBase64(bytes) {
+  let binary = "";
+  const piece = 32768;
+  for (let start = 0; start < bytes.length; start += piece) {
+    binary += String.fromCharCode(...bytes.subarray(start, start + piece));
+  }
+  return btoa(binary);
+}
+function attachmentName(attachment) {
+  return attachment.kind === "vault" ? attachment.path : attachment.name;
+}
+function attachmentFields(pending) {
+  const vault = pending.flatMap((a) => a.kind === "vault" ? [a.path] : []);
+  const files = pending.flatMap((a) => a.kind === "disk" ? [{ name: a.name, data: a.data }] : []);
+  return { vault_files: [...new Set(vault)], files };
+}
 
 // src/client.ts
 var VaultctxProblem = class extends Error {
 };
 var VaultctxClient = class {
-  constructor(connection) {
+  constructor(connection, reconnect = null) {
     this.connection = connection;
+    this.reconnect = reconnect;
   }
+  /** One action; when the server cannot be reached at all (it was stopped, or the machine
+   * restarted it), the plugin connects again and, if that found another server, retries once:
+   * the old one is gone, so nothing it did can be done twice. */
   async post(action, body = {}) {
-    const response = await (0, import_obsidian.requestUrl)({
+    let response;
+    try {
+      response = await this.send(action, body);
+    } catch (error) {
+      const before = this.connection;
+      if (!this.reconnect) throw error;
+      this.connection = await this.reconnect();
+      if (sameServer(before, this.connection)) throw error;
+      response = await this.send(action, body);
+    }
+    return this.answer(response);
+  }
+  send(action, body) {
+    return (0, import_obsidian.requestUrl)({
       url: `${this.connection.url}/vaultctx/obsidian/${action}`,
       method: "POST",
       contentType: "application/json",
@@ -294,6 +411,8 @@ var VaultctxClient = class {
       body: JSON.stringify(body),
       throw: false
     });
+  }
+  answer(response) {
     const data = response.json ?? {};
     if (response.status === 404) {
       throw new VaultctxProblem(
@@ -394,6 +513,7 @@ var VaultctxSettingTab = class extends import_obsidian3.PluginSettingTab {
       text.setValue(current.model);
       text.inputEl.addEventListener("change", () => void save("model", text.getValue()));
     });
+    this.showKey(el, client, current);
     new import_obsidian3.Setting(el).setName(say("effort")).addDropdown((dropdown) => {
       dropdown.addOption("", say("asConfigured"));
       for (const level of current.efforts) dropdown.addOption(level, level);
@@ -401,6 +521,30 @@ var VaultctxSettingTab = class extends import_obsidian3.PluginSettingTab {
     });
     new import_obsidian3.Setting(el).setName(say("confirmChanges")).setDesc(say("confirmChangesDesc")).addToggle((toggle) => toggle.setValue(current.confirm_changes).onChange((value) => void save("confirm_changes", value)));
     new import_obsidian3.Setting(el).setName(say("secondBrain")).addToggle((toggle) => toggle.setValue(current.second_brain).onChange((value) => void save("second_brain", value)));
+  }
+  /** The key goes once to vaultctx, which keeps it in the OS keyring; the field is emptied and
+   * the tab only ever learns whether a key is set. */
+  showKey(el, client, current) {
+    const say = this.owner.say;
+    const state = say(current.key_set ? "keySet" : "keyMissing");
+    let typed = "";
+    new import_obsidian3.Setting(el).setName(say("apiKey")).setDesc(`${say("apiKeyDesc", { name: current.key_name })} ${state}`).addText((text) => {
+      text.inputEl.type = "password";
+      text.inputEl.autocomplete = "off";
+      text.onChange((value) => typed = value);
+    }).addButton(
+      (button) => button.setButtonText(say("saveKey")).onClick(async () => {
+        if (!typed.trim()) return;
+        try {
+          this.owner.serverSettings = await client.post("set_key", { key: typed });
+          typed = "";
+          new import_obsidian3.Notice(say("keySaved", { name: this.owner.serverSettings.key_name }));
+          this.display();
+        } catch (error) {
+          new import_obsidian3.Notice(error instanceof Error ? error.message : String(error));
+        }
+      })
+    );
   }
 };
 
@@ -451,11 +595,22 @@ function chatKey() {
   window.crypto.getRandomValues(bytes);
   return Array.from(bytes, (b) => "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_"[b % 64]).join("");
 }
+function draggedFiles(app) {
+  const manager = app.dragManager;
+  const draggable = manager?.draggable;
+  if (!draggable) return [];
+  const files = Array.isArray(draggable.files) ? draggable.files : [];
+  return [draggable.file, ...files].filter((file) => file instanceof import_obsidian5.TFile);
+}
 var ChatView = class extends import_obsidian5.ItemView {
   constructor(leaf, host) {
     super(leaf);
     this.host = host;
     this.key = chatKey();
+    this.conversation = "";
+    this.lastQuestion = "";
+    this.canRegenerate = false;
+    this.pending = [];
     this.turn = null;
     this.busy = false;
   }
@@ -470,24 +625,42 @@ var ChatView = class extends import_obsidian5.ItemView {
   }
   async onOpen() {
     const root = this.contentEl;
+    const say = this.host.say;
     root.empty();
     root.addClass("vaultctx-chat");
+    const bar = root.createDiv({ cls: "vaultctx-chat-bar" });
+    this.titleEl = bar.createDiv({ cls: "vaultctx-chat-title" });
+    this.button(bar, say("newChat"), () => this.newChat());
+    this.button(bar, say("conversations"), () => void this.host.openConversations());
     this.messagesEl = root.createDiv({ cls: "vaultctx-messages" });
     const form = root.createDiv({ cls: "vaultctx-ask" });
-    this.questionEl = form.createEl("textarea", { attr: { placeholder: this.host.say("ask"), rows: "3" } });
+    this.pendingEl = form.createDiv({ cls: "vaultctx-pending" });
+    this.questionEl = form.createEl("textarea", { attr: { placeholder: say("ask"), rows: "3" } });
     const buttons = form.createDiv({ cls: "vaultctx-ask-buttons" });
-    this.sendEl = buttons.createEl("button", { cls: "mod-cta", text: this.host.say("send") });
-    this.stopEl = buttons.createEl("button", { text: this.host.say("stop") });
-    this.stopEl.disabled = true;
-    this.registerDomEvent(this.sendEl, "click", () => void this.send());
-    this.registerDomEvent(this.stopEl, "click", () => void this.stop());
+    const picker = form.createEl("input", { type: "file", cls: "vaultctx-file-picker", attr: { multiple: "" } });
+    this.button(buttons, say("attach"), () => picker.click());
+    this.button(buttons, say("attachActive"), () => this.attachActive());
+    this.regenEl = this.button(buttons, say("regenerate"), () => void this.send(true));
+    this.stopEl = this.button(buttons, say("stop"), () => void this.stop());
+    this.sendEl = this.button(buttons, say("send"), () => void this.send(false));
+    this.sendEl.addClass("mod-cta");
+    this.setBusy(false);
+    this.showPending();
+    this.registerDomEvent(picker, "change", () => void this.addFiles(Array.from(picker.files ?? [])).then(() => picker.value = ""));
     this.registerDomEvent(this.questionEl, "keydown", (event) => {
       if (event.key === "Enter" && !event.shiftKey && !event.isComposing) {
         event.preventDefault();
-        void this.send();
+        void this.send(false);
       }
     });
     this.registerDomEvent(this.messagesEl, "click", (event) => this.followLink(event));
+    this.registerDomEvent(root, "dragover", (event) => event.preventDefault());
+    this.registerDomEvent(root, "drop", (event) => void this.dropped(event));
+  }
+  button(parent, text, click) {
+    const el = parent.createEl("button", { text });
+    this.registerDomEvent(el, "click", click);
+    return el;
   }
   /** A rendered [[link]] in an answer opens its note, as links do in a note's preview. */
   followLink(event) {
@@ -497,42 +670,159 @@ var ChatView = class extends import_obsidian5.ItemView {
     event.preventDefault();
     void this.app.workspace.openLinkText(href, "", false);
   }
-  async send() {
-    const question = this.questionEl.value.trim();
-    if (!question || this.busy) return;
+  // -- attachments -------------------------------------------------------------------
+  /** Files from disk go as their bytes; a note or an image dragged within Obsidian (the file
+   * it drags, else the link it put in the drop) goes as its vault path, which the server reads
+   * and confines. */
+  async dropped(event) {
+    const data = event.dataTransfer;
+    if (!data) return;
+    event.preventDefault();
+    const files = Array.from(data.files);
+    if (files.length) return this.addFiles(files);
+    const dragged = draggedFiles(this.app);
+    if (dragged.length) {
+      for (const file of dragged) this.attach({ kind: "vault", path: file.path });
+      return;
+    }
+    for (const link of droppedLinks(data.getData("text/plain"))) this.addVaultLink(link);
+  }
+  addVaultLink(link) {
+    const file = this.app.metadataCache.getFirstLinkpathDest(link, "");
+    if (!file) {
+      new import_obsidian5.Notice(this.host.say("notInVault", { link }));
+      return;
+    }
+    this.attach({ kind: "vault", path: file.path });
+  }
+  attachActive() {
+    const active = this.app.workspace.getActiveFile();
+    if (active) this.attach({ kind: "vault", path: active.path });
+    else new import_obsidian5.Notice(this.host.say("noActiveNote"));
+  }
+  async addFiles(files) {
+    for (const file of files) {
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      this.attach({ kind: "disk", name: file.name, data: toBase64(bytes) });
+    }
+  }
+  attach(attachment) {
+    this.pending.push(attachment);
+    this.showPending();
+  }
+  showPending() {
+    this.pendingEl.empty();
+    if (!this.pending.length) this.pendingEl.createDiv({ cls: "vaultctx-hint", text: this.host.say("dropHere") });
+    this.pending.forEach((attachment, index) => {
+      const name = attachmentName(attachment);
+      const chip = this.pendingEl.createDiv({ cls: "vaultctx-chip", attr: { "data-kind": attachment.kind } });
+      chip.createSpan({ text: name });
+      const remove = chip.createEl("button", { text: "\xD7", attr: { "aria-label": this.host.say("removeAttachment", { name }) } });
+      this.registerDomEvent(remove, "click", () => {
+        this.pending.splice(index, 1);
+        this.showPending();
+      });
+    });
+  }
+  // -- conversations -------------------------------------------------------------------
+  /** A fresh conversation: the server keeps the old one saved. */
+  newChat() {
+    if (this.busy) return;
+    this.key = chatKey();
+    this.conversation = "";
+    this.lastQuestion = "";
+    this.canRegenerate = false;
+    this.messagesEl.empty();
+    this.titleEl.setText("");
+    this.setBusy(false);
+  }
+  /** Show a saved conversation and go on with it: the next question continues it. */
+  async resume(id) {
+    const client = await this.host.client();
+    if (!client || this.busy) return;
+    let saved;
+    try {
+      saved = await client.post("conversation", { id });
+    } catch (error) {
+      new import_obsidian5.Notice(error instanceof Error ? error.message : String(error));
+      return;
+    }
+    this.newChat();
+    this.conversation = saved.id;
+    this.titleEl.setText(this.host.say("continuing", { title: saved.title }));
+    let turnEl = null;
+    for (const turn of saved.turns) {
+      if (turn.role === "user" || !turnEl) {
+        turnEl = this.messagesEl.createDiv({ cls: "vaultctx-turn", attr: { "data-state": "saved" } });
+      }
+      if (turn.role === "user") turnEl.createDiv({ cls: "vaultctx-question", text: turn.text });
+      else await import_obsidian5.MarkdownRenderer.render(this.app, turn.text, turnEl.createDiv({ cls: "vaultctx-answer" }), "", this);
+    }
+  }
+  // -- asking ------------------------------------------------------------------------
+  /** Ask the question typed (with the attachments), or with `regenerate` the last one again. */
+  async send(regenerate) {
+    const question = regenerate ? this.lastQuestion : this.questionEl.value.trim();
+    if (!question || this.busy || regenerate && !this.canRegenerate) return;
     const client = await this.host.client();
     if (!client) return;
     const active = this.app.workspace.getActiveFile();
     const selection = this.app.workspace.activeEditor?.editor?.getSelection() ?? "";
-    this.questionEl.value = "";
+    const attachments = regenerate ? [] : this.pending;
+    if (!regenerate) {
+      this.questionEl.value = "";
+      this.pending = [];
+      this.showPending();
+    }
     const turnEl = this.messagesEl.createDiv({ cls: "vaultctx-turn", attr: { "data-state": "asking" } });
-    turnEl.createDiv({ cls: "vaultctx-question", text: question });
+    if (regenerate) turnEl.setAttr("data-regenerated", "yes");
+    turnEl.createDiv({ cls: "vaultctx-question", text: regenerate ? `${this.host.say("regenerated")} ${question}` : question });
+    if (attachments.length) turnEl.createDiv({ cls: "vaultctx-attached", text: `\u{1F4CE} ${attachments.map(attachmentName).join(", ")}` });
     const answerEl = turnEl.createDiv({ cls: "vaultctx-answer", text: this.host.say("thinking") });
-    const shown = /* @__PURE__ */ new Set();
     this.setBusy(true);
     try {
-      const state = await client.ask(
-        { chat: this.key, question, effort: this.host.effort(), active_note: active?.path ?? "", selection, conversation: "" },
-        (current) => {
-          if (!current.done) answerEl.setText(current.text);
-          for (const confirm of current.confirms) {
-            if (shown.has(confirm.id)) continue;
-            shown.add(confirm.id);
-            new ConfirmModal(this.app, confirm, this.host.say, (decision) => {
-              void client.post("confirm", { id: confirm.id, decision }).catch((e) => new import_obsidian5.Notice(e.message));
-            }).open();
-          }
-        },
-        (turn) => this.turn = turn
-      );
+      const state = await this.ask(client, {
+        chat: this.key,
+        question,
+        effort: this.host.effort(),
+        active_note: active?.path ?? "",
+        selection,
+        conversation: this.conversation,
+        regenerate,
+        ...attachmentFields(attachments)
+      }, answerEl);
+      if (state.conversation) this.conversation = state.conversation;
+      this.lastQuestion = question;
+      this.canRegenerate = true;
       await this.showAnswer(turnEl, answerEl, state, active?.path ?? "");
     } catch (error) {
       answerEl.setText(error instanceof Error ? error.message : String(error));
       turnEl.setAttr("data-state", "failed");
+      if (!regenerate && !this.pending.length) {
+        this.pending = attachments;
+        this.showPending();
+      }
     } finally {
-      this.setBusy(false);
       this.turn = null;
+      this.setBusy(false);
     }
+  }
+  ask(client, question, answerEl) {
+    const shown = /* @__PURE__ */ new Set();
+    return client.ask(
+      question,
+      (current) => {
+        if (!current.done) answerEl.setText(current.text);
+        for (const confirm of current.confirms) {
+          if (shown.has(confirm.id)) continue;
+          shown.add(confirm.id);
+          new ConfirmModal(this.app, confirm, this.host.say, (decision) => {
+            void client.post("confirm", { id: confirm.id, decision }).catch((e) => new import_obsidian5.Notice(e.message));
+          }).open();
+        }
+      },
+      (turn) => this.turn = turn
+    );
   }
   async showAnswer(turnEl, answerEl, state, sourcePath) {
     answerEl.empty();
@@ -565,6 +855,7 @@ var ChatView = class extends import_obsidian5.ItemView {
     this.busy = busy;
     this.sendEl.disabled = busy;
     this.stopEl.disabled = !busy;
+    this.regenEl.disabled = busy || !this.canRegenerate;
   }
   async stop() {
     const client = await this.host.client();
@@ -572,10 +863,79 @@ var ChatView = class extends import_obsidian5.ItemView {
   }
 };
 
-// src/views/ledger_view.ts
+// src/views/conversations_view.ts
 var import_obsidian6 = require("obsidian");
+var CONVERSATIONS_VIEW = "vaultctx-conversations";
+var TYPING_PAUSE_MS = 250;
+var ConversationsView = class extends import_obsidian6.ItemView {
+  constructor(leaf, host) {
+    super(leaf);
+    this.host = host;
+    this.asked = 0;
+  }
+  getViewType() {
+    return CONVERSATIONS_VIEW;
+  }
+  getDisplayText() {
+    return this.host.say("conversations");
+  }
+  getIcon() {
+    return "messages-square";
+  }
+  async onOpen() {
+    const root = this.contentEl;
+    root.empty();
+    root.addClass("vaultctx-conversations");
+    this.input = root.createEl("input", { type: "search", attr: { placeholder: this.host.say("conversationsPlaceholder") } });
+    this.list = root.createDiv({ cls: "vaultctx-hits" });
+    const search = debounce(() => void this.refresh(), TYPING_PAUSE_MS, window);
+    this.registerDomEvent(this.input, "input", () => search());
+    await this.refresh();
+  }
+  /** The list again (the chat view saves a new conversation with every answer). */
+  async refresh() {
+    const asked = ++this.asked;
+    const client = await this.host.client();
+    if (!client) return;
+    try {
+      const found = await client.post("conversations", { query: this.input.value });
+      if (asked === this.asked) this.show(found.conversations);
+    } catch (error) {
+      if (asked === this.asked) this.list.setText(error instanceof Error ? error.message : String(error));
+    }
+  }
+  show(items) {
+    this.list.empty();
+    if (!items.length) {
+      this.list.createDiv({ cls: "vaultctx-empty", text: this.host.say(this.input.value.trim() ? "noResults" : "noConversations") });
+      return;
+    }
+    for (const item of items) {
+      const row = this.list.createDiv({ cls: "vaultctx-hit vaultctx-conversation", attr: { tabindex: "0", "data-id": item.id } });
+      row.createDiv({ cls: "vaultctx-hit-title", text: item.title });
+      if (item.snippet !== void 0) {
+        const snippet = row.createDiv({ cls: "vaultctx-hit-text" });
+        for (const part of snippetParts(item.snippet)) {
+          if (part.match) snippet.createEl("mark", { text: part.text });
+          else snippet.appendText(part.text);
+        }
+      } else {
+        const when = item.updated ? new Date(item.updated).toLocaleString() : "";
+        row.createDiv({ cls: "vaultctx-hit-heading", text: `${when} \xB7 ${this.host.say("messages", { count: item.messages ?? 0 })}` });
+      }
+      const open = () => void this.host.resume(item.id);
+      this.registerDomEvent(row, "click", open);
+      this.registerDomEvent(row, "keydown", (event) => {
+        if (event.key === "Enter") open();
+      });
+    }
+  }
+};
+
+// src/views/ledger_view.ts
+var import_obsidian7 = require("obsidian");
 var LEDGER_VIEW = "vaultctx-ledger";
-var LedgerView = class extends import_obsidian6.ItemView {
+var LedgerView = class extends import_obsidian7.ItemView {
   constructor(leaf, host) {
     super(leaf);
     this.host = host;
@@ -631,19 +991,19 @@ var LedgerView = class extends import_obsidian6.ItemView {
     if (!client) return;
     try {
       const done = await client.post("undo", { record });
-      new import_obsidian6.Notice(`${this.host.say("undone")} ${done.paths.join(", ")}`);
+      new import_obsidian7.Notice(`${this.host.say("undone")} ${done.paths.join(", ")}`);
     } catch (error) {
-      new import_obsidian6.Notice(error instanceof Error ? error.message : String(error));
+      new import_obsidian7.Notice(error instanceof Error ? error.message : String(error));
     }
     await this.refresh();
   }
 };
 
 // src/views/search_view.ts
-var import_obsidian7 = require("obsidian");
+var import_obsidian8 = require("obsidian");
 var SEARCH_VIEW = "vaultctx-search";
 var SIMILAR_VIEW = "vaultctx-similar";
-var TYPING_PAUSE_MS = 250;
+var TYPING_PAUSE_MS2 = 250;
 function showHits(view, list, hits, empty) {
   list.empty();
   if (!hits.length) {
@@ -662,7 +1022,7 @@ function showHits(view, list, hits, empty) {
     });
   }
 }
-var SearchView = class extends import_obsidian7.ItemView {
+var SearchView = class extends import_obsidian8.ItemView {
   constructor(leaf, host) {
     super(leaf);
     this.host = host;
@@ -683,7 +1043,7 @@ var SearchView = class extends import_obsidian7.ItemView {
     root.addClass("vaultctx-search");
     const input = root.createEl("input", { type: "search", attr: { placeholder: this.host.say("searchPlaceholder") } });
     const list = root.createDiv({ cls: "vaultctx-hits" });
-    const search = debounce((query) => void this.search(query, list), TYPING_PAUSE_MS, window);
+    const search = debounce((query) => void this.search(query, list), TYPING_PAUSE_MS2, window);
     this.registerDomEvent(input, "input", () => search(input.value));
     input.focus();
   }
@@ -699,7 +1059,7 @@ var SearchView = class extends import_obsidian7.ItemView {
     }
   }
 };
-var SimilarView = class extends import_obsidian7.ItemView {
+var SimilarView = class extends import_obsidian8.ItemView {
   constructor(leaf, host) {
     super(leaf);
     this.host = host;
@@ -738,14 +1098,14 @@ var SimilarView = class extends import_obsidian7.ItemView {
 
 // src/main.ts
 var STATUS_EVERY_MS = 15e3;
-var VaultctxPlugin = class extends import_obsidian8.Plugin {
+var VaultctxPlugin = class extends import_obsidian9.Plugin {
   constructor() {
     super(...arguments);
     this.settings = { ...DEFAULT_SETTINGS };
     this.serverSettings = null;
     this.connecting = null;
     this.statusEl = null;
-    this.language = pickLanguage((0, import_obsidian8.getLanguage)());
+    this.language = pickLanguage((0, import_obsidian9.getLanguage)());
     this.say = (key, fill = {}) => translate(this.language, key, fill);
   }
   async onload() {
@@ -755,10 +1115,12 @@ var VaultctxPlugin = class extends import_obsidian8.Plugin {
     this.registerView(SEARCH_VIEW, (leaf) => new SearchView(leaf, this));
     this.registerView(SIMILAR_VIEW, (leaf) => new SimilarView(leaf, this));
     this.registerView(LEDGER_VIEW, (leaf) => new LedgerView(leaf, this));
+    this.registerView(CONVERSATIONS_VIEW, (leaf) => new ConversationsView(leaf, this));
     this.addRibbonIcon("message-square", this.say("openAssistant"), () => void this.open(CHAT_VIEW));
     this.addCommand({ id: "open-assistant", name: this.say("openAssistant"), callback: () => void this.open(CHAT_VIEW) });
     this.addCommand({ id: "search", name: this.say("openSearch"), callback: () => void this.open(SEARCH_VIEW) });
     this.addCommand({ id: "similar-notes", name: this.say("openSimilar"), callback: () => void this.open(SIMILAR_VIEW) });
+    this.addCommand({ id: "show-conversations", name: this.say("openConversations"), callback: () => void this.openConversations() });
     this.addCommand({ id: "show-changes", name: this.say("openChanges"), callback: () => void this.open(LEDGER_VIEW) });
     this.addCommand({ id: "index-vault", name: this.say("indexVault"), callback: () => void this.reindex() });
     this.addCommand({ id: "undo-last-change", name: this.say("undoLast"), callback: () => void this.undoLast() });
@@ -783,15 +1145,17 @@ var VaultctxPlugin = class extends import_obsidian8.Plugin {
   }
   async connectOnce() {
     const adapter = this.app.vault.adapter;
-    const vault = adapter instanceof import_obsidian8.FileSystemAdapter ? adapter.getBasePath() : "";
+    const vault = adapter instanceof import_obsidian9.FileSystemAdapter ? adapter.getBasePath() : "";
     try {
-      const client = new VaultctxClient(await connect(this.settings.executable, vault));
+      let pending = null;
+      const again = () => pending ??= connect(this.settings.executable, vault).finally(() => pending = null);
+      const client = new VaultctxClient(await again(), again);
       this.serverSettings = await client.post("settings").catch(() => null);
       return client;
     } catch (error) {
       this.connecting = null;
       const message = error instanceof Error ? error.message : String(error);
-      new import_obsidian8.Notice(error instanceof MissingExecutable ? this.say("missing", { path: this.settings.executable }) : this.say("cannotConnect", { message }), 15e3);
+      new import_obsidian9.Notice(error instanceof MissingExecutable ? this.say("missing", { path: this.settings.executable }) : this.say("cannotConnect", { message }), 15e3);
       return null;
     }
   }
@@ -812,16 +1176,25 @@ var VaultctxPlugin = class extends import_obsidian8.Plugin {
     let leaf = workspace.getLeavesOfType(type)[0] ?? null;
     if (!leaf) {
       leaf = workspace.getRightLeaf(false);
-      if (!leaf) return;
+      if (!leaf) return null;
       await leaf.setViewState({ type, active: true });
     }
     await workspace.revealLeaf(leaf);
+    return leaf;
+  }
+  async openConversations() {
+    const leaf = await this.open(CONVERSATIONS_VIEW);
+    if (leaf?.view instanceof ConversationsView) await leaf.view.refresh();
+  }
+  async resume(id) {
+    const leaf = await this.open(CHAT_VIEW);
+    if (leaf?.view instanceof ChatView) await leaf.view.resume(id);
   }
   async reindex() {
     const client = await this.client();
     if (!client) return;
     await client.post("reindex");
-    new import_obsidian8.Notice(this.say("indexStarted"));
+    new import_obsidian9.Notice(this.say("indexStarted"));
     this.refreshStatus();
   }
   async undoLast() {
@@ -829,9 +1202,9 @@ var VaultctxPlugin = class extends import_obsidian8.Plugin {
     if (!client) return;
     try {
       const done = await client.post("undo", { record: "" });
-      new import_obsidian8.Notice(`${this.say("undone")} ${done.paths.join(", ")}`);
+      new import_obsidian9.Notice(`${this.say("undone")} ${done.paths.join(", ")}`);
     } catch (error) {
-      new import_obsidian8.Notice(error instanceof Error ? error.message : this.say("nothingToUndo"));
+      new import_obsidian9.Notice(error instanceof Error ? error.message : this.say("nothingToUndo"));
     }
   }
 };
