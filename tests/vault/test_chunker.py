@@ -159,6 +159,30 @@ def test_long_section_is_windowed_at_paragraph_breaks_with_bounded_overlap() -> 
     assert_chunk_invariants(body, chunks)
 
 
+@pytest.mark.parametrize("joiner", ["\n\n", " ", ".\n\n"])
+def test_a_sentence_longer_than_the_overlap_still_overlaps_from_a_word_start(joiner: str) -> None:
+    # Every sentence is over 200 characters, so no sentence starts in the 200 characters before
+    # a cut: the next window must start at a word there, not at the cut (0 overlap).
+    sentence = " ".join(f"word{n}" for n in range(60)) + "."
+    assert len(sentence) > 300
+    body = "## Long\n" + joiner.join([sentence] * 12)
+    chunks = chunk_text(body)
+    assert len(chunks) > 2
+    for previous, current in pairwise(chunks):
+        shared = previous.end - current.start
+        assert 150 < shared <= 200
+        assert body[current.start - 1] == " "  # a word start
+    assert_chunk_invariants(body, chunks)
+
+
+def test_overlap_zero_still_means_no_overlap() -> None:
+    sentence = " ".join(f"word{n}" for n in range(60)) + "."
+    body = "## Long\n" + "\n\n".join([sentence] * 12)
+    chunks = chunk_text(body, overlap=0)
+    assert all(previous.end <= current.start for previous, current in pairwise(chunks))
+    assert_chunk_invariants(body, chunks, overlap=0)
+
+
 def test_sentence_cuts_when_a_section_has_no_paragraph_breaks() -> None:
     sentences = (f"문장 {n}번은 검색 품질을 위해 충분히 길게 씁니다." for n in range(200))
     body = "## 한국어\n" + " ".join(sentences)

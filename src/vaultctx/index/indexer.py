@@ -64,6 +64,7 @@ from vaultctx.index.text_codec import unpack_text
 from vaultctx.scrub import scrub_secrets
 from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
 from vaultctx.text.lexical import FTS_ANALYZER_META, analyzer_id
+from vaultctx.vault.chunker import CHUNKER_VERSION
 from vaultctx.vault.scanner import VaultFile, scan_vault
 
 if TYPE_CHECKING:
@@ -376,6 +377,7 @@ class Indexer:
                     settings.chunk_max_chars,
                     settings.chunk_min_chars,
                     settings.chunk_overlap,
+                    CHUNKER_VERSION,
                 ],
             },
             sort_keys=True,

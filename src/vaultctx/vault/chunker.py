@@ -43,6 +43,11 @@ _WORD_GAPS = (" ", "\t", "\n")
 
 Span = tuple[int, int]
 
+# Bumped whenever the same note and limits give different chunks, so indexes built by an older
+# chunker are rebuilt rather than mixed (index/indexer.py keeps it in the index signature).
+# 2: a sentence longer than the overlap no longer leaves the next window without any overlap.
+CHUNKER_VERSION = 2
+
 
 @dataclass(frozen=True, slots=True)
 class Chunk:
@@ -243,12 +248,16 @@ class _Windower:
         return tail_margin if line_start is None else line_start
 
     def _next_start(self, window_start: int, cut: int) -> int:
+        """The next window's start: the earliest sentence start (else word start) in the
+        `overlap` characters before `cut`. The cut itself is no candidate: it sits right after
+        the paragraph or sentence end it was made at, so taking it would leave no overlap
+        whenever the last sentence is longer than `overlap`."""
         low = max(cut - self._overlap, window_start + 1, self._first_progress(cut) - self._max)
         start = cut
-        if low <= cut:
-            found = self._earliest_after(_SENTENCE_ENDS, low, cut)
-            if found is None:
-                found = self._earliest_after(_WORD_GAPS, low, cut)
+        if low < cut:
+            found = self._earliest_after(_SENTENCE_ENDS, low, cut - 1)
+            if found is None or self._first_non_space(found) >= cut:  # only space before the cut
+                found = self._earliest_after(_WORD_GAPS, low, cut - 1)
             if found is not None:
                 start = found
             elif self._fence_around(low) is None:
