@@ -54,10 +54,16 @@ class FilterFlags:
         typer.Option(
             "--tag",
             help="Only notes with this tag, nested tags included (#a finds a/b). "
-            "Repeat: all of them.",
+            "Repeat: all of them (with --any-tag: any one of them).",
             show_default=False,
         ),
     ] = None
+    any_tag: Annotated[
+        bool,
+        typer.Option(
+            "--any-tag", help="With several --tag: notes carrying any one of them (OR), not all."
+        ),
+    ] = False
     where: Annotated[
         list[str] | None,
         typer.Option(
@@ -88,6 +94,7 @@ class FilterFlags:
             since=self.since,
             until=self.until,
             where=self.where or (),
+            any_tag=self.any_tag,
         )
 
 
