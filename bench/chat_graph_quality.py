@@ -65,10 +65,9 @@ def main() -> None:
     }
     for budget in args.budgets:
         for name, questions in sets.items():
+            label = f"obsidian-help {name} ({len(questions)} q) budget {budget}"
             for metric, value in score(vault, questions, budget).items():
-                print(
-                    f"obsidian-help {name} ({len(questions)} q) budget {budget}: {metric} {value:.4f}"
-                )
+                print(f"{label}: {metric} {value:.4f}")
     vault.close()
 
 
