@@ -58,12 +58,6 @@ class FilterFlags:
             show_default=False,
         ),
     ] = None
-    any_tag: Annotated[
-        bool,
-        typer.Option(
-            "--any-tag", help="With several --tag: notes carrying any one of them (OR), not all."
-        ),
-    ] = False
     where: Annotated[
         list[str] | None,
         typer.Option(
@@ -85,6 +79,12 @@ class FilterFlags:
             help="Modified before this (a bare date includes that day).", show_default=False
         ),
     ] = None
+    any_tag: Annotated[
+        bool,
+        typer.Option(
+            "--any-tag", help="With several --tag: notes carrying any one of them (OR), not all."
+        ),
+    ] = False
 
     def filters(self) -> Filters:
         """The one ``Filters`` value (it checks the dates and conditions)."""
