@@ -14,8 +14,7 @@ from __future__ import annotations
 import argparse
 from collections.abc import Sequence
 
-from corpora import CACHE, SHARED_DATA
-from linked_quality import Question, link_target_questions, sanity_questions
+from linked_quality import Question, help_vault_and_sets
 from vaultctx.agent.retrieval import Retrieved, retrieve
 from vaultctx.api import Vault
 
@@ -56,13 +55,7 @@ def main() -> None:
     parser.add_argument("--budgets", type=int, nargs="+", default=[3000, 100_000])
     parser.add_argument("--link-questions", type=int, default=60)
     args = parser.parse_args()
-    root = SHARED_DATA / "obsidian-help" / "en"
-    vault = Vault(root, db=CACHE / "graph-obsidian-help" / "index.db")
-    vault.index()
-    sets = {
-        "sanity": sanity_questions(),
-        "link-targets": link_target_questions(root, args.link_questions),
-    }
+    vault, sets = help_vault_and_sets(args.link_questions)
     for budget in args.budgets:
         for name, questions in sets.items():
             label = f"obsidian-help {name} ({len(questions)} q) budget {budget}"
