@@ -26,11 +26,11 @@ if TYPE_CHECKING:
     from vaultctx.search.retriever import SearchResponse, SearchResult
 
 DEFAULT_LIMIT = 10
-# How several tags combine: the seed's tool keeps a note carrying any of them (OR).
-TAG_MATCHES = ("any", "all")
 MAX_LIMIT = 100
 # Room for every hit's whole chunk (chunk_max_chars is 2000 by default, about 500 tokens).
 TOKENS_PER_RESULT = 600
+# How several tags combine: the seed's tool keeps a note carrying any of them (OR).
+TAG_MATCHES = ("any", "all")
 
 SEARCH_PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -96,11 +96,11 @@ async def search_vault(context: ToolContext, args: dict[str, Any]) -> str:
     )
     try:
         response = context.vault.search(request)
+        if not response.results:
+            return _no_results(context, filters, response.notices)
         linked = with_links(response.results, linked_results(context.vault, request))
     except VaultctxError as exc:
         return texts.search_failed(exc.one_line())
-    if not response.results:
-        return _no_results(context, filters, response.notices)
     return format_results(response, filters, linked)
 
 
@@ -149,9 +149,8 @@ def build_filters(args: dict[str, Any]) -> Filters | str:
     if problems:
         return texts.invalid_filter(problems)
     try:
-        return Filters(
-            **parts, any_tag=match == "any"
-        )  # the checks that need two parts (a date range the wrong way)
+        # The checks that need two parts (a date range the wrong way).
+        return Filters(**parts, any_tag=match == "any")
     except VaultctxError as exc:
         return texts.invalid_filter([exc.one_line()])
 
