@@ -1,5 +1,6 @@
-"""An index whose chunks an older chunker made is rebuilt, not mixed with the new chunking: the
-chunker's version is part of the index signature (index/indexer.py, vault/chunker.py)."""
+"""``chunk_overlap_mid_sentence`` is part of the index signature: turning it on (or off again)
+rebuilds the index instead of mixing two chunkings, and an index made before the setting existed
+keeps its signature, so nobody's index is rebuilt by the upgrade (index/indexer.py)."""
 
 from __future__ import annotations
 
@@ -9,30 +10,36 @@ from pathlib import Path
 from vaultctx.api import Vault
 from vaultctx.index.db import open_index
 from vaultctx.index.schema import META_INDEX_SIGNATURE
-from vaultctx.vault.chunker import CHUNKER_VERSION
+
+SENTENCE = " ".join(f"word{n}" for n in range(60)) + "."
 
 
-def test_an_index_from_an_older_chunker_is_rebuilt(tmp_path: Path) -> None:
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "Note.md").write_text("# Note\n\nA sentence about compost.\n", encoding="utf-8")
-    db_path = tmp_path / "index.db"
-    with Vault(vault, db=db_path) as handle:
-        handle.index(fast=True)
-        assert not handle.index(fast=True).full  # nothing changed: nothing rebuilt
+def _signature(db_path: Path) -> list[object]:
     db = open_index(db_path)
     try:
-        signature = json.loads(db.meta(META_INDEX_SIGNATURE) or "{}")
-        assert signature["chunker"][-1] == CHUNKER_VERSION
-        signature["chunker"][-1] = CHUNKER_VERSION - 1
-        with db.transaction():
-            db.set_meta(META_INDEX_SIGNATURE, json.dumps(signature, sort_keys=True))
+        return list(json.loads(db.meta(META_INDEX_SIGNATURE) or "{}")["chunker"])
     finally:
         db.close()
+
+
+def _index(vault: Path, db_path: Path) -> tuple[bool, int]:
     with Vault(vault, db=db_path) as handle:
         report = handle.index(fast=True)
-    assert (
-        report.full
-        and report.full_reason == "index layout changed since the last index: full reindex"
-    )
-    assert report.files_seen == 1 and report.added + report.changed == 1
+        return report.full, handle.status().chunks
+
+
+def test_turning_overlap_mid_sentence_on_and_off_rebuilds_the_index(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "Note.md").write_text("## Long\n\n" + "\n\n".join([SENTENCE] * 12), encoding="utf-8")
+    db_path = tmp_path / "index.db"
+    _index(vault, db_path)
+    assert _signature(db_path) == [2000, 30, 200]  # as before the setting: no rebuild on upgrade
+    assert _index(vault, db_path)[0] is False
+    (vault / "vaultctx.toml").write_text("chunk_overlap_mid_sentence = true\n", encoding="utf-8")
+    full, chunks = _index(vault, db_path)
+    assert full and _signature(db_path) == [2000, 30, 200, True]
+    (vault / "vaultctx.toml").unlink()
+    full_again, chunks_off = _index(vault, db_path)
+    assert full_again and _signature(db_path) == [2000, 30, 200]
+    assert chunks >= chunks_off

@@ -64,7 +64,6 @@ from vaultctx.index.text_codec import unpack_text
 from vaultctx.scrub import scrub_secrets
 from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
 from vaultctx.text.lexical import FTS_ANALYZER_META, analyzer_id
-from vaultctx.vault.chunker import CHUNKER_VERSION
 from vaultctx.vault.scanner import VaultFile, scan_vault
 
 if TYPE_CHECKING:
@@ -380,12 +379,7 @@ class Indexer:
             {
                 "model_hash": self.embedder.model_hash if has_vectors and self.embedder else None,
                 "vectors": VECTOR_STORAGE,
-                "chunker": [
-                    settings.chunk_max_chars,
-                    settings.chunk_min_chars,
-                    settings.chunk_overlap,
-                    CHUNKER_VERSION,
-                ],
+                "chunker": _chunker_signature(settings),
             },
             sort_keys=True,
         )
@@ -815,6 +809,17 @@ class _FtsChanges:
 
 def _has_chunks(db: IndexDatabase) -> bool:
     return db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+
+
+def _chunker_signature(settings: Settings) -> list[int | bool]:
+    """The settings that decide the chunks. ``chunk_overlap_mid_sentence`` only when on, so
+    indexes made before it existed (or with it off) keep their signature and are not rebuilt."""
+    limits: list[int | bool] = [
+        settings.chunk_max_chars,
+        settings.chunk_min_chars,
+        settings.chunk_overlap,
+    ]
+    return [*limits, True] if settings.chunk_overlap_mid_sentence else limits
 
 
 def _record_scrubber(db: IndexDatabase) -> None:
