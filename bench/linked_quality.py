@@ -112,18 +112,24 @@ def candidate_recall(vault: Vault, questions: Sequence[Question], depth: int) ->
     return found / len(questions)
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--depths", type=int, nargs="+", default=[0, 1, 2])
-    parser.add_argument("--link-questions", type=int, default=60)
-    args = parser.parse_args()
+def help_vault_and_sets(link_questions: int) -> tuple[Vault, dict[str, list[Question]]]:
+    """The indexed Obsidian Help vault (English, both passes, cached) and its question sets."""
     root = SHARED_DATA / "obsidian-help" / "en"
     vault = Vault(root, db=CACHE / "graph-obsidian-help" / "index.db")
     vault.index()
     sets = {
         "sanity": sanity_questions(),
-        "link-targets": link_target_questions(root, args.link_questions),
+        "link-targets": link_target_questions(root, link_questions),
     }
+    return vault, sets
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--depths", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument("--link-questions", type=int, default=60)
+    args = parser.parse_args()
+    vault, sets = help_vault_and_sets(args.link_questions)
     configs: dict[str, dict[str, Any]] = {"graph off": {}}
     configs |= {f"graph depth {d}": {"graph": True, "depth": d} for d in args.depths}
     for label, options in configs.items():

@@ -229,3 +229,43 @@ def test_list_templates(tmp_path: Path) -> None:
     for name in ("meeting.md", "Daily.md", "notes.txt"):
         (writable.path / "Templates" / name).write_text("x", encoding="utf-8")
     assert call(writable, "list_templates") == "1. 📋 Daily\n2. 📋 meeting"
+
+
+def _paths(result: str) -> set[str]:
+    lines = [line for line in result.splitlines() if line[:1].isdigit()]
+    return {line.rsplit("(", 1)[1].rstrip(")") for line in lines}
+
+
+def test_several_tags_keep_a_note_with_any_of_them_as_the_seeds_tool_does(vault: Vault) -> None:
+    args = {"query": "deploy performance", "tags": ["#Performance", "config"], "limit": 20}
+    either = call(vault, "search_vault", args)
+    assert "filter: tag=Performance or config" in either
+    assert _paths(either) == {
+        "30-resources/databases/SQLite tuning.md",
+        "10-projects/billing-service/Deploy config.md",
+    }
+    both = call(vault, "search_vault", {**args, "tagMatch": "all"})
+    assert both.startswith("No search results.")  # no note carries both
+    nested = call(vault, "search_vault", {**args, "tags": ["python", "nothing"]})
+    assert "20-areas/engineering/Python packaging.md" in _paths(nested)  # python/packaging
+
+
+def test_an_unknown_tag_match_is_a_filter_problem(vault: Vault) -> None:
+    result = call(vault, "search_vault", {"query": "x", "tags": ["a"], "tagMatch": "some"})
+    assert result.startswith("Tool execution error: The search filter is not valid:")
+    assert "tagMatch must be one of any, all" in result
+
+
+def test_search_adds_passages_of_linked_notes_after_the_ranked_ones(vault: Vault) -> None:
+    """Graph RAG as the seed's tool does it: the hybrid results first, unchanged, then notes
+    the graph expansion reached from them, each saying where its link starts."""
+    query = "project alpha goals"
+    result = call(vault, "search_vault", {"query": query, "limit": 8})
+    ranked, _, linked = result.partition("Linked notes (reached through the links")
+    assert linked, result
+    plain = vault.search(query, limit=8, max_tokens=8 * 600)
+    assert _paths(ranked) == {r.file_path for r in plain.results}
+    shown = {r.file_path for r in plain.results}
+    starts = [line.split(": ", 1)[1] for line in linked.splitlines() if "Linked from: " in line]
+    assert starts and set(starts) <= shown
+    assert 1 <= linked.count("Citation: [[") <= 3

@@ -103,3 +103,13 @@ def test_a_bad_filter_is_a_one_line_error(
     assert message in done.stderr
     assert done.stderr.count("\n") == 1 and done.stderr.startswith("error: ")
     assert "Traceback" not in done.stderr + done.stdout
+
+
+def test_any_tag_keeps_notes_with_one_of_the_tags(indexed: tuple[Path, Path]) -> None:
+    tags = ["--tag", "#ship", "--tag", "nowhere"]
+    assert found(vaultctx(indexed, "search", "release", *tags, "--json")) == set()
+    either = vaultctx(indexed, "search", "release", *tags, "--any-tag", "--json")
+    assert found(either) == {"work/Plan.md", "home/Garden.md"}  # ship/later is nested
+    context = vaultctx(indexed, "context", "release", *tags, "--any-tag")
+    assert context.returncode == 0, context.stderr
+    assert "Plan" in context.stdout and "Bench" not in context.stdout

@@ -181,6 +181,24 @@ def test_tags_nested_inline_and_front_matter(vault: Vault) -> None:
     assert set(paths_of(vault, limit=10, filters=both)) == {"proj/Target B.md"}
 
 
+def test_any_tag_keeps_a_note_with_one_of_the_tags(vault: Vault) -> None:
+    """Several tags: every one by default, any one with ``any_tag`` (the seed's OR), nested
+    tags and case as for one tag."""
+    both, either = ["herbs", "AREA/deep"], ["herbs", "AREA/deep"]
+    assert listed(vault.list_notes(Filters(tags=both))) == set()
+    assert listed(vault.list_notes(Filters(tags=either, any_tag=True))) == TARGETS
+    assert listed(vault.list_notes(Filters(tags=["#area", "nope"], any_tag=True))) == TARGETS
+    assert listed(vault.list_notes(Filters(tags=["nope", "none"], any_tag=True))) == set()
+    # Before ranking, as every filter: the two targets rank low unfiltered.
+    found = paths_of(vault, limit=10, filters=Filters(tags=either, any_tag=True))
+    assert set(found) == TARGETS
+    # OR is between the tags only: the other filters still all hold.
+    narrowed = Filters(tags=either, any_tag=True, where=["rating >= 10"])
+    assert listed(vault.list_notes(narrowed)) == {"proj/Target B.md"}
+    assert Filters(tags=either, any_tag=True).describe() == {"tag": "herbs or AREA/deep"}
+    assert Filters(tags=both).describe() == {"tag": "herbs, AREA/deep"}
+
+
 @pytest.mark.parametrize(
     ("condition", "expected"),
     [

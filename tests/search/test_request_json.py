@@ -39,7 +39,18 @@ REQUESTS = [
             where=["status = done"],
         ),
     ),
+    SearchRequest("ops", filters=Filters(tags=["security", "ops"], any_tag=True)),
 ]
+
+
+def test_any_tag_is_sent_only_when_asked_and_read_back() -> None:
+    plain = request_to_json(SearchRequest("x", filters=Filters(tags=["a", "b"])))
+    assert "any_tag" not in plain["filters"]  # a server without the field still reads it
+    sent = request_to_json(SearchRequest("x", filters=Filters(tags=["a", "b"], any_tag=True)))
+    assert sent["filters"]["any_tag"] is True
+    assert request_from_json(sent).filters.any_tag
+    with pytest.raises(VaultctxError):
+        request_from_json({**sent, "filters": {**sent["filters"], "any_tag": "yes"}})
 
 
 @pytest.mark.parametrize("request_", REQUESTS, ids=lambda r: r.query)

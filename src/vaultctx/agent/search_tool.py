@@ -1,4 +1,7 @@
-"""``search_vault``: the hybrid search of ``vaultctx search``, with filters, as text for a model.
+"""``search_vault``: the hybrid search of ``vaultctx search``, with filters, as text for a model,
+followed by up to three passages of notes linked to the hits (graph RAG, ``agent/retrieval.py``).
+Several ``tags`` keep a note carrying any one of them, as the seed's tool does; ``tagMatch:
+"all"`` asks for every one.
 
 The model's filter arguments (``folder``, ``tags``, ``modifiedAfter``/``modifiedBefore``,
 ``properties``) become one ``Filters``; every part is checked on its own so that all problems are
@@ -10,21 +13,24 @@ is asked to cite) and an excerpt of at most 500 characters.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from vaultctx.agent import tool_results as texts
-from vaultctx.agent.retrieval import wikilink
+from vaultctx.agent.retrieval import linked_results, wikilink, with_links
 from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
     from vaultctx.agent.tool_contract import ToolContext
     from vaultctx.search.filters import Filters
-    from vaultctx.search.retriever import SearchResponse
+    from vaultctx.search.retriever import SearchResponse, SearchResult
 
 DEFAULT_LIMIT = 10
 MAX_LIMIT = 100
 # Room for every hit's whole chunk (chunk_max_chars is 2000 by default, about 500 tokens).
 TOKENS_PER_RESULT = 600
+# How several tags combine: the seed's tool keeps a note carrying any of them (OR).
+TAG_MATCHES = ("any", "all")
 
 SEARCH_PARAMETERS: dict[str, Any] = {
     "type": "object",
@@ -41,7 +47,15 @@ SEARCH_PARAMETERS: dict[str, Any] = {
         "tags": {
             "type": "array",
             "items": {"type": "string"},
-            "description": "Only notes carrying all of these tags (# optional; nested tags match).",
+            "description": (
+                "Only notes carrying any one of these tags (# and case ignored; nested tags "
+                "match: `project` finds `project/alpha`)."
+            ),
+        },
+        "tagMatch": {
+            "type": "string",
+            "enum": list(TAG_MATCHES),
+            "description": "`any` (default): a note with one of the tags passes; `all`: every one.",
         },
         "modifiedAfter": {
             "type": "string",
@@ -82,11 +96,12 @@ async def search_vault(context: ToolContext, args: dict[str, Any]) -> str:
     )
     try:
         response = context.vault.search(request)
+        if not response.results:
+            return _no_results(context, filters, response.notices)
+        linked = with_links(response.results, linked_results(context.vault, request))
     except VaultctxError as exc:
         return texts.search_failed(exc.one_line())
-    if not response.results:
-        return _no_results(context, filters, response.notices)
-    return format_results(response, filters)
+    return format_results(response, filters, linked)
 
 
 def _limit(value: object) -> int | str:
@@ -128,23 +143,41 @@ def build_filters(args: dict[str, Any]) -> Filters | str:
                 Filters(**part)
             except VaultctxError as exc:
                 problems.append(exc.one_line())
+    match = args.get("tagMatch", "any")
+    if match not in TAG_MATCHES:
+        problems.append(f"tagMatch must be one of {', '.join(TAG_MATCHES)} (got {match!r:.40})")
     if problems:
         return texts.invalid_filter(problems)
     try:
-        return Filters(**parts)  # the checks that need two parts (a date range the wrong way)
+        # The checks that need two parts (a date range the wrong way).
+        return Filters(**parts, any_tag=match == "any")
     except VaultctxError as exc:
         return texts.invalid_filter([exc.one_line()])
 
 
-def format_results(response: SearchResponse, filters: Filters) -> str:
+def format_results(
+    response: SearchResponse, filters: Filters, linked: Sequence[SearchResult] = ()
+) -> str:
+    """The hits, then the notes linked to them (graph RAG), each with its citation."""
     shown = _filter_text(filters)
     lines = [f"Search results ({response.mode}){f' — filter: {shown}' if shown else ''}:"]
     for number, result in enumerate(response.results, start=1):
-        lines.append(f"{number}. **{result.title}** ({result.file_path})")
-        lines.append(f"   Citation: {wikilink(result.citation)}")
-        lines.append(f"   Excerpt: {excerpt(result.text)}")
+        lines += _result_lines(number, result)
+    if linked:
+        lines.append("Linked notes (reached through the links of the results above):")
+        for number, result in enumerate(linked, start=len(response.results) + 1):
+            lines += _result_lines(number, result)
     lines.extend(f"Note: {notice}" for notice in response.notices)
     return "\n".join(lines)
+
+
+def _result_lines(number: int, result: SearchResult) -> list[str]:
+    lines = [f"{number}. **{result.title}** ({result.file_path})"]
+    if result.graph is not None and result.graph.via:
+        lines.append(f"   Linked from: {result.graph.via}")
+    lines.append(f"   Citation: {wikilink(result.citation)}")
+    lines.append(f"   Excerpt: {excerpt(result.text)}")
+    return lines
 
 
 def excerpt(text: str) -> str:

@@ -274,7 +274,7 @@ class ChatSession:
         # In a worker thread: the first search of a session loads the query models (seconds on a
         # loaded machine), and the web UI serves every page from this loop meanwhile.
         return await asyncio.to_thread(
-            retrieve, self.vault, queries, max_tokens=self.settings.context_tokens, graph=False
+            retrieve, self.vault, queries, max_tokens=self.settings.context_tokens, graph=True
         )
 
     def _user_content(

@@ -77,8 +77,8 @@ TOOLS: tuple[Tool, ...] = (
         ToolSpec(
             "search_vault",
             "Search the user's notes (hybrid keyword and meaning search) and return the best "
-            "passages, each with its citation [[path#Heading]] and an excerpt. Filters narrow the "
-            "notes before ranking.",
+            "passages, then passages of notes linked to them, each with its citation "
+            "[[path#Heading]] and an excerpt. Filters narrow the notes before ranking.",
             search_tool.SEARCH_PARAMETERS,
             search_tool.search_vault,
         ),

@@ -124,8 +124,28 @@ def _print_report(summary: dict[str, Any]) -> None:
             f"problem in {problem['path']}: {problem['problem']}", highlight=False, markup=False
         )
     if summary["secrets_redacted"]:
-        counts = ", ".join(f"{name} ×{n}" for name, n in summary["secrets_redacted"].items())
+        counts = _kinds(summary["secrets_redacted"])
         console("stdout").print(f"secrets redacted before storing: {counts}", highlight=False)
+    _print_secrets_by_file(summary.get("secrets_by_file", []))
+
+
+# Files listed with their secrets before "… and N more"; --json lists every one.
+SECRET_FILES_SHOWN = 20
+
+
+def _kinds(counts: dict[str, int]) -> str:
+    return ", ".join(f"{name} ×{n}" for name, n in counts.items())
+
+
+def _print_secrets_by_file(by_file: list[dict[str, Any]]) -> None:
+    """Where the secrets were, so they can be removed from the notes: kinds and counts only."""
+    out = console("stdout")
+    for entry in by_file[:SECRET_FILES_SHOWN]:
+        out.print(
+            f"  in {entry['path']}: {_kinds(entry['secrets'])}", highlight=False, markup=False
+        )
+    if len(by_file) > SECRET_FILES_SHOWN:
+        out.print(f"  … and {len(by_file) - SECRET_FILES_SHOWN} more files (see --json)")
 
 
 def index(

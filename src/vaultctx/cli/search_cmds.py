@@ -54,7 +54,7 @@ class FilterFlags:
         typer.Option(
             "--tag",
             help="Only notes with this tag, nested tags included (#a finds a/b). "
-            "Repeat: all of them.",
+            "Repeat: all of them (with --any-tag: any one of them).",
             show_default=False,
         ),
     ] = None
@@ -79,6 +79,12 @@ class FilterFlags:
             help="Modified before this (a bare date includes that day).", show_default=False
         ),
     ] = None
+    any_tag: Annotated[
+        bool,
+        typer.Option(
+            "--any-tag", help="With several --tag: notes carrying any one of them (OR), not all."
+        ),
+    ] = False
 
     def filters(self) -> Filters:
         """The one ``Filters`` value (it checks the dates and conditions)."""
@@ -88,6 +94,7 @@ class FilterFlags:
             since=self.since,
             until=self.until,
             where=self.where or (),
+            any_tag=self.any_tag,
         )
 
 

@@ -27,11 +27,13 @@ def notes_passing(
     modified_since_ns: int | None = None,
     modified_before_ns: int | None = None,
     front_matter_keys: Sequence[str] = (),
+    any_tag: bool = False,
 ) -> Iterator[tuple[Any, ...]]:
     """(note id, then the JSON text of each of ``front_matter_keys``, None when absent) of the
-    notes under ``folder`` (by whole path segments) carrying every one of ``tags`` (nested tags
-    included), of ``note_type`` (any case), modified at or after ``modified_since_ns`` and before
-    ``modified_before_ns``; None or empty leaves that part open. Rows stream from the cursor.
+    notes under ``folder`` (by whole path segments) carrying every one of ``tags`` (with
+    ``any_tag``, at least one; nested tags included), of ``note_type`` (any case), modified at or
+    after ``modified_since_ns`` and before ``modified_before_ns``; None or empty leaves that part
+    open. Rows stream from the cursor.
     """
     columns: list[str] = ["f.id"]
     params: list[Any] = []
@@ -39,32 +41,41 @@ def notes_passing(
         expression, expression_params = _extraction(key)
         columns.append(expression)
         params += expression_params
-    clause, clause_params = _where(folder, tags, note_type, modified_since_ns, modified_before_ns)
+    tag_clause, tag_params = _tags(tags, any_tag=any_tag)
+    clause, clause_params = _where(folder, note_type, modified_since_ns, modified_before_ns)
+    clause, clause_params = f"{clause}{tag_clause}", [*clause_params, *tag_params]
     rows: Iterator[tuple[Any, ...]] = db.execute(
         f"SELECT {', '.join(columns)} FROM files f WHERE {clause}", [*params, *clause_params]
     )
     return rows
 
 
+def _tags(tags: Sequence[str], *, any_tag: bool) -> tuple[str, list[Any]]:
+    """`` AND`` the tag condition over ``files f``: each tag (or, with ``any_tag``, one of them)
+    carried by the note, as itself or as the parent of a nested tag; empty without tags."""
+    if not tags:
+        return "", []
+    one = "(t.tag = ? OR t.tag LIKE ? ESCAPE '\\')"
+    params: list[Any] = [value for tag in tags for value in (tag, _like_escape(tag) + "/%")]
+    if any_tag:
+        ors = " OR ".join([one] * len(tags))
+        return f" AND EXISTS (SELECT 1 FROM file_tags t WHERE t.file_id = f.id AND ({ors}))", params
+    each = f"EXISTS (SELECT 1 FROM file_tags t WHERE t.file_id = f.id AND {one})"
+    return "".join(f" AND {each}" for _ in tags), params
+
+
 def _where(
     folder: str | None,
-    tags: Sequence[str],
     note_type: str | None,
     since_ns: int | None,
     before_ns: int | None,
 ) -> tuple[str, list[Any]]:
-    """Folder, tags, type and dates as one SQL condition over ``files f``."""
+    """Folder, type and dates as one SQL condition over ``files f``."""
     where: list[str] = ["1"]
     params: list[Any] = []
     if folder is not None:
         where.append("f.path LIKE ? ESCAPE '\\'")
         params.append(_like_escape(folder) + "/%")
-    for tag in tags:
-        where.append(
-            "EXISTS (SELECT 1 FROM file_tags t WHERE t.file_id = f.id "
-            "AND (t.tag = ? OR t.tag LIKE ? ESCAPE '\\'))"
-        )
-        params += [tag, _like_escape(tag) + "/%"]
     if note_type is not None:
         where.append("f.type = ? COLLATE NOCASE")
         params.append(note_type)

@@ -122,6 +122,9 @@ class IndexReport:
     chunks_embedded: int = 0
     vectors_reused: int = 0
     secrets_redacted: Counter[str] = field(default_factory=Counter)
+    # The same counts per file (path → kind → count): which notes to clean up. Kinds and counts
+    # only, never a value; a path that itself looks like a secret is never indexed at all.
+    secrets_by_file: dict[str, Counter[str]] = field(default_factory=dict)
     warnings: list[str] = field(default_factory=list)
     quality_embedded: int = 0
     quality_remaining: int | None = None
@@ -162,6 +165,10 @@ class IndexReport:
                 "multilingual_embedded": self.multilingual_embedded,
             },
             "secrets_redacted": dict(sorted(self.secrets_redacted.items())),
+            "secrets_by_file": [
+                {"path": path, "secrets": dict(sorted(counts.items()))}
+                for path, counts in sorted(self.secrets_by_file.items())
+            ],
             "warnings": self.warnings,
             "interrupted": self.interrupted,
             "damaged_kept_as": self.damaged_kept_as,
@@ -372,11 +379,7 @@ class Indexer:
             {
                 "model_hash": self.embedder.model_hash if has_vectors and self.embedder else None,
                 "vectors": VECTOR_STORAGE,
-                "chunker": [
-                    settings.chunk_max_chars,
-                    settings.chunk_min_chars,
-                    settings.chunk_overlap,
-                ],
+                "chunker": _chunker_signature(settings),
             },
             sort_keys=True,
         )
@@ -596,6 +599,8 @@ class Indexer:
         assert columns is not None  # set with the chunks of every note not excluded
         report.problems.extend({"path": vault_file.path, "problem": p} for p in note.problems)
         report.secrets_redacted.update(prepared.secrets)
+        if prepared.secrets:
+            report.secrets_by_file[vault_file.path] = Counter(prepared.secrets)
         report.chunks_embedded += sum(row.vector is not None for row in prepared.chunks)
         writer.add(
             _FileWork(vault_file, note, columns, content_hash, prepared.chunks, stored is None),
@@ -804,6 +809,17 @@ class _FtsChanges:
 
 def _has_chunks(db: IndexDatabase) -> bool:
     return db.execute("SELECT 1 FROM chunks LIMIT 1").fetchone() is not None
+
+
+def _chunker_signature(settings: Settings) -> list[int | bool]:
+    """The settings that decide the chunks. ``chunk_overlap_mid_sentence`` only when on, so
+    indexes made before it existed (or with it off) keep their signature and are not rebuilt."""
+    limits: list[int | bool] = [
+        settings.chunk_max_chars,
+        settings.chunk_min_chars,
+        settings.chunk_overlap,
+    ]
+    return [*limits, True] if settings.chunk_overlap_mid_sentence else limits
 
 
 def _record_scrubber(db: IndexDatabase) -> None:

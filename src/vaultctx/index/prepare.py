@@ -240,6 +240,7 @@ def _chunk(note: Note, settings: Settings, prepared: PreparedFile) -> list[Chunk
             max_chars=settings.chunk_max_chars,
             min_chars=settings.chunk_min_chars,
             overlap=settings.chunk_overlap,
+            overlap_mid_sentence=settings.chunk_overlap_mid_sentence,
         )
     with timed(prepared.phase_seconds, "scrub"):
         contexts: dict[tuple[str, ...], str] = {}  # one per section, not per chunk

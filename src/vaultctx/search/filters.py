@@ -127,7 +127,8 @@ class Filters:
     Built from the strings users and models type, and checked by the constructor, once:
     ``InvalidFilterError`` names the part at fault. ``folder`` is vault-relative and recursive,
     matched by whole path segments (``proj`` does not match ``project/``); ``tags`` must all be
-    present, nested tags included (``a`` matches ``a/b``); ``note_type`` is the front matter
+    present (with ``any_tag``, one of them is enough), nested tags included (``a`` matches
+    ``a/b``); ``note_type`` is the front matter
     ``type``; ``since``/``until`` bound the modification time (a date, a date-time or an age such
     as ``7d``; a bare ``until`` date includes that day); ``where`` holds front matter conditions
     (see ``parse_condition``). Empty strings mean "no filter", as an omitted option does. The
@@ -141,6 +142,7 @@ class Filters:
     since: str | dt.date | None = None
     until: str | dt.date | None = None
     where: Sequence[str] = ()
+    any_tag: bool = False
     conditions: tuple[Condition, ...] = field(init=False, repr=False, compare=False)
     since_bound: TimeBound | None = field(init=False, repr=False, compare=False)
     until_bound: TimeBound | None = field(init=False, repr=False, compare=False)
@@ -164,6 +166,7 @@ class Filters:
             "since": None if since is None else self.since,
             "until": None if until is None else self.until,
             "where": texts,
+            "any_tag": bool(self.any_tag),
             "conditions": tuple(parse_condition(text) for text in texts),
             "since_bound": since,
             "until_bound": until,
@@ -179,7 +182,7 @@ class Filters:
         """The active filters as short strings, to echo back to the user or model."""
         shown = {
             "folder": self.folder,
-            "tag": ", ".join(self.tags),
+            "tag": (" or " if self.any_tag else ", ").join(self.tags),
             "type": self.note_type,
             "modified_since": self.since_bound.text if self.since_bound else None,
             "modified_until": self.until_bound.text if self.until_bound else None,
@@ -264,6 +267,7 @@ def matching_file_ids(db: IndexDatabase, search_filter: Filters) -> list[int]:
         modified_since_ns=None if since is None else since.ns,
         modified_before_ns=None if until is None else until.ns,
         front_matter_keys=[condition.key for condition in conditions],
+        any_tag=search_filter.any_tag,
     )
     return [
         int(row[0])

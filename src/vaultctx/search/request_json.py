@@ -20,7 +20,7 @@ from vaultctx.search.ranking_constants import DEFAULT_DEPTH
 from vaultctx.search.request import InvalidSearchError, SearchRequest, Weights
 from vaultctx.search.retriever import SearchResponse, SearchResult
 
-_FILTER_FIELDS = ("folder", "tags", "note_type", "since", "until", "where")
+_FILTER_FIELDS = ("folder", "tags", "note_type", "since", "until", "where", "any_tag")
 _REQUEST_FIELDS = frozenset(field.name for field in fields(SearchRequest))
 
 
@@ -34,6 +34,8 @@ def request_to_json(request: SearchRequest) -> dict[str, Any]:
         "until": _time_text(found.until),
         "where": list(found.where),
     }
+    if found.any_tag:  # only when asked: a server without the field refuses it, never ignores it
+        filters["any_tag"] = True
     return {
         "query": request.query,
         "limit": request.limit,
@@ -71,6 +73,7 @@ def request_from_json(data: object) -> SearchRequest:
             raise InvalidSearchError(f"filter {name} is not a list of strings", "send strings")
     for name in ("bm25", "vector"):
         _require(weights.get(name), (int, float, type(None)), f"the {name} weight")
+    _require(filters.get("any_tag", False), (bool,), "filter any_tag")
     _require(data.get("notes", False), (bool,), "notes")
     _require(data.get("graph", False), (bool,), "graph")
     return SearchRequest(

@@ -15,6 +15,9 @@ and a search hit can point back into the file. The steps:
    `min_chars`), then in the first half (never leaving a window under `min_chars`), else a hard
    cut. The next window starts at the first sentence start (else word start) at most `overlap`
    characters before the cut, so consecutive windows overlap by at most `overlap`, no slack.
+   By default the cut's own sentence end counts as that start, so after a sentence longer than
+   `overlap` the windows share nothing; `overlap_mid_sentence` starts the window at a word in
+   the overlap instead (off by default: it lowered SciFact nDCG@10 by 0.0007, docs/benchmarks.md).
 4. A cut never falls strictly inside a code fence unless the fence alone is longer than
    `max_chars`; such a fence is cut at line boundaries (hard cut only on a line with no break in a
    whole window). When this forces a short window, the window is merged into a neighbour if the
@@ -55,13 +58,20 @@ class Chunk:
 
 
 def chunk_text(
-    body: str, *, max_chars: int = 2000, min_chars: int = 30, overlap: int = 200
+    body: str,
+    *,
+    max_chars: int = 2000,
+    min_chars: int = 30,
+    overlap: int = 200,
+    overlap_mid_sentence: bool = False,
 ) -> list[Chunk]:
     """Chunks of `body` in document order; [] when the body is only whitespace."""
     _check_limits(max_chars, min_chars, overlap)
     structure = outline(body)
     sections = _section_spans(body, structure.headings)
-    windower = _Windower(body, structure.fences, max_chars, min_chars, overlap)
+    windower = _Windower(
+        body, structure.fences, max_chars, min_chars, overlap, mid_sentence=overlap_mid_sentence
+    )
     spans: list[Span] = []
     for start, end in _merge_short_sections(sections, min_chars, max_chars):
         spans.extend(windower.windows(start, end) if end - start > max_chars else [(start, end)])
@@ -174,7 +184,14 @@ class _Windower:
     """Cuts over-long spans of one body into overlapping windows."""
 
     def __init__(
-        self, body: str, fences: Sequence[Fence], max_chars: int, min_chars: int, overlap: int
+        self,
+        body: str,
+        fences: Sequence[Fence],
+        max_chars: int,
+        min_chars: int,
+        overlap: int,
+        *,
+        mid_sentence: bool = False,
     ) -> None:
         self._body = body
         self._fences = fences
@@ -183,6 +200,7 @@ class _Windower:
         self._min = min_chars
         self._overlap = overlap
         self._paragraph_breaks: list[int] = []
+        self._mid_sentence = mid_sentence  # see the module docstring, step 3
 
     def windows(self, start: int, end: int) -> list[Span]:
         """Windows covering the trimmed span `body[start:end]` (longer than max_chars)."""
@@ -243,12 +261,17 @@ class _Windower:
         return tail_margin if line_start is None else line_start
 
     def _next_start(self, window_start: int, cut: int) -> int:
+        """The next window's start: the earliest sentence start (else word start) in the
+        `overlap` characters before `cut`. With `mid_sentence` the cut itself is no candidate:
+        it sits right after the paragraph or sentence end it was made at, so taking it leaves
+        no overlap whenever the last sentence is longer than `overlap`."""
         low = max(cut - self._overlap, window_start + 1, self._first_progress(cut) - self._max)
+        high = cut - 1 if self._mid_sentence else cut
         start = cut
-        if low <= cut:
-            found = self._earliest_after(_SENTENCE_ENDS, low, cut)
-            if found is None:
-                found = self._earliest_after(_WORD_GAPS, low, cut)
+        if low <= high:
+            found = self._earliest_after(_SENTENCE_ENDS, low, high)
+            if found is None or (self._mid_sentence and self._first_non_space(found) >= cut):
+                found = self._earliest_after(_WORD_GAPS, low, high)
             if found is not None:
                 start = found
             elif self._fence_around(low) is None:
