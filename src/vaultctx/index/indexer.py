@@ -27,11 +27,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 import apsw
 
 from vaultctx.config import Config, Settings, check_db_location
+from vaultctx.db_location import PostgresLocation
 from vaultctx.embed.base import Embedder
 from vaultctx.errors import VaultctxError
 from vaultctx.index import hangul
 from vaultctx.index.db import (
     DAMAGE_ERRORS,
+    POSTGRES,
     SETTLED_SKIPS_META,
     STAT_DIGEST_META,
     VECTOR_STORAGE,
@@ -67,6 +69,8 @@ from vaultctx.text.lexical import FTS_ANALYZER_META, analyzer_id
 from vaultctx.vault.scanner import VaultFile, scan_vault
 
 if TYPE_CHECKING:
+    from vaultctx.index.postgres.lock import AdvisoryLock
+
     # Preparing files (parsing, chunking, worker processes: YAML, the chunker, multiprocessing)
     # is imported when a run has files to prepare: a no-op run decides from the scan alone.
     from vaultctx.index.prepare import ChunkRow, FileColumns, PreparedFile
@@ -217,10 +221,7 @@ class Indexer:
         """Pass 1 (text, BM25, static vectors), then pass 2 (quality vectors) unless ``fast``."""
         started = time.perf_counter()
         report = IndexReport(full=full, full_reason="--full" if full else None)
-        check_db_location(self.config.vault, self.config.db)
-        check_index_file(self.config.db)  # before the lock file appears beside someone's file
-        ensure_index_folder(self.config.db)
-        lock = RunLock(_create_lock_file(self.config.db))
+        lock = _run_lock(self.config)
         try:
             lock.acquire()
         except LockHeldError as exc:  # before OSError: it is one
@@ -351,6 +352,7 @@ class Indexer:
     def _rebuild(self, report: IndexReport, reason: str) -> IndexDatabase:
         """Keep our damaged file aside (never delete it: a foreign file was refused long before
         here) and start a new index that the run fills from the vault."""
+        assert isinstance(self.config.db, Path)  # only SQLite files are ever damaged
         aside = set_aside_damaged(self.config.db)
         message = f"{reason}: rebuilding it from the vault; the damaged file is kept as {aside}"
         report.warnings.append(message)
@@ -490,7 +492,7 @@ class Indexer:
             writer.flush(report)
             if not report.interrupted:
                 self._remove(db, gone, report)
-                if report.full:
+                if report.full and db.dialect != POSTGRES:  # PostgreSQL has no segments
                     db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
                     with db.transaction():  # every chunk has just been rewritten
                         db.set_meta(SCRUBBER_META, scrubber_fingerprint())
@@ -617,6 +619,19 @@ class Indexer:
                 fts.deleted.extend(_delete_file_rows(db, file_id, keep_file=False))
             fts.write(db)
         report.removed += len(ids)
+
+
+def _run_lock(config: Config) -> RunLock | AdvisoryLock:
+    """The lock that keeps this run alone on the index: a file lock beside a SQLite index, an
+    advisory lock in PostgreSQL (``postgres/lock.py``)."""
+    if isinstance(config.db, PostgresLocation):
+        from vaultctx.index.postgres.lock import AdvisoryLock
+
+        return AdvisoryLock(config.db)
+    check_db_location(config.vault, config.db)
+    check_index_file(config.db)  # before the lock file appears beside someone's file
+    ensure_index_folder(config.db)
+    return RunLock(_create_lock_file(config.db))
 
 
 def _create_lock_file(db: Path) -> Path:
@@ -796,7 +811,11 @@ class _FtsChanges:
     added: list[tuple[int, tuple[str, str, str]]] = field(default_factory=list)
 
     def write(self, db: IndexDatabase) -> None:
-        if self.deleted:
+        if self.deleted and db.dialect == POSTGRES:
+            from vaultctx.index.postgres.fts import delete_rows
+
+            delete_rows(db, self.deleted)
+        elif self.deleted:
             db.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(c,) for c in self.deleted])
         if self.added:
             write_fts_rows(db, self.added)
@@ -820,6 +839,11 @@ def _record_scrubber(db: IndexDatabase) -> None:
 def write_fts_rows(db: IndexDatabase, rows: list[tuple[int, tuple[str, str, str]]]) -> None:
     """Index (chunk id, analysed columns) in the contentless FTS table (see prepare.fts_columns)."""
     hangul.note_fts_rows(db, rows)
+    if db.dialect == POSTGRES:
+        from vaultctx.index.postgres.fts import write_rows
+
+        write_rows(db, rows)
+        return
     db.executemany(
         "INSERT INTO chunks_fts(rowid, chunk_text, section, heading_context) VALUES (?, ?, ?, ?)",
         [(cid, *columns) for cid, columns in rows],
@@ -840,7 +864,12 @@ def _rebuild_fts_if_analysis_changed(db: IndexDatabase, report: IndexReport) -> 
     from vaultctx.index.prepare import fts_columns
 
     with report.timed("fts_rebuild"), db.transaction():
-        db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')")
+        if db.dialect == POSTGRES:
+            from vaultctx.index.postgres.fts import delete_all
+
+            delete_all(db)
+        else:
+            db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')")
         last_id = 0
         while True:
             batch = [

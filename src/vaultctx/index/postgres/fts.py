@@ -1,0 +1,288 @@
+"""Keyword search on PostgreSQL with the same tokens and the same BM25 as SQLite's FTS5.
+
+PostgreSQL's own text search analyses text differently and ``ts_rank`` is not BM25, so its
+answers would drift from the SQLite store's. Instead each chunk's three analysed columns (chunk
+text, section, heading context: ``prepare.fts_columns``) are tokenized by SQLite's own tokenizer
+(``porter unicode61 remove_diacritics 2`` through apsw, the very code FTS5 runs), and the store
+keeps, per chunk, column and term, the token positions (``fts_terms``), per chunk its number of
+tokens (``fts_docs``) and for the vault the rows and tokens (``fts_totals``), kept in the same
+transaction as the chunks.
+
+A query is one of the expressions ``search/fts_query.py`` builds: quoted phrases OR-ed, a ``*``
+prefix on a one-word phrase, or a column filter with ``^`` (starts the column). It is parsed into
+phrases, each phrase tokenized by the same tokenizer, and ranked with FTS5's ``bm25()`` formula
+(fts5_aux.c): k1 = 1.2, b = 0.75, idf = log((N - n + 0.5) / (n + 0.5)) floored at 1e-6, the
+phrase's frequency the column-weighted count of its instances (adjacent tokens for a phrase of
+several), D the row's tokens in all columns, avgdl the vault's tokens over its rows, negated so
+that lower is better.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import apsw
+
+K1 = 1.2
+B = 0.75
+COLUMNS = ("chunk_text", "section", "heading_context")
+_PHRASE = re.compile(r'\s*(?:(\w+)\s*:\s*)?(\^)?"((?:[^"]|"")*)"(\*)?\s*')
+_LAST_CODE_POINT = "\U0010ffff"
+
+
+@functools.lru_cache(maxsize=1)
+def _tokenizer() -> Any:
+    connection = apsw.Connection(":memory:")
+    return connection.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"])
+
+
+def tokens(text: str, *, query: bool = False, prefix: bool = False) -> list[str]:
+    """``text``'s tokens exactly as FTS5 sees them in a document (or in a query)."""
+    if not text:
+        return []
+    flags = apsw.FTS5_TOKENIZE_DOCUMENT
+    if query:
+        flags = apsw.FTS5_TOKENIZE_QUERY | (apsw.FTS5_TOKENIZE_PREFIX if prefix else 0)
+    found = _tokenizer()(text.encode(), flags, None, include_offsets=False, include_colocated=False)
+    return [str(token) for token in found]
+
+
+# ---------------------------------------------------------------------------------- writes
+
+
+def write_rows(db: Any, rows: Sequence[tuple[int, tuple[str, str, str]]]) -> None:
+    """Index (chunk id, analysed columns), as an INSERT into the FTS5 table does."""
+    if not rows:
+        return
+    docs: list[tuple[int, int]] = []
+    total = 0
+    with db.reporting_loss(), db.conn.cursor() as cursor:
+        with cursor.copy("COPY fts_terms (term, chunk_id, col, n, positions) FROM STDIN") as copy:
+            for chunk_id, columns in rows:
+                length = 0
+                for col, text in enumerate(columns):
+                    found = tokens(text)
+                    length += len(found)
+                    for term, positions in _positions(found).items():
+                        copy.write_row((term, chunk_id, col, len(positions), positions))
+                docs.append((chunk_id, length))
+                total += length
+        cursor.executemany("INSERT INTO fts_docs(chunk_id, tokens) VALUES (%s, %s)", docs)
+        cursor.execute(
+            "UPDATE fts_totals SET rows = rows + %s, tokens = tokens + %s", (len(docs), total)
+        )
+
+
+def _positions(found: list[str]) -> dict[str, list[int]]:
+    where: dict[str, list[int]] = {}
+    for position, term in enumerate(found):
+        where.setdefault(term, []).append(position)
+    return where
+
+
+def delete_rows(db: Any, chunk_ids: Sequence[int]) -> None:
+    ids = list(chunk_ids)
+    if not ids:
+        return
+    db.run(
+        "WITH gone AS (DELETE FROM fts_docs WHERE chunk_id = ANY(%s) RETURNING tokens) "
+        "UPDATE fts_totals SET rows = rows - (SELECT count(*) FROM gone), "
+        "tokens = tokens - (SELECT coalesce(sum(tokens), 0) FROM gone)",
+        (ids,),
+    )
+    db.run("DELETE FROM fts_terms WHERE chunk_id = ANY(%s)", (ids,))
+
+
+def delete_all(db: Any) -> None:
+    db.run("DELETE FROM fts_terms")
+    db.run("DELETE FROM fts_docs")
+    db.run("UPDATE fts_totals SET rows = 0, tokens = 0")
+
+
+def statistics_problems(db: Any) -> list[str]:
+    """Where the stored totals disagree with the rows they count (BM25 would drift)."""
+    rows, tokens_total = db.run("SELECT rows, tokens FROM fts_totals").fetchone()
+    counted, summed = db.run("SELECT count(*), coalesce(sum(tokens), 0) FROM fts_docs").fetchone()
+    problems = []
+    if (int(rows), int(tokens_total)) != (int(counted), int(summed)):
+        problems.append(
+            f"keyword statistics: totals say {rows} rows and {tokens_total} tokens, the rows "
+            f"hold {counted} and {summed}"
+        )
+    missing = db.run(
+        "SELECT count(*) FROM chunks c WHERE NOT EXISTS "
+        "(SELECT 1 FROM fts_docs d WHERE d.chunk_id = c.id)"
+    ).fetchone()[0]
+    if missing:
+        problems.append(f"keyword index: {missing} chunks have no keyword entry")
+    return problems
+
+
+# ---------------------------------------------------------------------------------- queries
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """One quoted phrase of a query: its tokens, the last one a prefix when ``prefix``; only in
+    column ``column`` (None: any); ``initial``: it must start the column."""
+
+    terms: tuple[str, ...]
+    prefix: bool
+    column: int | None
+    initial: bool
+
+
+def parse(match: str) -> list[Phrase]:
+    """The phrases of an expression ``search/fts_query.py`` built (ValueError on others)."""
+    phrases: list[Phrase] = []
+    for part in re.split(r"\s+OR\s+", match.strip()):
+        found = _PHRASE.fullmatch(part)
+        if found is None:
+            raise ValueError(f"not a query vaultctx builds: {match!r}")
+        column_name, caret, text, star = found.groups()
+        column = None if column_name is None else COLUMNS.index(column_name)
+        terms = tokens(text.replace('""', '"'), query=True, prefix=bool(star))
+        phrases.append(Phrase(tuple(terms), bool(star), column, bool(caret)))
+    return phrases
+
+
+# (chunk id, column) → term → (count, positions or None)
+_Postings = dict[tuple[int, int], dict[str, tuple[int, list[int] | None]]]
+
+
+def _fetch(db: Any, phrases: list[Phrase]) -> tuple[_Postings, dict[str, list[str]]]:
+    """The postings of every term the phrases name, and per prefix the terms it matched."""
+    exact: set[str] = set()
+    need_positions: set[str] = set()
+    prefixes: set[str] = set()
+    for phrase in phrases:
+        whole = phrase.terms[:-1] if phrase.prefix else phrase.terms
+        exact.update(whole)
+        if phrase.prefix and phrase.terms:
+            prefixes.add(phrase.terms[-1])
+        if len(phrase.terms) > 1 or phrase.initial:
+            need_positions.update(phrase.terms)
+    sql = [
+        "SELECT term, chunk_id, col, n, CASE WHEN term = ANY(%s) OR %s THEN positions END "
+        "FROM fts_terms WHERE term = ANY(%s)"
+    ]
+    params: list[Any] = [sorted(need_positions), False, sorted(exact)]
+    for prefix in sorted(prefixes):
+        sql.append(
+            "SELECT term, chunk_id, col, n, CASE WHEN %s THEN positions END FROM fts_terms "
+            "WHERE term >= %s AND term < %s"
+        )
+        params += [prefix in need_positions, prefix, prefix + _LAST_CODE_POINT]
+    postings: _Postings = {}
+    matched: dict[str, list[str]] = {prefix: [] for prefix in prefixes}
+    for term, chunk_id, col, count, positions in db.run(" UNION ALL ".join(sql), params):
+        entry = postings.setdefault((int(chunk_id), int(col)), {})
+        known = entry.get(term)  # a term both asked for and matched by a prefix comes twice
+        entry[term] = (int(count), positions if known is None else known[1] or positions)
+        for prefix in prefixes:
+            if term.startswith(prefix):
+                matched[prefix].append(term)
+    return postings, matched
+
+
+def _instances(phrase: Phrase, terms: dict[str, tuple[int, list[int] | None]]) -> int:
+    """How many times ``phrase`` occurs in one column of one row (its postings ``terms``)."""
+    if not phrase.terms:
+        return 0
+    last_prefix = phrase.terms[-1] if phrase.prefix else None
+    if len(phrase.terms) == 1 and not phrase.initial:
+        if last_prefix is None:
+            return terms[phrase.terms[0]][0] if phrase.terms[0] in terms else 0
+        return sum(count for term, (count, _) in terms.items() if term.startswith(last_prefix))
+    sets: list[set[int]] = []
+    for index, term in enumerate(phrase.terms):
+        if last_prefix is not None and index == len(phrase.terms) - 1:
+            where = {
+                p for t, (_, ps) in terms.items() if t.startswith(last_prefix) for p in ps or ()
+            }
+        else:
+            where = set(terms[term][1] or ()) if term in terms else set()
+        if not where:
+            return 0
+        sets.append(where)
+    starts = sets[0] & {0} if phrase.initial else sets[0]
+    return sum(1 for p in starts if all(p + i in s for i, s in enumerate(sets[1:], 1)))
+
+
+def _frequencies(
+    phrases: list[Phrase], postings: _Postings, weights: Sequence[float]
+) -> list[dict[int, float]]:
+    """Per phrase: chunk id → the weighted count of its instances (FTS5's ``aFreq``)."""
+    found: list[dict[int, float]] = [{} for _ in phrases]
+    for (chunk_id, col), terms in postings.items():
+        for index, phrase in enumerate(phrases):
+            if phrase.column is not None and phrase.column != col:
+                continue
+            count = _instances(phrase, terms)
+            if count:
+                weight = weights[col] if col < len(weights) else 1.0
+                frequency = found[index].get(chunk_id, 0.0)
+                for _ in range(count):  # FTS5 adds the weight once per instance
+                    frequency += weight
+                found[index][chunk_id] = frequency
+    return found
+
+
+def matching_chunks(db: Any, match: str) -> set[int]:
+    """The chunks ``match`` finds (the title lookup: a filter, not a ranking)."""
+    phrases = parse(match)
+    postings, _ = _fetch(db, phrases)
+    return {cid for freq in _frequencies(phrases, postings, (1.0, 1.0, 1.0)) for cid in freq}
+
+
+def bm25(
+    db: Any,
+    match: str,
+    limit: int,
+    weights: tuple[float, float, float],
+    file_ids: Sequence[int] | None = None,
+) -> list[tuple[int, float]]:
+    """(chunk id, FTS5 bm25 score) best (lowest) first, as ``search_queries.bm25_candidates``:
+    statistics over the whole vault, rows only from ``file_ids``' notes when given."""
+    phrases = parse(match)
+    postings, _ = _fetch(db, phrases)
+    frequencies = _frequencies(phrases, postings, weights)
+    candidates = {cid for freq in frequencies for cid in freq}
+    if not candidates:
+        return []
+    if file_ids is not None:
+        candidates = {
+            int(r[0])
+            for r in db.run(
+                "SELECT id FROM chunks WHERE id = ANY(%s) AND file_id = ANY(%s)",
+                (sorted(candidates), list(file_ids)),
+            )
+        }
+    rows, total_tokens = db.run("SELECT rows, tokens FROM fts_totals").fetchone()
+    lengths = dict(
+        db.run(
+            "SELECT chunk_id, tokens FROM fts_docs WHERE chunk_id = ANY(%s)", (sorted(candidates),)
+        )
+    )
+    n_rows = float(rows)
+    avgdl = float(total_tokens) / n_rows if n_rows else 0.0
+    idf = []
+    for freq in frequencies:
+        hits = len(freq)
+        value = math.log((n_rows - hits + 0.5) / (hits + 0.5))
+        idf.append(value if value > 0.0 else 1e-6)
+    scored = []
+    for chunk_id in candidates:
+        length = float(lengths.get(chunk_id, 0))
+        score = 0.0
+        for index, freq in enumerate(frequencies):
+            f = freq.get(chunk_id, 0.0)
+            score += idf[index] * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * length / avgdl)))
+        scored.append((-1.0 * score, chunk_id))
+    scored.sort()
+    return [(chunk_id, score) for score, chunk_id in scored[:limit]]
