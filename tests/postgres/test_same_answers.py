@@ -184,3 +184,25 @@ def test_reindex_edit_delete_status_and_doctor(
             assert index.integrity_problems()  # the check can fail
         finally:
             index.close()
+
+
+def test_both_passes_give_the_same_results(
+    example_vault: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Pass 2 (quality vectors) and the multilingual pass write and read through the seam too."""
+    results = {}
+    for kind in ("sqlite", "postgres"):
+        vault = Vault(example_vault, db=location_for(kind, example_vault, tmp_path, request))
+        try:
+            report = vault.index()
+            assert report.quality_embedded > 0 and report.quality_remaining == 0
+            status = vault.status()
+            assert status.quality_vectors == status.chunks
+            results[kind] = [
+                [(r.citation, r.vec_rank) for r in vault.search(query, limit=6).results]
+                for query in QUERIES[:6]
+            ]
+            assert vault.index().chunks_written == 0
+        finally:
+            vault.close()
+    assert results["postgres"] == results["sqlite"]
