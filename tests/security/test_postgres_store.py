@@ -180,3 +180,20 @@ def test_an_unreachable_server_and_a_missing_index_are_errors_with_advice(
     with pytest.raises(IndexUnreachableError) as unreachable:
         open_index(gone, readonly=True)
     assert unreachable.value.suggestion
+
+
+def test_a_server_gone_mid_session_is_an_error_with_advice(
+    vault: Path, postgres_url: str, embedder: StaticEmbedder
+) -> None:
+    location = PostgresLocation(postgres_url, str(vault))
+    _index(vault, location, embedder)
+    db = open_index(location, readonly=True)
+    try:
+        pid = db.scalar("SELECT pg_backend_pid()")
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        with pytest.raises(IndexUnreachableError) as lost:
+            db.execute("SELECT count(*) FROM files").fetchone()
+        assert "lost the connection" in lost.value.message and lost.value.suggestion
+    finally:
+        db.close()
