@@ -20,7 +20,6 @@ that lower is better.
 from __future__ import annotations
 
 import functools
-import math
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -233,11 +232,68 @@ def _frequencies(
     return found
 
 
+def _is_plain(phrase: Phrase) -> bool:
+    """One whole token in any column: counted by PostgreSQL from ``fts_terms.n`` alone."""
+    return len(phrase.terms) == 1 and not phrase.prefix and not phrase.initial
+
+
 def matching_chunks(db: Any, match: str) -> set[int]:
-    """The chunks ``match`` finds (the title lookup: a filter, not a ranking)."""
-    phrases = parse(match)
-    postings, _ = _fetch(db, phrases)
-    return {cid for freq in _frequencies(phrases, postings, (1.0, 1.0, 1.0)) for cid in freq}
+    """The chunks ``match`` finds (the title lookup: a filter, not a ranking). A phrase that
+    must start its column is looked up from its first token at position 0 (a short list), each
+    further token checked by primary key; others go through ``_frequencies``."""
+    found: set[int] = set()
+    for phrase in parse(match):
+        if phrase.initial and phrase.column is not None and not phrase.prefix and phrase.terms:
+            found |= _initial_phrase_chunks(db, phrase)
+        else:
+            postings, _ = _fetch(db, [phrase])
+            found |= set(_frequencies([phrase], postings, (1.0, 1.0, 1.0))[0])
+    return found
+
+
+def _initial_phrase_chunks(db: Any, phrase: Phrase) -> set[int]:
+    sql = [
+        "SELECT a.chunk_id FROM fts_terms a WHERE a.term = %s AND a.col = %s AND a.positions[1] = 0"
+    ]
+    params: list[Any] = [phrase.terms[0], phrase.column]
+    for offset, term in enumerate(phrase.terms[1:], 1):
+        sql.append(
+            "AND EXISTS (SELECT 1 FROM fts_terms x WHERE x.term = %s AND x.chunk_id = a.chunk_id "
+            "AND x.col = a.col AND %s = ANY(x.positions))"
+        )
+        params += [term, offset]
+    return {int(r[0]) for r in db.run(" ".join(sql), params)}
+
+
+# FTS5's bm25() over the hits: plain phrases counted here from fts_terms, the others' weighted
+# frequencies passed in (``given``); idf from each phrase's number of rows, over the whole vault.
+_BM25_SQL = """
+WITH q(idx, term) AS (SELECT * FROM unnest(%(idx)s::int[], %(terms)s::text[])),
+w(col, weight) AS (SELECT * FROM unnest(ARRAY[0, 1, 2]::int[], %(weights)s::float8[])),
+hits AS (
+    SELECT q.idx, t.chunk_id, sum(t.n * w.weight) AS f
+    FROM q JOIN fts_terms t ON t.term = q.term JOIN w ON w.col = t.col
+    GROUP BY q.idx, t.chunk_id
+    UNION ALL
+    SELECT * FROM unnest(%(given_idx)s::int[], %(given_chunk)s::bigint[], %(given_f)s::float8[])
+),
+totals AS (
+    SELECT rows::float8 AS n, tokens::float8 / nullif(rows, 0)::float8 AS avgdl FROM fts_totals
+),
+idf AS (
+    SELECT h.idx, ln((t.n - count(*) + 0.5) / (count(*) + 0.5)) AS v
+    FROM hits h CROSS JOIN totals t GROUP BY h.idx, t.n
+)
+SELECT h.chunk_id, -1.0 * sum(
+    (CASE WHEN i.v > 0.0 THEN i.v ELSE 1e-6 END)
+    * ((h.f * (%(k1)s + 1.0)) / (h.f + %(k1)s * (1 - %(b)s + %(b)s * d.tokens::float8 / t.avgdl)))
+) AS score
+FROM hits h JOIN idf i ON i.idx = h.idx JOIN fts_docs d ON d.chunk_id = h.chunk_id
+CROSS JOIN totals t
+{where}
+GROUP BY h.chunk_id ORDER BY score, h.chunk_id LIMIT %(limit)s
+"""
+_IN_NOTES = "WHERE h.chunk_id IN (SELECT id FROM chunks WHERE file_id = ANY(%(files)s))"
 
 
 def bm25(
@@ -248,41 +304,32 @@ def bm25(
     file_ids: Sequence[int] | None = None,
 ) -> list[tuple[int, float]]:
     """(chunk id, FTS5 bm25 score) best (lowest) first, as ``search_queries.bm25_candidates``:
-    statistics over the whole vault, rows only from ``file_ids``' notes when given."""
+    statistics over the whole vault, rows only from ``file_ids``' notes when given.
+
+    PostgreSQL aggregates and ranks, so only the top ``limit`` rows cross the wire: a common
+    word's thousands of postings never reach Python. Phrases that need token positions (several
+    tokens, a prefix) are counted in Python first and handed over with their frequencies.
+    """
     phrases = parse(match)
-    postings, _ = _fetch(db, phrases)
-    frequencies = _frequencies(phrases, postings, weights)
-    candidates = {cid for freq in frequencies for cid in freq}
-    if not candidates:
-        return []
-    if file_ids is not None:
-        candidates = {
-            int(r[0])
-            for r in db.run(
-                "SELECT id FROM chunks WHERE id = ANY(%s) AND file_id = ANY(%s)",
-                (sorted(candidates), list(file_ids)),
-            )
-        }
-    rows, total_tokens = db.run("SELECT rows, tokens FROM fts_totals").fetchone()
-    lengths = dict(
-        db.run(
-            "SELECT chunk_id, tokens FROM fts_docs WHERE chunk_id = ANY(%s)", (sorted(candidates),)
-        )
-    )
-    n_rows = float(rows)
-    avgdl = float(total_tokens) / n_rows if n_rows else 0.0
-    idf = []
-    for freq in frequencies:
-        hits = len(freq)
-        value = math.log((n_rows - hits + 0.5) / (hits + 0.5))
-        idf.append(value if value > 0.0 else 1e-6)
-    scored = []
-    for chunk_id in candidates:
-        length = float(lengths.get(chunk_id, 0))
-        score = 0.0
-        for index, freq in enumerate(frequencies):
-            f = freq.get(chunk_id, 0.0)
-            score += idf[index] * ((f * (K1 + 1.0)) / (f + K1 * (1 - B + B * length / avgdl)))
-        scored.append((-1.0 * score, chunk_id))
-    scored.sort()
-    return [(chunk_id, score) for score, chunk_id in scored[:limit]]
+    plain = [(index, p.terms[0]) for index, p in enumerate(phrases) if _is_plain(p)]
+    other = [(index, p) for index, p in enumerate(phrases) if not _is_plain(p)]
+    given: list[tuple[int, int, float]] = []
+    if other:
+        postings, _ = _fetch(db, [p for _, p in other])
+        frequencies = _frequencies([p for _, p in other], postings, weights)
+        for (index, _), found in zip(other, frequencies, strict=True):
+            given += [(index, chunk_id, f) for chunk_id, f in found.items()]
+    params = {
+        "idx": [i for i, _ in plain],
+        "terms": [t for _, t in plain],
+        "weights": list(weights),
+        "given_idx": [g[0] for g in given],
+        "given_chunk": [g[1] for g in given],
+        "given_f": [g[2] for g in given],
+        "k1": K1,
+        "b": B,
+        "limit": limit,
+        "files": None if file_ids is None else list(file_ids),
+    }
+    sql = _BM25_SQL.format(where="" if file_ids is None else _IN_NOTES)
+    return [(int(chunk_id), float(score)) for chunk_id, score in db.run(sql, params)]
