@@ -494,6 +494,10 @@ class Indexer:
                 self._remove(db, gone, report)
                 if report.full and db.dialect != POSTGRES:  # PostgreSQL has no segments
                     db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+                if db.dialect == POSTGRES and report.chunks_written:
+                    # Statistics for the planner, and the visibility map that lets ranking read
+                    # the keyword index alone, now rather than when autovacuum gets round to it.
+                    db.execute("VACUUM (ANALYZE) files, chunks, fts_terms, fts_docs")
                     with db.transaction():  # every chunk has just been rewritten
                         db.set_meta(SCRUBBER_META, scrubber_fingerprint())
         finally:

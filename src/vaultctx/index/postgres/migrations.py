@@ -74,9 +74,10 @@ CREATE TABLE fts_terms (
     col smallint NOT NULL,
     n integer NOT NULL,
     positions integer[] NOT NULL,
-    PRIMARY KEY (term, chunk_id, col)
+    PRIMARY KEY (term, chunk_id, col) INCLUDE (n)
 );
 CREATE INDEX fts_terms_chunk ON fts_terms(chunk_id);
+CREATE INDEX fts_terms_first ON fts_terms(term, col) WHERE positions[1] = 0;
 CREATE TABLE fts_docs (chunk_id bigint PRIMARY KEY, tokens integer NOT NULL);
 CREATE TABLE fts_totals (
     one boolean PRIMARY KEY DEFAULT true CHECK (one),
