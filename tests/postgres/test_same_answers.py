@@ -4,10 +4,12 @@ and doctor work on both."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
 
+from tests.conftest import EXAMPLE_VAULT
 from tests.postgres.conftest import location_for
 from vaultctx.api import Vault
 from vaultctx.config import Config, Settings
@@ -206,3 +208,39 @@ def test_both_passes_give_the_same_results(
         finally:
             vault.close()
     assert results["postgres"] == results["sqlite"]
+
+
+KOREAN_QUERIES = [
+    "퇴비는 어떻게 만드나요",
+    "김치찌개 끓이는 법",
+    "자전거 체인 정비",
+    "잠을 잘 자려면",
+    "주간 회고에서 무엇을 적나요",
+    "커피 찌꺼기",
+]
+
+
+def test_korean_keyword_scores_equal_fts5(
+    tmp_path: Path, request: pytest.FixtureRequest, embedder: StaticEmbedder
+) -> None:
+    """Korean is analysed (Kiwi morphemes or bigrams) before either store tokenizes it."""
+    vault = tmp_path / "vault-ko"
+    shutil.copytree(EXAMPLE_VAULT.parent / "vault-ko", vault)
+    stores = [location_for(kind, vault, tmp_path, request) for kind in ("sqlite", "postgres")]
+    for store in stores:
+        _index(vault, store, embedder)
+    a, b = (open_index(store, readonly=True) for store in stores)
+    try:
+        matched = 0
+        for query in KOREAN_QUERIES:
+            match = build_fts_query(query)
+            assert match is not None
+            expected = bm25_candidates(a, match, 10, WEIGHTS[1])
+            found = bm25_candidates(b, match, 10, WEIGHTS[1])
+            assert [i for i, _ in found] == [i for i, _ in expected], query
+            assert [s for _, s in found] == pytest.approx([s for _, s in expected], abs=1e-9)
+            matched += bool(expected)
+        assert matched >= 4
+    finally:
+        a.close()
+        b.close()
