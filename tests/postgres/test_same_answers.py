@@ -142,6 +142,10 @@ def test_vectors_round_trip_and_filter_by_note(
             found = nearest_chunks(b, VECTOR_TABLE, query, 5, files)
             assert [c for c, _ in found] == [c for c, _ in expected]
             assert [s for _, s in found] == pytest.approx([s for _, s in expected], abs=1e-3)
+        hnsw = b.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = ?", (f"{VECTOR_TABLE}_hnsw",)
+        )
+        assert "halfvec_cosine_ops" in hnsw.fetchone()[0]  # built after the bulk load
         allowed = {int(r[0]) for r in b.execute("SELECT id FROM chunks WHERE file_id = 2")}
         assert {c for c, _ in nearest_chunks(b, VECTOR_TABLE, query, 50, [2])} == allowed
     finally:

@@ -272,10 +272,12 @@ class Indexer:
 
     def _passes(self, db: IndexDatabase, report: IndexReport, *, fast: bool) -> None:
         self._run(db, report)
+        _index_vectors(db)
         if not (fast or report.interrupted or self.quality_embedder is None):
             self._quality_pass(db, report)
         if not (fast or report.interrupted or self.multilingual_embedder is None):
             self._multilingual_pass(db, report)
+        _index_vectors(db)
 
     def _quality_pass(self, db: IndexDatabase, report: IndexReport) -> None:
         assert self.quality_embedder is not None
@@ -492,14 +494,15 @@ class Indexer:
             writer.flush(report)
             if not report.interrupted:
                 self._remove(db, gone, report)
-                if report.full and db.dialect != POSTGRES:  # PostgreSQL has no segments
-                    db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+                if report.full:
+                    if db.dialect != POSTGRES:  # PostgreSQL's keyword tables have no segments
+                        db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+                    with db.transaction():  # every chunk has just been rewritten
+                        db.set_meta(SCRUBBER_META, scrubber_fingerprint())
                 if db.dialect == POSTGRES and report.chunks_written:
                     # Statistics for the planner, and the visibility map that lets ranking read
                     # the keyword index alone, now rather than when autovacuum gets round to it.
                     db.execute("VACUUM (ANALYZE) files, chunks, fts_terms, fts_docs")
-                    with db.transaction():  # every chunk has just been rewritten
-                        db.set_meta(SCRUBBER_META, scrubber_fingerprint())
         finally:
             self.progress.finish()
 
@@ -623,6 +626,14 @@ class Indexer:
                 fts.deleted.extend(_delete_file_rows(db, file_id, keep_file=False))
             fts.write(db)
         report.removed += len(ids)
+
+
+def _index_vectors(db: IndexDatabase) -> None:
+    """PostgreSQL: the HNSW index of vector tables filled since the last run (postgres/vectors)."""
+    if db.dialect == POSTGRES:
+        from vaultctx.index.postgres.vectors import ensure_hnsw_indexes
+
+        ensure_hnsw_indexes(db, VECTOR_TABLES)
 
 
 def _run_lock(config: Config) -> RunLock | AdvisoryLock:
