@@ -37,9 +37,8 @@ def main() -> None:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             for first in (True, False):
                 conn.execute("DROP TABLE IF EXISTS t")
-                conn.execute(
-                    f"CREATE TABLE t (rowid bigint PRIMARY KEY, embedding halfvec({args.dimension}))"
-                )
+                column = f"embedding halfvec({args.dimension})"
+                conn.execute(f"CREATE TABLE t (rowid bigint PRIMARY KEY, {column})")
                 if first:
                     conn.execute(index)
                 started = time.perf_counter()
