@@ -282,3 +282,26 @@ def test_the_length_check_finds_a_long_function() -> None:
     body = "".join(f"    x = {n}\n" for n in range(80))
     source = f"def short():\n    return 1\n\n\nasync def long():\n{body}"
     assert long_functions(source) == ["5: long (81 lines)"]
+
+
+def imported_top_level_names(source: str) -> set[str]:
+    """Every top-level package an ``import`` anywhere in ``source`` names (lazy ones too)."""
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_only_the_index_package_talks_to_postgresql() -> None:
+    """Nothing above ``index/`` learns which store it talks to: psycopg is imported only there."""
+    found = [
+        name
+        for name, file in sorted(module_names(SRC).items())
+        if not name.startswith(f"{INDEX}.")
+        and "psycopg" in imported_top_level_names(file.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+    assert "psycopg" in imported_top_level_names("def f():\n    from psycopg.adapt import Loader\n")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultctx.config import Config, ConfigError, default_db_path, load_config
+from vaultctx.db_location import IndexLocation
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import Change, ChangeContext
 
@@ -75,7 +76,7 @@ class Vault:
         self,
         path: str | Path | None = None,
         *,
-        db: str | Path | None = None,
+        db: str | IndexLocation | None = None,
         config: Config | None = None,
     ) -> None:
         self.config = config or load_config(path, db)
@@ -94,7 +95,7 @@ class Vault:
         return self.config.vault
 
     @property
-    def db_path(self) -> Path:
+    def db_path(self) -> IndexLocation:
         return self.config.db
 
     def embedder(self) -> Embedder:
@@ -512,9 +513,10 @@ class Vault:
     def _reindex(self) -> list[str]:
         """Bring the index up to date with the files just changed (the fast pass: text, BM25
         and static vectors), so the next search sees them; nothing when there is no index yet."""
+        from vaultctx.index.db import index_exists
         from vaultctx.index.indexer import Indexer, IndexerBusyError
 
-        if not self.config.db.exists():
+        if not index_exists(self.config.db):
             return []
         try:
             report = Indexer(self.config, self.embedder()).run(fast=True)

@@ -312,11 +312,12 @@ def capture(vault: ChangingVault, draft: CaptureDraft) -> CaptureResult:
     index, the note is left to it: it sees the new file within seconds. ``indexed`` is read back
     from the index, never assumed.
     """
+    from vaultctx.index.db import index_exists
     from vaultctx.index.indexer import Indexer, IndexerBusyError
     from vaultctx.index.lookups import file_is_indexed
 
     config = vault.config
-    had_index = config.db.exists()
+    had_index = index_exists(config.db)
     inbox = draft.inbox or config.settings.inbox_folder
     path, file, chosen, change = write_capture(vault, replace(draft, inbox=inbox))
     notices = list(change.notices)
@@ -332,7 +333,7 @@ def capture(vault: ChangingVault, draft: CaptureDraft) -> CaptureResult:
             )
             return CaptureResult(path, file, chosen, False, notices)
         skipped = [s["reason"] for s in report.skipped if s["path"] == path]  # e.g. too big
-    indexed = config.db.exists() and file_is_indexed(config.db, path)
+    indexed = index_exists(config.db) and file_is_indexed(config.db, path)
     if not indexed and not notices:
         notices.append(f"not indexed: {skipped[0] if skipped else 'the indexer did not take it'}")
     return CaptureResult(path, file, chosen, indexed, notices)

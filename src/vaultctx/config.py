@@ -20,6 +20,7 @@ import platformdirs
 
 # Re-exported: callers name the index location and the app folder through the settings module.
 from vaultctx.db_location import APP_NAME as APP_NAME
+from vaultctx.db_location import IndexLocation, PostgresLocation, index_location, is_postgres_url
 from vaultctx.db_location import default_db_path as default_db_path
 from vaultctx.destination_keys import without_destinations
 from vaultctx.errors import VaultctxError
@@ -80,13 +81,15 @@ class Config:
     """Where the vault and its index live, plus the settings that shape indexing and search."""
 
     vault: Path
-    db: Path
+    db: IndexLocation
     settings: Settings = field(default_factory=Settings)
 
 
-def check_db_location(vault: Path, db: Path) -> None:
+def check_db_location(vault: Path, db: IndexLocation) -> None:
     """Refuse an index inside the vault: sync tools would copy it, the scanner would meet it, and
     a ``--db`` typo (``--db plan.md``) could name one of the user's notes."""
+    if isinstance(db, PostgresLocation):
+        return
     root = Path(os.path.realpath(vault))
     target = Path(os.path.realpath(db))
     if target == root or root in target.parents:
@@ -223,7 +226,7 @@ def _toml_value(value: Any) -> str:
 
 def load_config(
     vault: str | Path | None = None,
-    db: str | Path | None = None,
+    db: str | IndexLocation | None = None,
     *,
     env: Mapping[str, str] | None = None,
     user_config_dir: Path | None = None,
@@ -250,18 +253,66 @@ def load_config(
     settings = Settings()
     config_dir = user_config_dir or Path(platformdirs.user_config_dir(APP_NAME))
     user_file = config_dir / CONFIG_FILE_NAME
+    user_db: str | None = None
     if user_file.is_file():
-        settings = _settings_from(read_toml(user_file), user_file, settings)
+        user_data = read_toml(user_file)
+        user_db = _user_db_setting(user_data, user_file)
+        settings = _settings_from(user_data, user_file, settings)
     vault_file = vault_path / CONFIG_FILE_NAME
     if vault_file.is_file() and not is_user_file(vault_file, user_file):
         data = read_toml(vault_file)
+        _refuse_vault_db_setting(data, vault_file, user_file)
         embedding = data.get("embedding")
         if isinstance(embedding, dict):  # read from the user's file only (agent/remote_embed.py)
             without_destinations("embedding", embedding, vault_file, user_file)
         own = without_destinations("", data, vault_file, user_file)
         settings = _settings_from(own, vault_file, settings, user_file=user_file)
 
-    db_value = db if db is not None else environ.get("DB_PATH")
-    db_path = Path(db_value).expanduser().resolve() if db_value else default_db_path(vault_path)
-    check_db_location(vault_path, db_path)
-    return Config(vault=vault_path, db=db_path, settings=settings)
+    db_value = db if db is not None else environ.get("DB_PATH") or environ.get("DB_URL") or user_db
+    if isinstance(db_value, PostgresLocation):
+        location: IndexLocation = db_value
+    elif db_value:
+        location = index_location(db_value, vault_path)
+    else:
+        location = default_db_path(vault_path)
+    check_db_location(vault_path, location)
+    return Config(vault=vault_path, db=location, settings=settings)
+
+
+# Where the index lives, in a settings file: the user's own only (``db_url`` a PostgreSQL URL,
+# ``db_path`` a file). A vault's file travels with the vault; were it trusted with these, opening
+# a vault could send every note's text to a database server of its author's choosing.
+DB_KEYS = ("db_url", "db_path")
+
+
+def _user_db_setting(data: dict[str, Any], source: Path) -> str | None:
+    found: str | None = None
+    for key in DB_KEYS:
+        value = data.pop(key, None)
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(
+                f"{source}: '{key}' must be a non-empty string, got {value!r}",
+                f'write it as {key} = "postgresql://user@host/dbname"'
+                if key == "db_url"
+                else f'write it as {key} = "/path/to/index.db"',
+            )
+        if key == "db_url" and not is_postgres_url(value):
+            raise ConfigError(
+                f"{source}: 'db_url' must be a postgresql:// URL, got {value!r}",
+                "use db_path for an index file, or write the URL as postgresql://user@host/db",
+            )
+        found = found or value
+    return found
+
+
+def _refuse_vault_db_setting(data: dict[str, Any], source: Path, user_file: Path) -> None:
+    for key in DB_KEYS:
+        if key in data:
+            raise ConfigError(
+                f"{source}: '{key}' decides where your notes' text is stored, so only your own "
+                "settings file may set it, not a vault's",
+                f"remove it from {source}; set it in your own settings file {user_file}, or pass "
+                "--db",
+            )

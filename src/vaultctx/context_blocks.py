@@ -31,6 +31,7 @@ import platformdirs
 
 from vaultctx.atomic_write import write_atomically
 from vaultctx.config import APP_NAME, CONFIG_FILE_NAME, Config, ConfigError, read_toml
+from vaultctx.db_location import local_anchor
 
 DEFAULT_MAX_TOKENS = 1500
 DEFAULT_TTL_HOURS = 24.0
@@ -165,7 +166,7 @@ def get_block(
             f"declare it in {config.vault / CONFIG_FILE_NAME} as [blocks.{name}] with a query",
         )
     moment = time.time() if now is None else now
-    cache = _read_cache(cache_path(config.db))
+    cache = _read_cache(cache_path(local_anchor(config.db)))
     entry = cache.get(name)
     if not refresh and isinstance(entry, dict) and _still_valid(entry, spec, config.vault, moment):
         return _result(name, entry, cached=True)
@@ -183,7 +184,7 @@ def get_block(
         },
     }
     cache[name] = entry
-    _write_cache(cache_path(config.db), cache)
+    _write_cache(cache_path(local_anchor(config.db)), cache)
     return _result(name, entry, cached=False)
 
 

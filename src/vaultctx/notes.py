@@ -14,10 +14,10 @@ import json
 import posixpath
 import re
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 from typing import Any
 
 from vaultctx.config import Config
+from vaultctx.db_location import IndexLocation
 from vaultctx.index.db import IndexDatabase, IndexDatabaseError, open_index
 from vaultctx.index.inspect import note_paths
 from vaultctx.index.lookups import (
@@ -170,7 +170,7 @@ def read_note(
     )
 
 
-def _indexed_spelling(db_path: Path, path: str) -> tuple[str, str | None] | None:
+def _indexed_spelling(db_path: IndexLocation, path: str) -> tuple[str, str | None] | None:
     """(indexed path, heading) when ``path``, or its part before a ``#``, is exactly a path the
     index holds: list results show names such as ``C# notes.md`` or ``back\\slash.md`` as they
     are, and reading them back must work. None without an index or a match."""
@@ -246,7 +246,7 @@ def _same_name(indexed: str, wanted: str) -> bool:
     return posixpath.basename(indexed).casefold() == posixpath.basename(wanted).casefold()
 
 
-def _similar_indexed_paths(db_path: Path, wanted: str) -> list[str]:
+def _similar_indexed_paths(db_path: IndexLocation, wanted: str) -> list[str]:
     """Indexed notes with the same file name, else the closest paths; [] without a usable index
     (suggestions are a courtesy: the missing note is the error to report)."""
     try:
@@ -305,7 +305,9 @@ def _heading_key(text: str) -> str:
     return _SPACES.sub(" ", text.strip().lstrip("#").strip()).casefold()
 
 
-def list_notes(db_path: Path, filters: Filters, *, limit: int = LIST_NOTES_LIMIT) -> NoteList:
+def list_notes(
+    db_path: IndexLocation, filters: Filters, *, limit: int = LIST_NOTES_LIMIT
+) -> NoteList:
     """Indexed notes passing ``filters``, most recently modified first.
 
     The filters are search's (``search.filters``), so a listing and a filtered search agree:

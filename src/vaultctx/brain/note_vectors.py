@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 
 import numpy as np
 import numpy.typing as npt
 
+from vaultctx.db_location import IndexLocation
 from vaultctx.index.brain_queries import ordered_chunk_vectors
 from vaultctx.index.db import open_index
 from vaultctx.index.schema import VECTOR_TABLE
@@ -52,7 +52,7 @@ def to_similarity(cosine: float) -> float:
     return (cosine + 1.0) / 2.0
 
 
-def load_note_vectors(db_path: Path, note_ids: Collection[int]) -> NoteVectors:
+def load_note_vectors(db_path: IndexLocation, note_ids: Collection[int]) -> NoteVectors:
     """The vectors of those of ``note_ids`` that have one, in the order the index returns."""
     wanted = set(note_ids)
     ids: list[int] = []

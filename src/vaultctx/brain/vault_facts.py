@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vaultctx.db_location import IndexLocation
 from vaultctx.index.brain_queries import note_rows, note_text_lengths
 from vaultctx.index.db import open_index
 from vaultctx.search.graph import LinkGraph, ResolvedLink, load_link_graph
@@ -64,7 +65,7 @@ def _nothing(path: str) -> bool:
 
 
 def load_vault_facts(
-    vault: Path, db_path: Path, wiki_folder: str, ignored: Callable[[str], bool] = _nothing
+    vault: Path, db_path: IndexLocation, wiki_folder: str, ignored: Callable[[str], bool] = _nothing
 ) -> VaultFacts:
     """The facts of the indexed notes of ``vault`` outside ``wiki_folder``, without the notes
     ``ignored`` names (the index may hold one ignored since it was indexed)."""

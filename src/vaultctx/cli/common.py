@@ -28,7 +28,8 @@ DbOption = Annotated[
     str | None,
     typer.Option(
         "--db",
-        help="Index database file (default: $DB_PATH, else per-user data dir).",
+        help="Index database file, or a postgresql:// URL (default: $DB_PATH, else per-user "
+        "data dir).",
         show_default=False,
     ),
 ]

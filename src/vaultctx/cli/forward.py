@@ -274,10 +274,13 @@ def _locate(vault: str | None, db: str | None) -> tuple[Path, Path] | None:
     if not vault_path.is_dir():
         return None
     vault_path = vault_path.resolve()
-    db_value = db if db is not None else os.environ.get("DB_PATH")
+    db_value = db if db is not None else os.environ.get("DB_PATH") or os.environ.get("DB_URL")
+    from vaultctx.db_location import default_db_path, is_postgres_url
+
+    if db_value and is_postgres_url(db_value):
+        return None  # a PostgreSQL index is opened in-process (docs/postgres.md)
     if db_value:
         return vault_path, Path(db_value).expanduser().resolve()
-    from vaultctx.db_location import default_db_path
 
     return vault_path, default_db_path(vault_path)
 

@@ -112,7 +112,11 @@ def install(
     kept). Capture stays off until `vaultctx hooks capture on` in a project."""
     _check_where(project, user)
     handle = open_vault(vault, db)
-    custom_db = handle.db_path if handle.db_path != default_db_path(handle.path) else None
+    custom_db = (
+        handle.db_path
+        if isinstance(handle.db_path, Path) and handle.db_path != default_db_path(handle.path)
+        else None
+    )
     commands = {kind: hook_command(kind, handle.path, custom_db) for kind in HOOK_KINDS}
     path = settings_path(project, user)
     report = install_hooks(path, commands)

@@ -13,6 +13,7 @@ from typing import Annotated
 import typer
 
 from vaultctx.cli.common import DbOption, VaultOption, open_vault
+from vaultctx.db_location import local_anchor
 
 obsidian_app = typer.Typer(
     name="obsidian",
@@ -64,7 +65,7 @@ def connect(
     from vaultctx.obsidian.connect import connect as connect_server
 
     handle = open_vault(vault, db)
-    found = connect_server(handle.path, handle.db_path, start=not no_start)
+    found = connect_server(handle.path, local_anchor(handle.db_path), start=not no_start)
     print(json.dumps(found.as_dict()))
 
 

@@ -15,6 +15,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from vaultctx.cli.forward import Served, note, served
+from vaultctx.db_location import local_anchor
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -49,6 +50,6 @@ class ServerSearch:
 
 def search_through_server(vault: Vault) -> None:
     """Send ``vault``'s searches to the server running for its index, if there is one."""
-    server = served(vault.path, vault.db_path)
+    server = served(vault.path, local_anchor(vault.db_path))
     if server is not None:
         vault.search_elsewhere = ServerSearch(server)

@@ -20,6 +20,7 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
 from vaultctx.errors import VaultctxError
+from vaultctx.index.db import index_exists
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
@@ -69,7 +70,7 @@ class Watchers:
 
     def start(self, key: Key, vault: Vault) -> None:
         """Watch ``vault`` from now on (once per key; not at all when off or not indexed)."""
-        if not enabled() or not vault.db_path.is_file():
+        if not enabled() or not index_exists(vault.db_path):
             return
         from vaultctx.index.watch import VaultWatcher
         from vaultctx.mcp.watch_events import after_watch_event

@@ -22,6 +22,7 @@ from typing import Any
 import platformdirs
 
 from vaultctx.config import APP_NAME, load_config
+from vaultctx.db_location import local_anchor
 
 MIN_CAPTURE_CHARS = 500  # the guide's rule: only outputs longer than this are worth a note
 MAX_CAPTURE_CHARS = 100_000  # a note, not a log dump: the rest is cut, and says so
@@ -97,7 +98,7 @@ def capture_answer(event: Mapping[str, Any], vault: str | None, db: str | None) 
     config = load_config(vault, db)
     if _reads_this_vault(tool_input, config.vault):
         return None
-    return _write(config.vault, config.db, tool, text, project)
+    return _write(config.vault, local_anchor(config.db), tool, text, project)
 
 
 def _is_own(tool_input: Any) -> bool:

@@ -20,6 +20,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, TextIO
 
 from vaultctx.config import Config, load_config
+from vaultctx.db_location import local_anchor
 from vaultctx.errors import VaultctxError
 from vaultctx.hooks import session
 from vaultctx.hooks.context import (
@@ -123,17 +124,17 @@ def context_answer(
         excerpts = options.excerpts(request.text)
     else:
         excerpts = fetch_excerpts(config, request.text, stderr)
-    fresh = fitting(session.not_yet_injected(config.db, session_id, excerpts))
+    fresh = fitting(session.not_yet_injected(local_anchor(config.db), session_id, excerpts))
     if not fresh:
         return None
-    session.remember(config.db, session_id, fresh)
+    session.remember(local_anchor(config.db), session_id, fresh)
     context = format_context(fresh)
     return {"hookSpecificOutput": {"hookEventName": request.event, "additionalContext": context}}
 
 
 def fetch_excerpts(config: Config, text: str, stderr: TextIO = sys.stderr) -> list[Excerpt]:
     """From the running server when there is one, else from the index in this process."""
-    server = server_link.find_server(config.db)
+    server = server_link.find_server(local_anchor(config.db))
     if server is not None:
         try:
             answer = server_link.post_json(

@@ -10,17 +10,28 @@ from __future__ import annotations
 
 import contextlib
 import importlib.util
-import json
 import logging
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import apsw
 
-from vaultctx.errors import VaultctxError
+from vaultctx.db_location import IndexLocation, PostgresLocation
+from vaultctx.index.database import INDEX_ADVICE as INDEX_ADVICE
+from vaultctx.index.database import POSTGRES as POSTGRES
+from vaultctx.index.database import WRITABLE_ADVICE as WRITABLE_ADVICE
+from vaultctx.index.database import Capabilities as Capabilities
+from vaultctx.index.database import IndexDatabase as IndexDatabase
+from vaultctx.index.database import IndexDatabaseError as IndexDatabaseError
+from vaultctx.index.database import IndexFromNewerVersionError as IndexFromNewerVersionError
+from vaultctx.index.database import IndexMissingError as IndexMissingError
+from vaultctx.index.database import IndexNeedsRebuildError as IndexNeedsRebuildError
+from vaultctx.index.database import IndexOutdatedError as IndexOutdatedError
+from vaultctx.index.database import IndexUnreachableError as IndexUnreachableError
+from vaultctx.index.database import IndexUnwritableError as IndexUnwritableError
+from vaultctx.index.database import NotAnIndexError as NotAnIndexError
 from vaultctx.index.migrations import MIGRATIONS
 from vaultctx.index.ownership import (
     APPLICATION_ID,
@@ -37,29 +48,6 @@ BUSY_TIMEOUT_MS = 5000
 # Recorded in ``PRAGMA user_version``: a newer vaultctx's index is refused, never rebuilt.
 SCHEMA_VERSION = len(MIGRATIONS)
 MMAP_BYTES = 256 * 1024 * 1024
-# Advice that does not know the vault; ``Vault`` names its own command instead (api.py).
-INDEX_ADVICE = "run `vaultctx index --vault <your vault>`"
-WRITABLE_ADVICE = "choose a writable location with --db or DB_PATH"
-
-
-class IndexDatabaseError(VaultctxError):
-    """Base of the errors this module raises; each suggestion names the fix."""
-
-
-class IndexMissingError(IndexDatabaseError):
-    """There is no index yet for this vault."""
-
-
-class IndexOutdatedError(IndexMissingError):
-    """The index predates this vaultctx's schema; readers cannot migrate it, the indexer can."""
-
-
-class IndexUnwritableError(IndexDatabaseError):
-    """The database file or its folder cannot be written."""
-
-
-class IndexNeedsRebuildError(IndexDatabaseError):
-    """Our own index file is corrupt; the vault can rebuild it."""
 
 
 # SQLite's verdicts on a damaged file: a page that fails its checks (CORRUPT), or a header that
@@ -71,26 +59,18 @@ REBUILD_ADVICE = (
 )
 
 
-def damaged_index_error(path: Path, exc: BaseException) -> IndexNeedsRebuildError:
+def damaged_index_error(path: IndexLocation, exc: BaseException) -> IndexNeedsRebuildError:
     return IndexNeedsRebuildError(f"the index {path} is damaged ({exc})", REBUILD_ADVICE)
 
 
 @contextlib.contextmanager
-def reporting_damage(path: Path) -> Iterator[None]:
+def reporting_damage(path: IndexLocation) -> Iterator[None]:
     """SQLite's corruption errors inside the block become ``IndexNeedsRebuildError``: a damaged
     file is a state the user can fix, not a bug to report."""
     try:
         yield
     except DAMAGE_ERRORS as exc:
         raise damaged_index_error(path, exc) from exc
-
-
-class NotAnIndexError(IndexDatabaseError):
-    """The path holds a file vaultctx did not create; it is never written, migrated or deleted."""
-
-
-class IndexFromNewerVersionError(IndexDatabaseError):
-    """A newer vaultctx wrote this index; rebuilding it would throw away what that one knows."""
 
 
 @contextlib.contextmanager
@@ -106,21 +86,10 @@ def reporting_vector_damage(db: IndexDatabase) -> Iterator[None]:
         raise
 
 
-@dataclass(frozen=True)
-class Capabilities:
-    """What this SQLite can do; searches degrade instead of failing when something is absent."""
+class SqliteIndex(IndexDatabase):
+    """The index in one SQLite file (the default store), with its capabilities probed once."""
 
-    sqlite_version: str
-    vec_version: str | None
-    fts5: bool
-
-    @property
-    def vectors(self) -> bool:
-        return self.vec_version is not None
-
-
-class IndexDatabase:
-    """A connection to one vault's index with its capabilities probed once."""
+    path: Path
 
     def __init__(self, conn: apsw.Connection, path: Path, readonly: bool) -> None:
         self.conn = conn
@@ -147,28 +116,6 @@ class IndexDatabase:
                 self.conn.execute("ROLLBACK")
             raise
         self.conn.execute("COMMIT")
-
-    def scalar(self, sql: str, params: Any = None) -> Any:
-        """The first column of the first row; for aggregate queries that always return one."""
-        row = self.conn.execute(sql, params).fetchone()
-        if row is None:
-            raise LookupError(f"query returned no row: {sql}")
-        return row[0]
-
-    def meta(self, key: str) -> str | None:
-        row = self.conn.execute("SELECT value FROM model_meta WHERE key = ?", (key,)).fetchone()
-        return None if row is None else str(row[0])
-
-    def set_meta(self, key: str, value: str) -> None:
-        self.conn.execute(
-            "INSERT INTO model_meta(key, value) VALUES (?, ?) "
-            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-            (key, value),
-        )
-
-    def meta_json(self, key: str) -> Any:
-        raw = self.meta(key)
-        return None if raw is None else json.loads(raw)
 
     def has_table(self, name: str) -> bool:
         row = self.conn.execute(
@@ -294,6 +241,17 @@ def ensure_index_folder(path: Path) -> None:
         ) from exc
 
 
+def index_exists(location: IndexLocation) -> bool:
+    """Whether there is an index at ``location`` yet (for PostgreSQL: the vault's schema)."""
+    if isinstance(location, PostgresLocation):
+        try:
+            open_index(location, readonly=True).close()
+        except IndexMissingError:
+            return False
+        return True
+    return location.exists()
+
+
 def check_index_file(path: Path) -> IndexFileKind:
     """What is at ``path``; ``NotAnIndexError`` unless it is absent, empty or our index."""
     try:
@@ -302,9 +260,21 @@ def check_index_file(path: Path) -> IndexFileKind:
         raise NotAnIndexError(exc.message, exc.suggestion) from exc
 
 
-def open_index(path: Path, *, readonly: bool = False, memory_map: bool = True) -> IndexDatabase:
-    """Open (and for writers create and migrate) the index at ``path``; a file that is not
-    provably a vaultctx index raises ``NotAnIndexError`` before SQLite touches it.
+def open_index(
+    location: IndexLocation, *, readonly: bool = False, memory_map: bool = True
+) -> IndexDatabase:
+    """Open (and for writers create and migrate) the index at ``location``: a SQLite file, or a
+    vault's schema in PostgreSQL (``postgres/store.py``)."""
+    if isinstance(location, PostgresLocation):
+        from vaultctx.index.postgres.store import open_postgres
+
+        return open_postgres(location, readonly=readonly)
+    return _open_sqlite(location, readonly=readonly, memory_map=memory_map)
+
+
+def _open_sqlite(path: Path, *, readonly: bool, memory_map: bool) -> IndexDatabase:
+    """The SQLite file at ``path``; a file that is not provably a vaultctx index raises
+    ``NotAnIndexError`` before SQLite touches it.
 
     ``memory_map`` False reads through SQLite's small page cache instead of ``MMAP_BYTES`` of
     memory map, for a one-off scan of whole tables: every mapped page it touches counts in the
@@ -354,7 +324,7 @@ def open_index(path: Path, *, readonly: bool = False, memory_map: bool = True) -
         raise IndexUnwritableError(
             f"cannot write the index at {path} ({exc})", WRITABLE_ADVICE
         ) from exc
-    return IndexDatabase(conn, path, readonly)
+    return SqliteIndex(conn, path, readonly)
 
 
 def _connect_readonly(path: Path) -> apsw.Connection:
@@ -375,9 +345,12 @@ def _connect_readonly(path: Path) -> apsw.Connection:
     return apsw.Connection(f"{path.absolute().as_uri()}?immutable=1", flags=flags)
 
 
-def index_is_writable(path: Path) -> bool:
+def index_is_writable(path: IndexLocation) -> bool:
     """Whether an indexer could update the index at ``path``: SQLite writes the file and creates
-    its -wal, -shm and lock files beside it. (access(2) also says no on a read-only mount.)"""
+    its -wal, -shm and lock files beside it. (access(2) also says no on a read-only mount.) The
+    PostgreSQL server decides per statement; a refusal there is reported when it comes."""
+    if isinstance(path, PostgresLocation):
+        return True
     return os.access(path, os.W_OK) and os.access(path.parent, os.W_OK)
 
 
@@ -419,9 +392,14 @@ VECTOR_STORAGE = "int8"  # see embed.base.quantize_int8; 4x smaller than float32
 
 
 def ensure_vector_table(db: IndexDatabase, table: str, dimension: int) -> bool:
-    """Create the vec0 table for an engine's dimension; False when sqlite-vec is unavailable."""
+    """Create the vector table for an engine's dimension; False when the store has no vectors
+    (sqlite-vec unavailable)."""
     if not db.capabilities.vectors:
         return False
+    if db.dialect == POSTGRES:
+        from vaultctx.index.postgres.vectors import ensure_halfvec_table
+
+        return ensure_halfvec_table(db, table, dimension)
     layout = f"{VECTOR_STORAGE}[{dimension}]"
     if db.meta(f"{table}.layout") != layout and db.has_table(table):
         db.execute(f"DROP TABLE {table}")

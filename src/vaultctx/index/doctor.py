@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 
+from vaultctx.db_location import IndexLocation, PostgresLocation
 from vaultctx.index.db import (
     DAMAGE_ERRORS,
     IndexDatabase,
@@ -23,7 +23,7 @@ from vaultctx.index.db import (
 )
 from vaultctx.index.inspect import counts, has_vector_table, notes_with_problems
 from vaultctx.index.schema import META_LAST_RUN
-from vaultctx.index.status import database_bytes
+from vaultctx.index.status import stored_bytes
 
 Check = dict[str, str]
 # Notes with front matter problems listed at most.
@@ -45,7 +45,7 @@ def check(name: str, status: str, detail: str, advice: str = "") -> Check:
     return {"check": name, "status": status, "detail": detail, "advice": advice}
 
 
-def run_doctor(db_path: Path, *, update: str, rebuild: str) -> DoctorReport:
+def run_doctor(db_path: IndexLocation, *, update: str, rebuild: str) -> DoctorReport:
     """Every check of the index at ``db_path``; a file that is not an index, or is from a newer
     vaultctx, is reported with its own advice, never "rebuild"."""
     try:
@@ -54,7 +54,7 @@ def run_doctor(db_path: Path, *, update: str, rebuild: str) -> DoctorReport:
         return DoctorReport([check("database", "fail", exc.message, exc.suggestion)])
     except IndexDatabaseError as exc:
         return DoctorReport([check("database", "fail", exc.message, rebuild)])
-    checks = [check("database", "ok", f"{db_path} ({database_bytes(db_path)} bytes)")]
+    checks = [check("database", "ok", f"{db_path} ({stored_bytes(db)} bytes)")]
     try:
         checks += _access(db_path)
         checks += _integrity(db, rebuild)
@@ -68,8 +68,8 @@ def run_doctor(db_path: Path, *, update: str, rebuild: str) -> DoctorReport:
     return DoctorReport(checks)
 
 
-def _access(db_path: Path) -> list[Check]:
-    if index_is_writable(db_path):
+def _access(db_path: IndexLocation) -> list[Check]:
+    if isinstance(db_path, PostgresLocation) or index_is_writable(db_path):
         return []
     advice = (
         f"to update it, make {db_path.parent} writable, or index into a writable location with --db"

@@ -71,7 +71,7 @@ def _where(
     before_ns: int | None,
 ) -> tuple[str, list[Any]]:
     """Folder, type and dates as one SQL condition over ``files f``."""
-    where: list[str] = ["1"]
+    where: list[str] = ["TRUE"]
     params: list[Any] = []
     if folder is not None:
         where.append("f.path LIKE ? ESCAPE '\\'")

@@ -27,11 +27,13 @@ from typing import TYPE_CHECKING, Any, Protocol
 import apsw
 
 from vaultctx.config import Config, Settings, check_db_location
+from vaultctx.db_location import PostgresLocation
 from vaultctx.embed.base import Embedder
 from vaultctx.errors import VaultctxError
 from vaultctx.index import hangul
 from vaultctx.index.db import (
     DAMAGE_ERRORS,
+    POSTGRES,
     SETTLED_SKIPS_META,
     STAT_DIGEST_META,
     VECTOR_STORAGE,
@@ -67,6 +69,8 @@ from vaultctx.text.lexical import FTS_ANALYZER_META, analyzer_id
 from vaultctx.vault.scanner import VaultFile, scan_vault
 
 if TYPE_CHECKING:
+    from vaultctx.index.postgres.lock import AdvisoryLock
+
     # Preparing files (parsing, chunking, worker processes: YAML, the chunker, multiprocessing)
     # is imported when a run has files to prepare: a no-op run decides from the scan alone.
     from vaultctx.index.prepare import ChunkRow, FileColumns, PreparedFile
@@ -224,10 +228,7 @@ class Indexer:
         """Pass 1 (text, BM25, static vectors), then pass 2 (quality vectors) unless ``fast``."""
         started = time.perf_counter()
         report = IndexReport(full=full, full_reason="--full" if full else None)
-        check_db_location(self.config.vault, self.config.db)
-        check_index_file(self.config.db)  # before the lock file appears beside someone's file
-        ensure_index_folder(self.config.db)
-        lock = RunLock(_create_lock_file(self.config.db))
+        lock = _run_lock(self.config)
         try:
             lock.acquire()
         except LockHeldError as exc:  # before OSError: it is one
@@ -278,10 +279,12 @@ class Indexer:
 
     def _passes(self, db: IndexDatabase, report: IndexReport, *, fast: bool) -> None:
         self._run(db, report)
+        _index_vectors(db)
         if not (fast or report.interrupted or self.quality_embedder is None):
             self._quality_pass(db, report)
         if not (fast or report.interrupted or self.multilingual_embedder is None):
             self._multilingual_pass(db, report)
+        _index_vectors(db)
 
     def _quality_pass(self, db: IndexDatabase, report: IndexReport) -> None:
         assert self.quality_embedder is not None
@@ -358,6 +361,7 @@ class Indexer:
     def _rebuild(self, report: IndexReport, reason: str) -> IndexDatabase:
         """Keep our damaged file aside (never delete it: a foreign file was refused long before
         here) and start a new index that the run fills from the vault."""
+        assert isinstance(self.config.db, Path)  # only SQLite files are ever damaged
         aside = set_aside_damaged(self.config.db)
         message = f"{reason}: rebuilding it from the vault; the damaged file is kept as {aside}"
         report.warnings.append(message)
@@ -494,9 +498,14 @@ class Indexer:
             if not report.interrupted:
                 self._remove(db, gone, report)
                 if report.full:
-                    db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
+                    if db.dialect != POSTGRES:  # PostgreSQL's keyword tables have no segments
+                        db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('optimize')")
                     with db.transaction():  # every chunk has just been rewritten
                         db.set_meta(SCRUBBER_META, scrubber_fingerprint())
+                if db.dialect == POSTGRES and report.chunks_written:
+                    # Statistics for the planner, and the visibility map that lets ranking read
+                    # the keyword index alone, now rather than when autovacuum gets round to it.
+                    db.execute("VACUUM (ANALYZE) files, chunks, fts_terms, fts_docs")
         finally:
             self.progress.finish()
 
@@ -622,6 +631,27 @@ class Indexer:
                 fts.deleted.extend(_delete_file_rows(db, file_id, keep_file=False))
             fts.write(db)
         report.removed += len(ids)
+
+
+def _index_vectors(db: IndexDatabase) -> None:
+    """PostgreSQL: the HNSW index of vector tables filled since the last run (postgres/vectors)."""
+    if db.dialect == POSTGRES:
+        from vaultctx.index.postgres.vectors import ensure_hnsw_indexes
+
+        ensure_hnsw_indexes(db, VECTOR_TABLES)
+
+
+def _run_lock(config: Config) -> RunLock | AdvisoryLock:
+    """The lock that keeps this run alone on the index: a file lock beside a SQLite index, an
+    advisory lock in PostgreSQL (``postgres/lock.py``)."""
+    if isinstance(config.db, PostgresLocation):
+        from vaultctx.index.postgres.lock import AdvisoryLock
+
+        return AdvisoryLock(config.db)
+    check_db_location(config.vault, config.db)
+    check_index_file(config.db)  # before the lock file appears beside someone's file
+    ensure_index_folder(config.db)
+    return RunLock(_create_lock_file(config.db))
 
 
 def _create_lock_file(db: Path) -> Path:
@@ -801,7 +831,11 @@ class _FtsChanges:
     added: list[tuple[int, tuple[str, str, str]]] = field(default_factory=list)
 
     def write(self, db: IndexDatabase) -> None:
-        if self.deleted:
+        if self.deleted and db.dialect == POSTGRES:
+            from vaultctx.index.postgres.fts import delete_rows
+
+            delete_rows(db, self.deleted)
+        elif self.deleted:
             db.executemany("DELETE FROM chunks_fts WHERE rowid = ?", [(c,) for c in self.deleted])
         if self.added:
             write_fts_rows(db, self.added)
@@ -836,6 +870,11 @@ def _record_scrubber(db: IndexDatabase) -> None:
 def write_fts_rows(db: IndexDatabase, rows: list[tuple[int, tuple[str, str, str]]]) -> None:
     """Index (chunk id, analysed columns) in the contentless FTS table (see prepare.fts_columns)."""
     hangul.note_fts_rows(db, rows)
+    if db.dialect == POSTGRES:
+        from vaultctx.index.postgres.fts import write_rows
+
+        write_rows(db, rows)
+        return
     db.executemany(
         "INSERT INTO chunks_fts(rowid, chunk_text, section, heading_context) VALUES (?, ?, ?, ?)",
         [(cid, *columns) for cid, columns in rows],
@@ -856,7 +895,12 @@ def _rebuild_fts_if_analysis_changed(db: IndexDatabase, report: IndexReport) -> 
     from vaultctx.index.prepare import fts_columns
 
     with report.timed("fts_rebuild"), db.transaction():
-        db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')")
+        if db.dialect == POSTGRES:
+            from vaultctx.index.postgres.fts import delete_all
+
+            delete_all(db)
+        else:
+            db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')")
         last_id = 0
         while True:
             batch = [

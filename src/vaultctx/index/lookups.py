@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator, Sequence
-from pathlib import Path
 
+from vaultctx.db_location import IndexLocation
 from vaultctx.index.db import IndexDatabase, IndexDatabaseError, open_index
 
 
-def file_is_indexed(db_path: Path, path: str) -> bool:
+def file_is_indexed(db_path: IndexLocation, path: str) -> bool:
     """Whether the vault-relative ``path`` has a row in the index (False without an index)."""
     try:
         db = open_index(db_path, readonly=True)

@@ -44,13 +44,13 @@ def multilingual_target(db: IndexDatabase, chunks: str) -> VectorPass | None:
     """The pass for this index under the ``multilingual_chunks`` setting; None: no chunk needs
     multilingual vectors."""
     if chunks == "all":
-        return multilingual_pass("1")
+        return multilingual_pass("TRUE")
     counts = chunk_languages(db)
     foreign = sum(count for lang, count in counts.items() if lang != ENGLISH)
     if chunks != "auto" or not foreign:
         return None
     if foreign >= MIXED_VAULT_SHARE * sum(counts.values()):
-        return multilingual_pass("1")
+        return multilingual_pass("TRUE")
     return multilingual_pass(f"lang != '{ENGLISH}'")
 
 

@@ -40,7 +40,7 @@ STOP_CHECK_CHUNKS = 8
 @dataclass(frozen=True)
 class VectorPass:
     """A background pass's table, the ``chunks`` column that stamps its chunks, its model's meta
-    keys, and which chunks it embeds (an SQL condition on ``chunks``; "1": all).
+    keys, and which chunks it embeds (an SQL condition on ``chunks``; "TRUE": all).
 
     Pass 2 (the quality transformer) and the multilingual pass (multilingual_pass.py) are the
     same loop over different tables; ``scope`` is fixed SQL from this package, never user text.
@@ -51,7 +51,7 @@ class VectorPass:
     hash_key: str
     name_key: str
     last_run_key: str
-    scope: str = "1"
+    scope: str = "TRUE"
 
 
 QUALITY_PASS = VectorPass(

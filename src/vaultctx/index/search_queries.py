@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 
-from vaultctx.index.db import IndexDatabase
+from vaultctx.index.db import POSTGRES, IndexDatabase
 from vaultctx.index.text_codec import unpack_text
 
 # FTS5's bm25() is negative, lower is better; the column weights are bound like any value.
@@ -54,6 +54,10 @@ def bm25_candidates(
     ``weights`` are those of chunk text, section and heading context; ``file_ids`` keeps only
     chunks of those notes inside the query, so the top ``limit`` are the best of those notes.
     """
+    if db.dialect == POSTGRES:
+        from vaultctx.index.postgres.fts import bm25
+
+        return bm25(db, match, limit, weights, file_ids)
     if file_ids is None:
         rows = db.execute(_BM25, (*weights, match, limit))
     else:
@@ -66,11 +70,32 @@ def title_candidates(
 ) -> list[tuple[int, str, int]]:
     """(note id, title, chunk id) of the chunks matching ``match``, by position in their note,
     so each note's first matching chunk comes before its later ones."""
+    if db.dialect == POSTGRES:
+        return _title_candidates_postgres(db, match, file_ids)
     if file_ids is None:
         rows = db.execute(_TITLE, (match,))
     else:
         rows = db.execute(_TITLE_IN_NOTES, (match, json.dumps(list(file_ids))))
     return [(int(note), str(title), int(chunk)) for note, title, _, chunk in rows]
+
+
+def _title_candidates_postgres(
+    db: IndexDatabase, match: str, file_ids: Sequence[int] | None
+) -> list[tuple[int, str, int]]:
+    from vaultctx.index.postgres.fts import matching_chunks
+
+    found = sorted(matching_chunks(db, match))
+    rows = db.execute(
+        "SELECT f.id, f.title, c.ordinal, c.id FROM chunks c JOIN files f ON f.id = c.file_id "
+        "WHERE c.id IN (SELECT value FROM json_each(?)) ORDER BY c.ordinal, c.id",
+        (json.dumps(found),),
+    )
+    allowed = None if file_ids is None else set(file_ids)
+    return [
+        (int(note), str(title), int(chunk))
+        for note, title, _, chunk in rows
+        if allowed is None or int(note) in allowed
+    ]
 
 
 def passages(db: IndexDatabase, chunk_ids: Sequence[int]) -> dict[int, tuple[str, str, str, str]]:

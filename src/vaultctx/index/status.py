@@ -10,7 +10,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from vaultctx.index.db import IndexDatabase, IndexMissingError, index_is_writable, open_index
+from vaultctx.db_location import IndexLocation
+from vaultctx.index.db import (
+    POSTGRES,
+    IndexDatabase,
+    IndexMissingError,
+    index_is_writable,
+    open_index,
+)
 from vaultctx.index.inspect import counts, fts_tokenizer, sample_chunk_texts
 from vaultctx.index.language_coverage import language_coverage
 from vaultctx.index.schema import (
@@ -57,7 +64,7 @@ class IndexStatus:
         return asdict(self)
 
 
-def index_status(vault: Path, db_path: Path) -> IndexStatus:
+def index_status(vault: Path, db_path: IndexLocation) -> IndexStatus:
     """The status of the index at ``db_path``; ``exists`` is False when there is none yet."""
     base: dict[str, Any] = {"vault": str(vault), "db": str(db_path)}
     try:
@@ -87,7 +94,7 @@ def index_status(vault: Path, db_path: Path) -> IndexStatus:
             model_name=db.meta(META_MODEL_NAME),
             model_hash=db.meta(META_MODEL_HASH),
             last_run=db.meta_json(META_LAST_RUN),
-            db_bytes=database_bytes(db_path),
+            db_bytes=stored_bytes(db),
             sqlite_version=db.capabilities.sqlite_version,
             vec_version=db.capabilities.vec_version,
             fts_tokenizer=fts_tokenizer(db),
@@ -104,7 +111,7 @@ def index_status(vault: Path, db_path: Path) -> IndexStatus:
         db.close()
 
 
-def indexed_korean_share(db_path: Path) -> float:
+def indexed_korean_share(db_path: IndexLocation) -> float:
     """``korean_share`` of the index at ``db_path``; 0.0 when there is none yet."""
     try:
         db = open_index(db_path, readonly=True)
@@ -119,6 +126,20 @@ def indexed_korean_share(db_path: Path) -> float:
 def korean_share(db: IndexDatabase, samples: int = 200) -> float:
     """Share of Korean words in chunks spread evenly over the index: a sample keeps status fast."""
     return hangul_word_share(sample_chunk_texts(db, samples))
+
+
+def stored_bytes(db: IndexDatabase) -> int:
+    """What the index takes on disk: its file and WAL, or its schema's tables and indexes."""
+    if db.dialect == POSTGRES:
+        return int(
+            db.scalar(
+                "SELECT coalesce(sum(pg_total_relation_size(c.oid)), 0) FROM pg_class c "
+                "JOIN pg_namespace n ON n.oid = c.relnamespace "
+                "WHERE n.nspname = current_schema() AND c.relkind = 'r'"
+            )
+        )
+    assert isinstance(db.path, Path)
+    return database_bytes(db.path)
 
 
 def database_bytes(db: Path) -> int:

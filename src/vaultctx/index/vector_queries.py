@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from collections.abc import Collection, Iterator, Sequence
 
-from vaultctx.index.db import IndexDatabase, reporting_vector_damage
+from vaultctx.index.db import POSTGRES, IndexDatabase, reporting_vector_damage
 from vaultctx.index.schema import VECTOR_TABLES
 
 # sqlite-vec applies a `rowid IN (…)` constraint during the KNN scan: the result is the exact top
@@ -38,6 +38,10 @@ def nearest_chunks(
     """(chunk id, cosine similarity) of the ``limit`` chunks nearest to the int8 ``query``, best
     first; ``file_ids`` keeps only chunks of those notes."""
     everywhere, in_notes = _NEAREST[_checked(table)]
+    if db.dialect == POSTGRES:
+        from vaultctx.index.postgres.vectors import nearest
+
+        return nearest(db, table, query, limit, file_ids)
     with reporting_vector_damage(db):
         if file_ids is None:
             rows = db.execute(everywhere, (query, limit))

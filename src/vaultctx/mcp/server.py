@@ -41,6 +41,7 @@ from pydantic import AnyHttpUrl, BaseModel
 
 from vaultctx import __version__
 from vaultctx.api import Vault
+from vaultctx.db_location import local_anchor
 from vaultctx.errors import VaultctxError
 from vaultctx.hooks.context import hook_excerpts
 from vaultctx.index.hangul import index_has_hangul
@@ -409,14 +410,14 @@ def run_http(
         if watcher is not None:
             watcher.start_in_background()
         try:
-            server_link.write_server_state(vault.db_path, host, port, token)
+            server_link.write_server_state(local_anchor(vault.db_path), host, port, token)
         except server_link.ServerStateTakenError as exc:
             log.warning("hooks keep asking the server already running for this index: %s", exc)
         except OSError as exc:
             log.warning("hooks will not find this server (cannot write its state file: %s)", exc)
 
     def stop() -> None:
-        server_link.remove_server_state(vault.db_path, host, port)
+        server_link.remove_server_state(local_anchor(vault.db_path), host, port)
         if watcher is not None:
             watcher.stop(wait_seconds=10)
 

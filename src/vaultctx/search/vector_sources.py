@@ -11,9 +11,9 @@ vectors (``Retriever.vector_sources``). The weights and cut-offs are ``ranking_c
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from vaultctx.db_location import IndexLocation
 from vaultctx.embed.base import embed_query
 from vaultctx.errors import VaultctxError
 from vaultctx.search.ranking_constants import (
@@ -40,7 +40,7 @@ class IndexRetriever:
 
     def __init__(
         self,
-        db_path: Path,
+        db_path: IndexLocation,
         *,
         static: Callable[[], Embedder],
         quality: Callable[[], Embedder | None],

@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultctx.capture import inbox_folder
 from vaultctx.errors import VaultctxError
+from vaultctx.index.db import index_exists
 from vaultctx.ledger.context import ChangeContext
 from vaultctx.proposals import parse_accept
 from vaultctx.signals.heuristic import heuristic_scores
@@ -265,7 +266,7 @@ def apply_triage(vault: Vault, plan: TriagePlan, *, now: dt.datetime | None = No
 def refresh_index(vault: Vault) -> str | None:
     """The index's fast pass, so a project note written a minute ago counts for relevance;
     nothing when the vault has no index yet (building one is `vaultctx index`'s job)."""
-    if not vault.db_path.exists():
+    if not index_exists(vault.db_path):
         return None
     try:
         vault.index(fast=True)

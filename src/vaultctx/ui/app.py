@@ -22,6 +22,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from vaultctx.api import Vault
+from vaultctx.db_location import local_anchor
 from vaultctx.errors import VaultctxError
 from vaultctx.hooks.context import hook_excerpts
 from vaultctx.loopback import server_link
@@ -113,10 +114,10 @@ def _record_while_serving(app: Starlette, vault: Vault, host: str, port: int, to
     def start() -> None:
         # Else the CLI and hooks keep using the server recorded first, or run in-process.
         with contextlib.suppress(server_link.ServerStateTakenError, OSError):
-            server_link.write_server_state(vault.db_path, host, port, token)
+            server_link.write_server_state(local_anchor(vault.db_path), host, port, token)
 
     run_while_serving(
-        app, start, lambda: server_link.remove_server_state(vault.db_path, host, port)
+        app, start, lambda: server_link.remove_server_state(local_anchor(vault.db_path), host, port)
     )
 
 

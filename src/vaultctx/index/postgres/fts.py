@@ -1,0 +1,353 @@
+"""Keyword search on PostgreSQL with the same tokens and the same BM25 as SQLite's FTS5.
+
+PostgreSQL's own text search analyses text differently and ``ts_rank`` is not BM25, so its
+answers would drift from the SQLite store's. Instead each chunk's three analysed columns (chunk
+text, section, heading context: ``prepare.fts_columns``) are tokenized by SQLite's own tokenizer
+(``porter unicode61 remove_diacritics 2`` through apsw, the very code FTS5 runs), and the store
+keeps, per chunk, column and term, the token positions (``fts_terms``), per chunk its number of
+tokens (``fts_docs``) and for the vault the rows and tokens (``fts_totals``), kept in the same
+transaction as the chunks.
+
+A query is one of the expressions ``search/fts_query.py`` builds: quoted phrases OR-ed, a ``*``
+prefix on a one-word phrase, or a column filter with ``^`` (starts the column). It is parsed into
+phrases, each phrase tokenized by the same tokenizer, and ranked with FTS5's ``bm25()`` formula
+(fts5_aux.c): k1 = 1.2, b = 0.75, idf = log((N - n + 0.5) / (n + 0.5)) floored at 1e-6, the
+phrase's frequency the column-weighted count of its instances (adjacent tokens for a phrase of
+several), D the row's tokens in all columns, avgdl the vault's tokens over its rows, negated so
+that lower is better.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import apsw
+
+K1 = 1.2
+B = 0.75
+COLUMNS = ("chunk_text", "section", "heading_context")
+_PHRASE = re.compile(r'\s*(?:(\w+)\s*:\s*)?(\^)?"((?:[^"]|"")*)"(\*)?\s*')
+_LAST_CODE_POINT = "\U0010ffff"
+
+
+@functools.lru_cache(maxsize=1)
+def _tokenizer() -> Any:
+    connection = apsw.Connection(":memory:")
+    return connection.fts5_tokenizer("porter", ["unicode61", "remove_diacritics", "2"])
+
+
+def tokens(text: str, *, query: bool = False, prefix: bool = False) -> list[str]:
+    """``text``'s tokens exactly as FTS5 sees them in a document (or in a query)."""
+    if not text:
+        return []
+    flags = apsw.FTS5_TOKENIZE_DOCUMENT
+    if query:
+        flags = apsw.FTS5_TOKENIZE_QUERY | (apsw.FTS5_TOKENIZE_PREFIX if prefix else 0)
+    found = _tokenizer()(text.encode(), flags, None, include_offsets=False, include_colocated=False)
+    return [str(token) for token in found]
+
+
+# ---------------------------------------------------------------------------------- writes
+
+
+def write_rows(db: Any, rows: Sequence[tuple[int, tuple[str, str, str]]]) -> None:
+    """Index (chunk id, analysed columns), as an INSERT into the FTS5 table does.
+
+    The postings go in as one COPY in its text format, spelled here: psycopg's per-row array
+    adaptation was two thirds of the indexer's write time on SciFact."""
+    if not rows:
+        return
+    docs: list[tuple[int, int]] = []
+    lines: list[str] = []
+    total = 0
+    for chunk_id, columns in rows:
+        length = 0
+        for col, text in enumerate(columns):
+            found = tokens(text)
+            length += len(found)
+            for term, positions in _positions(found).items():
+                spelled = ",".join(map(str, positions))
+                lines.append(
+                    f"{_copy_text(term)}\t{chunk_id}\t{col}\t{len(positions)}\t{{{spelled}}}\n"
+                )
+        docs.append((chunk_id, length))
+        total += length
+    with db.reporting_loss(), db.conn.cursor() as cursor:
+        with cursor.copy("COPY fts_terms (term, chunk_id, col, n, positions) FROM STDIN") as copy:
+            copy.write("".join(lines))
+        cursor.executemany("INSERT INTO fts_docs(chunk_id, tokens) VALUES (%s, %s)", docs)
+        cursor.execute(
+            "UPDATE fts_totals SET rows = rows + %s, tokens = tokens + %s", (len(docs), total)
+        )
+
+
+_COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
+
+
+def _copy_text(term: str) -> str:
+    """``term`` as a field of COPY's text format (the tokenizer never emits these characters,
+    but a term is data, so it is escaped all the same)."""
+    return term.translate(_COPY_ESCAPES)
+
+
+def _positions(found: list[str]) -> dict[str, list[int]]:
+    where: dict[str, list[int]] = {}
+    for position, term in enumerate(found):
+        where.setdefault(term, []).append(position)
+    return where
+
+
+def delete_rows(db: Any, chunk_ids: Sequence[int]) -> None:
+    ids = list(chunk_ids)
+    if not ids:
+        return
+    db.run(
+        "WITH gone AS (DELETE FROM fts_docs WHERE chunk_id = ANY(%s) RETURNING tokens) "
+        "UPDATE fts_totals SET rows = rows - (SELECT count(*) FROM gone), "
+        "tokens = tokens - (SELECT coalesce(sum(tokens), 0) FROM gone)",
+        (ids,),
+    )
+    db.run("DELETE FROM fts_terms WHERE chunk_id = ANY(%s)", (ids,))
+
+
+def delete_all(db: Any) -> None:
+    db.run("DELETE FROM fts_terms")
+    db.run("DELETE FROM fts_docs")
+    db.run("UPDATE fts_totals SET rows = 0, tokens = 0")
+
+
+def statistics_problems(db: Any) -> list[str]:
+    """Where the stored totals disagree with the rows they count (BM25 would drift)."""
+    rows, tokens_total = db.run("SELECT rows, tokens FROM fts_totals").fetchone()
+    counted, summed = db.run("SELECT count(*), coalesce(sum(tokens), 0) FROM fts_docs").fetchone()
+    problems = []
+    if (int(rows), int(tokens_total)) != (int(counted), int(summed)):
+        problems.append(
+            f"keyword statistics: totals say {rows} rows and {tokens_total} tokens, the rows "
+            f"hold {counted} and {summed}"
+        )
+    missing = db.run(
+        "SELECT count(*) FROM chunks c WHERE NOT EXISTS "
+        "(SELECT 1 FROM fts_docs d WHERE d.chunk_id = c.id)"
+    ).fetchone()[0]
+    if missing:
+        problems.append(f"keyword index: {missing} chunks have no keyword entry")
+    return problems
+
+
+# ---------------------------------------------------------------------------------- queries
+
+
+@dataclass(frozen=True)
+class Phrase:
+    """One quoted phrase of a query: its tokens, the last one a prefix when ``prefix``; only in
+    column ``column`` (None: any); ``initial``: it must start the column."""
+
+    terms: tuple[str, ...]
+    prefix: bool
+    column: int | None
+    initial: bool
+
+
+def parse(match: str) -> list[Phrase]:
+    """The phrases of an expression ``search/fts_query.py`` built (ValueError on others)."""
+    phrases: list[Phrase] = []
+    for part in re.split(r"\s+OR\s+", match.strip()):
+        found = _PHRASE.fullmatch(part)
+        if found is None:
+            raise ValueError(f"not a query vaultctx builds: {match!r}")
+        column_name, caret, text, star = found.groups()
+        column = None if column_name is None else COLUMNS.index(column_name)
+        terms = tokens(text.replace('""', '"'), query=True, prefix=bool(star))
+        phrases.append(Phrase(tuple(terms), bool(star), column, bool(caret)))
+    return phrases
+
+
+# (chunk id, column) → term → (count, positions or None)
+_Postings = dict[tuple[int, int], dict[str, tuple[int, list[int] | None]]]
+
+
+def _fetch(db: Any, phrases: list[Phrase]) -> tuple[_Postings, dict[str, list[str]]]:
+    """The postings of every term the phrases name, and per prefix the terms it matched."""
+    exact: set[str] = set()
+    need_positions: set[str] = set()
+    prefixes: set[str] = set()
+    for phrase in phrases:
+        whole = phrase.terms[:-1] if phrase.prefix else phrase.terms
+        exact.update(whole)
+        if phrase.prefix and phrase.terms:
+            prefixes.add(phrase.terms[-1])
+        if len(phrase.terms) > 1 or phrase.initial:
+            need_positions.update(phrase.terms)
+    sql = [
+        "SELECT term, chunk_id, col, n, CASE WHEN term = ANY(%s) OR %s THEN positions END "
+        "FROM fts_terms WHERE term = ANY(%s)"
+    ]
+    params: list[Any] = [sorted(need_positions), False, sorted(exact)]
+    for prefix in sorted(prefixes):
+        sql.append(
+            "SELECT term, chunk_id, col, n, CASE WHEN %s THEN positions END FROM fts_terms "
+            "WHERE term >= %s AND term < %s"
+        )
+        params += [prefix in need_positions, prefix, prefix + _LAST_CODE_POINT]
+    postings: _Postings = {}
+    matched: dict[str, list[str]] = {prefix: [] for prefix in prefixes}
+    for term, chunk_id, col, count, positions in db.run(" UNION ALL ".join(sql), params):
+        entry = postings.setdefault((int(chunk_id), int(col)), {})
+        known = entry.get(term)  # a term both asked for and matched by a prefix comes twice
+        entry[term] = (int(count), positions if known is None else known[1] or positions)
+        for prefix in prefixes:
+            if term.startswith(prefix):
+                matched[prefix].append(term)
+    return postings, matched
+
+
+def _instances(phrase: Phrase, terms: dict[str, tuple[int, list[int] | None]]) -> int:
+    """How many times ``phrase`` occurs in one column of one row (its postings ``terms``)."""
+    if not phrase.terms:
+        return 0
+    last_prefix = phrase.terms[-1] if phrase.prefix else None
+    if len(phrase.terms) == 1 and not phrase.initial:
+        if last_prefix is None:
+            return terms[phrase.terms[0]][0] if phrase.terms[0] in terms else 0
+        return sum(count for term, (count, _) in terms.items() if term.startswith(last_prefix))
+    sets: list[set[int]] = []
+    for index, term in enumerate(phrase.terms):
+        if last_prefix is not None and index == len(phrase.terms) - 1:
+            where = {
+                p for t, (_, ps) in terms.items() if t.startswith(last_prefix) for p in ps or ()
+            }
+        else:
+            where = set(terms[term][1] or ()) if term in terms else set()
+        if not where:
+            return 0
+        sets.append(where)
+    starts = sets[0] & {0} if phrase.initial else sets[0]
+    return sum(1 for p in starts if all(p + i in s for i, s in enumerate(sets[1:], 1)))
+
+
+def _frequencies(
+    phrases: list[Phrase], postings: _Postings, weights: Sequence[float]
+) -> list[dict[int, float]]:
+    """Per phrase: chunk id → the weighted count of its instances (FTS5's ``aFreq``)."""
+    found: list[dict[int, float]] = [{} for _ in phrases]
+    for (chunk_id, col), terms in postings.items():
+        for index, phrase in enumerate(phrases):
+            if phrase.column is not None and phrase.column != col:
+                continue
+            count = _instances(phrase, terms)
+            if count:
+                weight = weights[col] if col < len(weights) else 1.0
+                frequency = found[index].get(chunk_id, 0.0)
+                for _ in range(count):  # FTS5 adds the weight once per instance
+                    frequency += weight
+                found[index][chunk_id] = frequency
+    return found
+
+
+def _is_plain(phrase: Phrase) -> bool:
+    """One whole token in any column: counted by PostgreSQL from ``fts_terms.n`` alone."""
+    return len(phrase.terms) == 1 and not phrase.prefix and not phrase.initial
+
+
+def matching_chunks(db: Any, match: str) -> set[int]:
+    """The chunks ``match`` finds (the title lookup: a filter, not a ranking). A phrase that
+    must start its column is looked up from its first token at position 0 (a short list), each
+    further token checked by primary key; others go through ``_frequencies``."""
+    found: set[int] = set()
+    for phrase in parse(match):
+        if phrase.initial and phrase.column is not None and not phrase.prefix and phrase.terms:
+            found |= _initial_phrase_chunks(db, phrase)
+        else:
+            postings, _ = _fetch(db, [phrase])
+            found |= set(_frequencies([phrase], postings, (1.0, 1.0, 1.0))[0])
+    return found
+
+
+def _initial_phrase_chunks(db: Any, phrase: Phrase) -> set[int]:
+    sql = [
+        "SELECT a.chunk_id FROM fts_terms a WHERE a.term = %s AND a.col = %s AND a.positions[1] = 0"
+    ]
+    params: list[Any] = [phrase.terms[0], phrase.column]
+    for offset, term in enumerate(phrase.terms[1:], 1):
+        sql.append(
+            "AND EXISTS (SELECT 1 FROM fts_terms x WHERE x.term = %s AND x.chunk_id = a.chunk_id "
+            "AND x.col = a.col AND %s = ANY(x.positions))"
+        )
+        params += [term, offset]
+    return {int(r[0]) for r in db.run(" ".join(sql), params)}
+
+
+# FTS5's bm25() over the hits: plain phrases counted here from fts_terms, the others' weighted
+# frequencies passed in (``given``); idf from each phrase's number of rows, over the whole vault.
+_BM25_SQL = """
+WITH q(idx, term) AS (SELECT * FROM unnest(%(idx)s::int[], %(terms)s::text[])),
+w(col, weight) AS (SELECT * FROM unnest(ARRAY[0, 1, 2]::int[], %(weights)s::float8[])),
+hits AS (
+    SELECT q.idx, t.chunk_id, sum(t.n * w.weight) AS f
+    FROM q JOIN fts_terms t ON t.term = q.term JOIN w ON w.col = t.col
+    GROUP BY q.idx, t.chunk_id
+    UNION ALL
+    SELECT * FROM unnest(%(given_idx)s::int[], %(given_chunk)s::bigint[], %(given_f)s::float8[])
+),
+idf AS (
+    SELECT idx, ln((%(n)s - count(*) + 0.5::float8) / (count(*) + 0.5::float8)) AS v
+    FROM hits GROUP BY idx
+)
+SELECT h.chunk_id, -1.0 * sum(
+    (CASE WHEN i.v > 0.0 THEN i.v ELSE 1e-6 END)
+    * ((h.f * (%(k1)s + 1.0)) / (h.f + %(k1)s * (1 - %(b)s + %(b)s * d.tokens::float8 / %(avgdl)s)))
+) AS score
+FROM hits h JOIN idf i ON i.idx = h.idx JOIN fts_docs d ON d.chunk_id = h.chunk_id
+{where}
+GROUP BY h.chunk_id ORDER BY score, h.chunk_id LIMIT %(limit)s
+"""
+_IN_NOTES = "WHERE h.chunk_id IN (SELECT id FROM chunks WHERE file_id = ANY(%(files)s))"
+
+
+def bm25(
+    db: Any,
+    match: str,
+    limit: int,
+    weights: tuple[float, float, float],
+    file_ids: Sequence[int] | None = None,
+) -> list[tuple[int, float]]:
+    """(chunk id, FTS5 bm25 score) best (lowest) first, as ``search_queries.bm25_candidates``:
+    statistics over the whole vault, rows only from ``file_ids``' notes when given.
+
+    PostgreSQL aggregates and ranks, so only the top ``limit`` rows cross the wire: a common
+    word's thousands of postings never reach Python. Phrases that need token positions (several
+    tokens, a prefix) are counted in Python first and handed over with their frequencies.
+    """
+    phrases = parse(match)
+    plain = [(index, p.terms[0]) for index, p in enumerate(phrases) if _is_plain(p)]
+    other = [(index, p) for index, p in enumerate(phrases) if not _is_plain(p)]
+    given: list[tuple[int, int, float]] = []
+    if other:
+        postings, _ = _fetch(db, [p for _, p in other])
+        frequencies = _frequencies([p for _, p in other], postings, weights)
+        for (index, _), found in zip(other, frequencies, strict=True):
+            given += [(index, chunk_id, f) for chunk_id, f in found.items()]
+    rows, total_tokens = db.run("SELECT rows, tokens FROM fts_totals").fetchone()
+    if not rows:
+        return []
+    params = {
+        "n": float(rows),
+        "avgdl": float(total_tokens) / float(rows),
+        "idx": [i for i, _ in plain],
+        "terms": [t for _, t in plain],
+        "weights": list(weights),
+        "given_idx": [g[0] for g in given],
+        "given_chunk": [g[1] for g in given],
+        "given_f": [g[2] for g in given],
+        "k1": K1,
+        "b": B,
+        "limit": limit,
+        "files": None if file_ids is None else list(file_ids),
+    }
+    sql = _BM25_SQL.format(where="" if file_ids is None else _IN_NOTES)
+    return [(int(chunk_id), float(score)) for chunk_id, score in db.run(sql, params)]

@@ -1,0 +1,199 @@
+"""The PostgreSQL store keeps the SQLite file's promises: a schema or registry vaultctx did not
+create is never written, migrated or dropped; a newer vaultctx's schema is refused; no
+credential reaches any table; only the user's own settings may send the index to a server; and
+two indexers on one vault exclude each other (docs/postgres.md)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import psycopg
+import pytest
+
+from tests.security.test_secrets_at_rest import SLACK, TOKEN, _metadata_note
+from vaultctx.config import Config, ConfigError, load_config
+from vaultctx.db_location import PostgresLocation
+from vaultctx.embed.static import StaticEmbedder
+from vaultctx.index.db import (
+    IndexFromNewerVersionError,
+    IndexMissingError,
+    IndexUnreachableError,
+    NotAnIndexError,
+    open_index,
+)
+from vaultctx.index.indexer import Indexer, IndexerBusyError
+from vaultctx.index.postgres.lock import AdvisoryLock
+from vaultctx.index.text_codec import unpack_text
+
+
+@pytest.fixture(scope="module")
+def embedder() -> StaticEmbedder:
+    return StaticEmbedder()
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "plan.md").write_text("# Plan\n\nShip the lighthouse keeper's log.\n")
+    return root
+
+
+def _index(vault: Path, db: PostgresLocation, embedder: StaticEmbedder) -> Any:
+    return Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
+
+
+def _tables(url: str, schema: str) -> set[str]:
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT tablename FROM pg_tables WHERE schemaname = %s", (schema,))
+        return {str(r[0]) for r in rows}
+
+
+def test_a_foreign_schema_of_the_same_name_is_never_written(
+    vault: Path, postgres_url: str, embedder: StaticEmbedder
+) -> None:
+    location = PostgresLocation(postgres_url, str(vault))
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f'CREATE SCHEMA "{location.schema}"')
+        conn.execute(f'CREATE TABLE "{location.schema}".files (id int, payroll text)')
+        conn.execute(f"INSERT INTO \"{location.schema}\".files VALUES (1, 'keep me')")
+    with pytest.raises(NotAnIndexError) as refused:
+        _index(vault, location, embedder)
+    assert "not created by vaultctx" in refused.value.message
+    with pytest.raises(NotAnIndexError):
+        open_index(location, readonly=True)
+    assert _tables(postgres_url, location.schema) == {"files"}
+    with psycopg.connect(postgres_url) as conn:
+        assert conn.execute(f'SELECT payroll FROM "{location.schema}".files').fetchall() == [
+            ("keep me",)
+        ]
+
+
+def test_a_foreign_registry_table_is_refused(
+    vault: Path, postgres_url: str, embedder: StaticEmbedder
+) -> None:
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute("CREATE TABLE public.vaultctx_vaults (anything text)")
+    with pytest.raises(NotAnIndexError):
+        _index(vault, PostgresLocation(postgres_url, str(vault)), embedder)
+    with psycopg.connect(postgres_url) as conn:
+        schemas = conn.execute("SELECT nspname FROM pg_namespace WHERE nspname LIKE 'v\\_%'")
+        assert schemas.fetchall() == []
+
+
+def test_vaults_share_a_database_in_schemas_of_their_own(
+    tmp_path: Path, postgres_url: str, embedder: StaticEmbedder
+) -> None:
+    found = {}
+    for name in ("alpha", "beta"):
+        root = tmp_path / name
+        root.mkdir()
+        (root / "note.md").write_text(f"# {name}\n\nonly in the {name} vault\n")
+        location = PostgresLocation(postgres_url, str(root))
+        _index(root, location, embedder)
+        db = open_index(location, readonly=True)
+        try:
+            found[name] = [str(r[0]) for r in db.execute("SELECT title FROM files")]
+        finally:
+            db.close()
+    assert found == {"alpha": ["alpha"], "beta": ["beta"]}
+    with psycopg.connect(postgres_url) as conn:
+        rows = conn.execute("SELECT vault_path FROM public.vaultctx_vaults ORDER BY 1").fetchall()
+    assert [Path(r[0]).name for r in rows] == ["alpha", "beta"]
+
+
+def test_a_schema_from_a_newer_vaultctx_is_refused(
+    vault: Path, postgres_url: str, embedder: StaticEmbedder
+) -> None:
+    location = PostgresLocation(postgres_url, str(vault))
+    _index(vault, location, embedder)
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(
+            f"INSERT INTO \"{location.schema}\"._migrations VALUES ('pg999_future', now())"
+        )
+    for readonly in (True, False):
+        with pytest.raises(IndexFromNewerVersionError):
+            open_index(location, readonly=readonly)
+
+
+def test_no_secret_reaches_any_table(
+    tmp_path: Path, postgres_url: str, embedder: StaticEmbedder
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    _metadata_note(vault)
+    (vault / "body.md").write_text(f"# Body\n\nthe key is {TOKEN} and {SLACK}\n")
+    location = PostgresLocation(postgres_url, str(vault))
+    _index(vault, location, embedder)
+    dumped = []
+    with psycopg.connect(postgres_url) as conn:
+        for schema in (location.schema, "public"):
+            for table in _tables(postgres_url, schema):
+                rows = conn.execute(f'SELECT t::text FROM "{schema}"."{table}" t').fetchall()
+                dumped += [str(r[0]) for r in rows]
+        dumped += [
+            unpack_text(r[0]) for r in conn.execute(f'SELECT body FROM "{location.schema}".chunks')
+        ]
+    text = "\n".join(dumped).lower()  # the keyword tables hold lower-cased tokens
+    assert "runbook" in text and "redacted" in text  # the dump reads what it should
+    for secret in (TOKEN, TOKEN[4:], SLACK, SLACK[5:15]):
+        assert secret.lower() not in text
+
+
+def test_a_vaults_own_settings_cannot_choose_the_database(tmp_path: Path, vault: Path) -> None:
+    (vault / "vaultctx.toml").write_text('db_url = "postgresql://attacker.example/notes"\n')
+    with pytest.raises(ConfigError) as refused:
+        load_config(vault, env={}, user_config_dir=tmp_path / "config")
+    assert "only your own settings file" in refused.value.message
+
+
+def test_the_users_own_settings_choose_postgres(tmp_path: Path, vault: Path) -> None:
+    folder = tmp_path / "config"
+    folder.mkdir()
+    (folder / "vaultctx.toml").write_text('db_url = "postgresql://me@db.example/notes"\n')
+    config = load_config(vault, env={}, user_config_dir=folder)
+    assert config.db == PostgresLocation("postgresql://me@db.example/notes", str(vault.resolve()))
+    assert load_config(vault, "/tmp/x.db", env={}, user_config_dir=folder).db == Path("/tmp/x.db")
+
+
+def test_a_second_indexer_on_the_vault_is_told_to_wait(
+    vault: Path, postgres_url: str, embedder: StaticEmbedder
+) -> None:
+    location = PostgresLocation(postgres_url, str(vault))
+    holder = AdvisoryLock(location)
+    holder.acquire()
+    try:
+        with pytest.raises(IndexerBusyError):
+            _index(vault, location, embedder)
+    finally:
+        holder.release()
+    assert _index(vault, location, embedder).chunks_written > 0
+
+
+def test_an_unreachable_server_and_a_missing_index_are_errors_with_advice(
+    vault: Path, postgres_url: str
+) -> None:
+    with pytest.raises(IndexMissingError):
+        open_index(PostgresLocation(postgres_url, str(vault)), readonly=True)
+    gone = PostgresLocation("postgresql://nobody@127.0.0.1:1/none?connect_timeout=2", str(vault))
+    with pytest.raises(IndexUnreachableError) as unreachable:
+        open_index(gone, readonly=True)
+    assert unreachable.value.suggestion
+
+
+def test_a_server_gone_mid_session_is_an_error_with_advice(
+    vault: Path, postgres_url: str, embedder: StaticEmbedder
+) -> None:
+    location = PostgresLocation(postgres_url, str(vault))
+    _index(vault, location, embedder)
+    db = open_index(location, readonly=True)
+    try:
+        pid = db.scalar("SELECT pg_backend_pid()")
+        with psycopg.connect(postgres_url, autocommit=True) as admin:
+            admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        with pytest.raises(IndexUnreachableError) as lost:
+            db.execute("SELECT count(*) FROM files").fetchone()
+        assert "lost the connection" in lost.value.message and lost.value.suggestion
+    finally:
+        db.close()
