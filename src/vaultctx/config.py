@@ -272,7 +272,14 @@ def load_config(
     if isinstance(db_value, PostgresLocation):
         location: IndexLocation = db_value
     elif db_value:
-        location = index_location(db_value, vault_path)
+        from_user_file = (
+            db is None
+            and db_value == user_db
+            and not (environ.get("DB_PATH") or environ.get("DB_URL"))
+        )
+        location = index_location(
+            db_value, vault_path, config_file=user_file if from_user_file else None
+        )
     else:
         location = default_db_path(vault_path)
     check_db_location(vault_path, location)

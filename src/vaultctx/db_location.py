@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import platformdirs
@@ -40,6 +40,10 @@ class PostgresLocation:
 
     url: str
     vault: str
+    # The user's settings file the URL came from, or None for --db and the environment: a
+    # password in the URL is accepted only from a private settings file (docs/postgres.md). Not
+    # part of the location's identity: the same URL from either source is the same index.
+    config_file: str | None = field(default=None, compare=False)
 
     @property
     def schema(self) -> str:
@@ -70,10 +74,18 @@ def redacted_url(url: str) -> str:
 IndexLocation = Path | PostgresLocation
 
 
-def index_location(value: str | Path, vault: Path) -> IndexLocation:
-    """``--db``/``DB_PATH``/``db_url`` as a location: a PostgreSQL URL or a file path."""
+def index_location(
+    value: str | Path, vault: Path, *, config_file: Path | None = None
+) -> IndexLocation:
+    """``--db``/``DB_PATH``/``db_url`` as a location: a PostgreSQL URL or a file path.
+    ``config_file``: the user's settings file ``value`` was read from (None: the command line or
+    the environment)."""
     if isinstance(value, str) and is_postgres_url(value):
-        return PostgresLocation(url=value.strip(), vault=str(vault.expanduser().resolve()))
+        return PostgresLocation(
+            url=value.strip(),
+            vault=str(vault.expanduser().resolve()),
+            config_file=None if config_file is None else str(config_file),
+        )
     return Path(value).expanduser().resolve()
 
 

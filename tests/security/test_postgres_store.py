@@ -197,3 +197,32 @@ def test_a_server_gone_mid_session_is_an_error_with_advice(
         assert "lost the connection" in lost.value.message and lost.value.suggestion
     finally:
         db.close()
+
+
+def test_a_password_in_db_on_the_command_line_is_refused_and_never_printed(
+    vault: Path, postgres_url: str
+) -> None:
+    """The store opens connections through connect.py: a password typed into ``--db`` would sit
+    in shell history and ``ps``, so it is refused before any connection, through the real CLI."""
+    import subprocess
+    import sys
+
+    from tests.clean_env import ENGINE_OFF
+
+    host = postgres_url.split("host=", 1)[1]
+    url = f"postgresql://postgres:hunter2-Secret@/{postgres_url.rsplit('/', 1)[1]}"
+    url = url.split("?", 1)[0] + f"?host={host}"
+    done = subprocess.run(
+        [sys.executable, "-m", "vaultctx", "index", "--fast", "--vault", str(vault), "--db", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**__import__("os").environ, **ENGINE_OFF},
+    )
+    assert done.returncode != 0
+    assert "hunter2-Secret" not in done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    assert "keyring" in done.stderr or "PGPASSFILE" in done.stderr
+    with psycopg.connect(postgres_url) as conn:
+        schemas = conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'v\\_%'")
+        assert schemas.fetchone() == (0,)

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, unquote, urlencode
 
-from vaultctx.errors import VaultctxError
+from vaultctx.db_location import POSTGRES_SCHEMES, is_postgres_url
+from vaultctx.index.database import IndexUnreachableError
 from vaultctx.os_keyring import delete_password, keyring_backend, read_password, write_password
 
 if TYPE_CHECKING:
@@ -36,7 +37,7 @@ DEFAULT_CONNECT_TIMEOUT = 10
 APPLICATION_NAME = "vaultctx"
 # halfvec, the half-precision vector type the store keeps its vectors in, came with 0.7.
 MIN_PGVECTOR = (0, 7)
-SCHEMES = ("postgresql://", "postgres://")
+SCHEMES = POSTGRES_SCHEMES
 DOCS = "docs/postgres.md"
 _LOCAL_HOSTS = ("", "localhost", "127.0.0.1", "::1")
 # Keyring usernames whose server asked for a password libpq could not find: later connections in
@@ -45,8 +46,9 @@ _KEYRING_FIRST: set[str] = set()
 _WARNED: set[str] = set()
 
 
-class PostgresError(VaultctxError):
-    """A PostgreSQL server cannot be used; the suggestion says what to do."""
+class PostgresError(IndexUnreachableError):
+    """A PostgreSQL server cannot be used; the suggestion says what to do. An index error like
+    any other, so every command that opens an index reports it the same way."""
 
 
 class PostgresNotInstalled(PostgresError):
@@ -150,11 +152,6 @@ class PostgresTarget:
 
 def _url_host(host: str) -> str:
     return f"[{host}]" if ":" in host and not host.startswith("[") else quote(host, safe=",")
-
-
-def is_postgres_url(value: str) -> bool:
-    """Whether ``--db`` (or a setting) names a PostgreSQL server rather than a SQLite file."""
-    return value.strip().lower().startswith(SCHEMES)
 
 
 def parse_target(

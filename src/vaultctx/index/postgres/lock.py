@@ -28,7 +28,7 @@ class AdvisoryLock:
 
         psycopg = _psycopg()
         try:
-            conn = _connect(self._location.url)
+            conn = _connect(self._location)
         except psycopg.OperationalError as exc:
             raise IndexUnreachableError(
                 f"cannot connect to the index at {self._location} ({exc})",

@@ -16,6 +16,7 @@ from __future__ import annotations
 import contextlib
 import logging
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from vaultctx.db_location import PostgresLocation
@@ -46,11 +47,17 @@ _REACH_ADVICE = (
 )
 
 
-def _connect(url: str) -> Any:
-    """The one place a connection is opened (autocommit: transactions are explicit)."""
-    import psycopg
+def _connect(location: PostgresLocation) -> Any:
+    """The one place a connection is opened (autocommit: transactions are explicit), with the
+    password from the keyring or PGPASSFILE and every failure explained (connect.py). pgvector
+    is checked by the store itself, which degrades to keyword search without it."""
+    from vaultctx.index.postgres.connect import connect, parse_target
 
-    return psycopg.connect(url, autocommit=True)
+    config_file = None if location.config_file is None else Path(location.config_file)
+    target = parse_target(
+        location.url, from_command_line=config_file is None, config_file=config_file
+    )
+    return connect(target, autocommit=True, check_vector=False)
 
 
 def _psycopg() -> Any:
@@ -150,7 +157,7 @@ def open_postgres(location: PostgresLocation, *, readonly: bool = False) -> Post
     vaultctx did not create raises ``NotAnIndexError`` before anything is written."""
     psycopg = _psycopg()
     try:
-        conn = _connect(location.url)
+        conn = _connect(location)
     except psycopg.OperationalError as exc:
         raise IndexUnreachableError(
             f"cannot connect to the index at {location} ({_first_line(exc)})", _REACH_ADVICE
