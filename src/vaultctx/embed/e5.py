@@ -41,8 +41,9 @@ class E5Embedder(OnnxEmbedder):
     bundled_dir = BUNDLED_E5_DIR
     bundled_name = BUNDLED_E5_NAME
     # Passages are read up to their first window: on real Korean vault chunks (bench/
-    # e5_pass_speed.py) that is 2.2x the chunks per CPU-second of reading every window, and the
-    # cross-language dev sets keep their figures (docs/benchmarks.md, "e5 pass speed").
+    # e5_pass_speed.py) that is 2.2x the chunks per CPU-second of reading every window, and every
+    # cross-language dev set rose (ohs en->ko 0.60 -> 0.72); the cost is the end of long chunks:
+    # vectors alone on ko-autorag 0.765 -> 0.698 (docs/benchmarks.md, "e5 pass speed").
     # ``E5Embedder(windowed=True)`` reads every window; both give vectors in one space (same hash).
     windowed_by_default = False
 
