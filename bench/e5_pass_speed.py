@@ -1,6 +1,6 @@
 """The multilingual pass's speed on real Korean vault chunks, engine variants measured alternately.
 
-    VAULTCTX_SHARED_DATA=../shared/data PYTHONPATH=src:bench .venv/bin/python \
+    VAULTCTX_SHARED_DATA=DATA PYTHONPATH=src:bench .venv/bin/python \
         bench/e5_pass_speed.py [--chunks 160] [--rounds 3] [--variants windowed first256 ...]
 
 The chunks are what the indexer stores for the Korean dev vaults of bench/multilingual_quality.py

@@ -1,6 +1,6 @@
 """Ranking quality of multilingual-engine variants on the dev sets of bench/multilingual_quality.py.
 
-    VAULTCTX_SHARED_DATA=../shared/data PYTHONPATH=src:bench .venv/bin/python \
+    VAULTCTX_SHARED_DATA=DATA PYTHONPATH=src:bench .venv/bin/python \
         bench/e5_variants.py [--variants windowed first256 ...] [--sets ohs tldr autorag] \
         [--same-language-weights 0.1 0.2 ...]
 
