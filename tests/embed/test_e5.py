@@ -81,11 +81,25 @@ def test_queries_and_passages_get_their_own_prefix(e5: E5Embedder) -> None:
 
 def test_every_window_of_a_long_passage_starts_with_the_prefix(e5: E5Embedder) -> None:
     text = " ".join(f"문단 {i}: 노트를 연결하는 방법과 링크 이야기" for i in range(120))
-    windows = e5._windows([text], PASSAGE_PREFIX)
+    windows = E5Embedder(windowed=True)._windows([text], PASSAGE_PREFIX)
     lead = e5._loaded_tokenizer().encode(PASSAGE_PREFIX, add_special_tokens=False).ids
     assert len(windows) > 1
     assert all(window.token_ids[: len(lead)] == lead for window in windows)
     assert all(len(window.token_ids) <= 254 for window in windows)
+
+
+def test_a_passage_is_read_up_to_its_first_window_only(e5: E5Embedder) -> None:
+    """The multilingual pass reads a chunk's first 256 tokens (docs/benchmarks.md, "e5 pass
+    speed"): what comes after them changes nothing, so a Korean chunk costs one window. The
+    windowed reading stays available and does read the rest."""
+    head = " ".join(f"문단 {i}: 노트를 연결하는 방법과 링크 이야기" for i in range(40))
+    endings = ["자전거 체인은 헌 칫솔로 닦는다. " * 40, "The kernel scheduler balances CPUs. " * 40]
+    assert len(e5._windows([head], PASSAGE_PREFIX)[0].token_ids) == 254
+    first, second = e5.embed([f"{head}\n{ending}" for ending in endings])
+    np.testing.assert_array_equal(first, second)
+    windowed = E5Embedder(windowed=True).embed([f"{head}\n{ending}" for ending in endings])
+    assert float(windowed[0] @ windowed[1]) < 0.99
+    assert float(windowed[0] @ first) < 0.99
 
 
 @pytest.mark.parametrize(

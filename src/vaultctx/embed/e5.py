@@ -7,8 +7,9 @@ Latin pieces. e5 was trained with ``query: `` before questions and ``passage: ``
 texts that answer them: ``embed`` is for passages (what the indexer stores), ``embed_queries``
 for questions; mixing them up costs ranking quality, not correctness.
 
-The graph, windows and averaging are the ONNX engine's (embed/onnx.py); only the special tokens,
-the prefixes and the model files differ.
+The graph and the windows are the ONNX engine's (embed/onnx.py); the special tokens, the prefixes,
+the model files and how much of a passage is read differ: the first 256-token window only
+(``windowed_by_default``), as e5 itself truncates, so one Korean chunk costs one model call.
 """
 
 from __future__ import annotations
@@ -39,6 +40,12 @@ class E5Embedder(OnnxEmbedder):
     known_vocab_sizes = E5_KNOWN_VOCAB_SIZES
     bundled_dir = BUNDLED_E5_DIR
     bundled_name = BUNDLED_E5_NAME
+    # Passages are read up to their first window: on real Korean vault chunks (bench/
+    # e5_pass_speed.py) that is 2.2x the chunks per CPU-second of reading every window, and every
+    # cross-language dev set rose (ohs en->ko 0.60 -> 0.72); the cost is the end of long chunks:
+    # vectors alone on ko-autorag 0.765 -> 0.698 (docs/benchmarks.md, "e5 pass speed").
+    # ``E5Embedder(windowed=True)`` reads every window; both give vectors in one space (same hash).
+    windowed_by_default = False
 
     def embed_queries(self, texts: list[str]) -> Vectors:
         """Questions, with e5's ``query:`` prefix; compare them with ``embed``'s passages."""

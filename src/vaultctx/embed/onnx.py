@@ -86,9 +86,10 @@ class OnnxEmbedder:
     window) and ``passage_prefix`` (tokens every window of a passage starts with, e.g. e5's
     ``passage: ``), and may list their tokenizer's vocabulary size in ``known_vocab_sizes``.
 
-    ``windowed=False`` keeps only the first window (the model's usual truncation), to measure
-    what windowing buys; it shares the model hash, since the vector space is the same. A text
-    with no tokens embeds to the zero vector, as in StaticEmbedder.
+    ``windowed=False`` keeps only the first window (the model's usual truncation); it shares the
+    model hash, since the vector space is the same. ``windowed_by_default`` is what a subclass
+    reads when the caller does not say (e5.py reads first windows only). A text with no tokens
+    embeds to the zero vector, as in StaticEmbedder.
     """
 
     special_tokens: tuple[str, str] = ("[CLS]", "[SEP]")
@@ -96,13 +97,14 @@ class OnnxEmbedder:
     known_vocab_sizes: dict[str, int] = KNOWN_VOCAB_SIZES
     bundled_dir = BUNDLED_ONNX_DIR
     bundled_name = BUNDLED_ONNX_NAME
+    windowed_by_default = True
 
     def __init__(
         self,
         model_dir: Path | str | None = None,
         *,
         name: str | None = None,
-        windowed: bool = True,
+        windowed: bool | None = None,
         window_tokens: int = 256,
         max_stride_tokens: int = 224,
         max_windows: int = 8,
@@ -128,6 +130,8 @@ class OnnxEmbedder:
             self._name = f"onnx-{folder.resolve().name}"
         self._span = span
         self._max_stride = max_stride_tokens
+        if windowed is None:
+            windowed = self.windowed_by_default
         self._max_windows = max_windows if windowed else 1
         self._batch_size = batch_size
         self._threads = threads

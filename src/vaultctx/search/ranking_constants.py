@@ -32,7 +32,9 @@ QUALITY_VECTOR_WEIGHT = 0.67
 MULTILINGUAL_VECTOR_WEIGHT = 0.5
 # Whether the multilingual list also ranks chunks in the question's own language when BM25 (and,
 # for English, the English models) read them. Off: with USE-multilingual it lowered ko-autorag at
-# every weight measured (0.943 without; 0.934 at 0.25, 0.922 at 0.5). Re-measure per engine.
+# every weight measured (0.943 without; 0.934 at 0.25, 0.922 at 0.5), and so does the shipped
+# e5-multilingual (bench/e5_variants.py, 2026-12-06): first-window vectors 0.935 / 0.926 / 0.920
+# at 0.15 / 0.3 / 0.5, every-window vectors 0.941 / 0.938 / 0.936 at 0.05 / 0.1 / 0.2.
 MULTILINGUAL_SAME_LANGUAGE = False
 # BM25's weight, relative to the above, for a question in a language no note is written in.
 FOREIGN_KEYWORD_WEIGHT = 0.0
