@@ -10,14 +10,16 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from typing import Annotated
 
 import typer
 
-from vaultctx.cli.common import JsonOption
+from vaultctx.cli.common import DbOption, JsonOption, VaultOption
 
 db_app = typer.Typer(
-    help="The PostgreSQL index: its password and its server (docs/postgres.md).",
+    help="The PostgreSQL index: its password, its server, and copying an index there "
+    "(docs/postgres.md).",
     no_args_is_help=True,
 )
 password_app = typer.Typer(
@@ -71,6 +73,60 @@ def db_check(url: UrlArgument, as_json: JsonOption = False) -> None:
         print(json.dumps({"target": target.display(), **facts.as_dict()}))
     else:
         print(f"{target.display()}: {facts.summary()}")
+
+
+@db_app.command("copy")
+def db_copy(
+    to: Annotated[
+        str,
+        typer.Option(
+            "--to",
+            help="Where the copy goes: a postgresql:// URL (no password) or an index file.",
+            show_default=False,
+        ),
+    ],
+    vault: VaultOption = None,
+    db: DbOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Copy the vault's index (from --db, or where it is now) to --to, vectors included:
+    nothing is embedded again. The target must hold no index of this vault yet."""
+    from vaultctx.config import load_config
+    from vaultctx.db_location import index_location
+    from vaultctx.errors import VaultctxError
+    from vaultctx.index.copy import copy_index
+    from vaultctx.index.db import open_index
+
+    config = load_config(vault, db)
+    target_location = index_location(to, config.vault)
+    if target_location == config.db:
+        raise VaultctxError(
+            f"--to names the index being copied ({config.db})", "give another database or file"
+        )
+    source = open_index(config.db, readonly=True)
+    try:
+        target = open_index(target_location)
+        try:
+            report = copy_index(source, target, _copy_progress(as_json))
+        finally:
+            target.close()
+    finally:
+        source.close()
+    if as_json:
+        print(json.dumps({"from": str(config.db), "to": str(target_location), **vars(report)}))
+    else:
+        print(
+            f"copied {report.rows.get('files', 0)} notes, {report.rows.get('chunks', 0)} chunks "
+            f"and {sum(report.vectors.values())} vectors to {target_location}"
+        )
+
+
+def _copy_progress(quiet: bool) -> Callable[[str, int], None]:
+    def note(what: str, count: int) -> None:
+        if not quiet:
+            print(f"  {what}: {count}", file=sys.stderr)
+
+    return note
 
 
 def register(app: typer.Typer) -> None:

@@ -279,12 +279,12 @@ class Indexer:
 
     def _passes(self, db: IndexDatabase, report: IndexReport, *, fast: bool) -> None:
         self._run(db, report)
-        _index_vectors(db)
+        index_vectors(db)
         if not (fast or report.interrupted or self.quality_embedder is None):
             self._quality_pass(db, report)
         if not (fast or report.interrupted or self.multilingual_embedder is None):
             self._multilingual_pass(db, report)
-        _index_vectors(db)
+        index_vectors(db)
 
     def _quality_pass(self, db: IndexDatabase, report: IndexReport) -> None:
         assert self.quality_embedder is not None
@@ -633,7 +633,7 @@ class Indexer:
         report.removed += len(ids)
 
 
-def _index_vectors(db: IndexDatabase) -> None:
+def index_vectors(db: IndexDatabase) -> None:
     """PostgreSQL: the HNSW index of vector tables filled since the last run (postgres/vectors)."""
     if db.dialect == POSTGRES:
         from vaultctx.index.postgres.vectors import ensure_hnsw_indexes
