@@ -7,10 +7,13 @@ Each run is a real `vaultctx index --fast --full` process on a fresh database, s
 PYTHONPATH set to the old or the new tree's src, in the order old, new, new, old, old, new, ...
 so that a busy machine weighs on both alike (on a shared machine the second run of a pair was
 seen to be slower, whichever tree it was). CPU time is the process's and its waited-for
-children's (the worker processes) user + system time from getrusage: less noisy than wall time
-on a shared machine. Prints one line per run (with the load average before it), then one line
-per figure: medians of wall and CPU seconds for each tree and their ratio new / old, and the
-median phase seconds (wall inside each process, so workers' phases add up to more than the run).
+children's (the worker processes) user + system time from wait4: less noisy than wall time
+on a shared machine. Memory: the run's peak RSS of its largest process (wait4's ru_maxrss: the
+indexer or one worker) and the most the indexer and its workers held at once (their VmRSS summed,
+sampled every 0.25 s). Prints one line per run (with the load average before it), then one line
+per figure: medians of wall and CPU seconds and of both memory figures for each tree and their
+ratio new / old, and the median phase seconds (wall inside each process, so workers' phases
+add up to more than the run).
 Without --vault, the PowerShell corpus (14,142 files; bench/corpora.py) is indexed. --files N
 indexes only the vault's first N markdown files in path order (the scanner's order).
 """
@@ -20,7 +23,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import resource
 import shutil
 import statistics
 import subprocess
@@ -28,35 +30,76 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 from corpora import powershell_corpus
 
 # `python -m vaultctx`, not the venv's `vaultctx` script: that script imports the entry point of
 # whichever tree was installed, and each run here must use only the tree on PYTHONPATH.
 VAULTCTX = [sys.executable, "-m", "vaultctx"]
+RSS_POLL_SECONDS = 0.25
 
 
-def run_once(src: Path, vault: Path, db: Path) -> tuple[float, float, dict[str, float]]:
-    """Wall seconds, CPU seconds (with workers) and the phase seconds of one full index."""
+class Run(NamedTuple):
+    wall: float  # seconds
+    cpu: float  # seconds of user + system time, the workers' included
+    peak_rss: float  # MB: the largest process's peak (the indexer or a worker)
+    peak_total_rss: float  # MB: the most the indexer and its workers held at once (sampled)
+    phases: dict[str, float]
+
+
+def run_once(src: Path, vault: Path, db: Path) -> Run:
+    """One full index: its times, memory and phase seconds."""
     for suffix in ("", "-wal", "-shm"):
         Path(f"{db}{suffix}").unlink(missing_ok=True)
     env = {**os.environ, "PYTHONPATH": str(src)}
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    done = subprocess.run(
-        [*VAULTCTX, "index", "--vault", str(vault), "--db", str(db), "--json", "--fast", "--full"],
-        capture_output=True,
-        text=True,
-        env=env,
-        check=False,
-    )
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    if done.returncode != 0:
-        raise SystemExit(f"vaultctx index failed ({src}): {done.stderr}")
-    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    summary = json.loads(done.stdout)
-    return wall, cpu, {k: float(v) for k, v in summary["phase_seconds"].items()}
+    command = [*VAULTCTX, "index", "--vault", str(vault), "--db", str(db), "--json", "--fast"]
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        started = time.perf_counter()
+        process = subprocess.Popen([*command, "--full"], stdout=out, stderr=err, env=env)
+        total_rss = 0
+        while True:
+            # wait4, not Popen.wait: its usage is this run's alone (the process and the workers
+            # it waited for), where RUSAGE_CHILDREN's peak RSS would span every run so far.
+            pid, status, usage = os.wait4(process.pid, os.WNOHANG)
+            if pid:
+                break
+            total_rss = max(total_rss, tree_rss_kb(process.pid))
+            time.sleep(RSS_POLL_SECONDS)
+        wall = time.perf_counter() - started
+        process.returncode = os.waitstatus_to_exitcode(status)
+        out.seek(0)
+        err.seek(0)
+        stdout, stderr = out.read(), err.read()
+    if process.returncode != 0:
+        raise SystemExit(f"vaultctx index failed ({src}): {stderr}")
+    phases = {k: float(v) for k, v in json.loads(stdout)["phase_seconds"].items()}
+    cpu = usage.ru_utime + usage.ru_stime
+    return Run(wall, cpu, usage.ru_maxrss / 1024, total_rss / 1024, phases)
+
+
+def tree_rss_kb(root: int) -> int:
+    """The resident memory of ``root`` and its descendants now, in KB (Linux /proc)."""
+    parents: dict[int, int] = {}
+    rss: dict[int, int] = {}
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+            status = (entry / "status").read_text()
+        except OSError:
+            continue  # gone meanwhile
+        parents[int(entry.name)] = int(stat.rsplit(")", 1)[1].split()[1])
+        for line in status.splitlines():
+            if line.startswith("VmRSS:"):
+                rss[int(entry.name)] = int(line.split()[1])
+    tree, grew = {root}, True
+    while grew:
+        more = {pid for pid, parent in parents.items() if parent in tree} - tree
+        tree |= more
+        grew = bool(more)
+    return sum(rss.get(pid, 0) for pid in tree)
 
 
 def copy_first(source: Path, target: Path, count: int) -> None:
@@ -78,7 +121,7 @@ def main() -> None:
     parser.add_argument("--files", type=int, help="only the first N markdown files (path order)")
     args = parser.parse_args()
     source = args.vault or powershell_corpus()
-    results: dict[str, list[tuple[float, float, dict[str, float]]]] = {"old": [], "new": []}
+    results: dict[str, list[Run]] = {"old": [], "new": []}
     with tempfile.TemporaryDirectory() as tmp:
         vault = Path(tmp) / "vault"
         if args.files is None:
@@ -92,21 +135,33 @@ def main() -> None:
             order = (("old", args.old), ("new", args.new))
             for name, src in order if run % 2 == 0 else order[::-1]:
                 load = os.getloadavg()[0]
-                wall, cpu, phases = run_once(src.resolve(), vault, db)
-                results[name].append((wall, cpu, phases))
-                print(f"run {run + 1} {name}: wall {wall:.2f} s, cpu {cpu:.2f} s, load {load:.2f}")
+                done = run_once(src.resolve(), vault, db)
+                results[name].append(done)
+                print(
+                    f"run {run + 1} {name}: wall {done.wall:.2f} s, cpu {done.cpu:.2f} s, "
+                    f"peak RSS {done.peak_rss:.0f} MB (largest process), "
+                    f"{done.peak_total_rss:.0f} MB (all at once), load {load:.2f}",
+                    flush=True,
+                )
     print(f"load average at the end: {os.getloadavg()[0]:.2f}")
     medians = {}
     for name, runs in results.items():
-        wall = statistics.median(r[0] for r in runs)
-        cpu = statistics.median(r[1] for r in runs)
-        medians[name] = (wall, cpu)
-        print(f"{name}: median wall {wall:.2f} s, median cpu {cpu:.2f} s")
-        for phase in sorted(runs[0][2]):
-            seconds = statistics.median(r[2].get(phase, 0.0) for r in runs)
+        wall = statistics.median(r.wall for r in runs)
+        cpu = statistics.median(r.cpu for r in runs)
+        rss = statistics.median(r.peak_rss for r in runs)
+        total_rss = statistics.median(r.peak_total_rss for r in runs)
+        medians[name] = (wall, cpu, rss, total_rss)
+        print(
+            f"{name}: median wall {wall:.2f} s, median cpu {cpu:.2f} s, "
+            f"median peak RSS {rss:.0f} MB (largest process), {total_rss:.0f} MB (all at once)"
+        )
+        for phase in sorted(runs[0].phases):
+            seconds = statistics.median(r.phases.get(phase, 0.0) for r in runs)
             print(f"{name} phase {phase}: {seconds:.2f} s")
     print(f"ratio new/old: wall {medians['new'][0] / medians['old'][0]:.3f}")
     print(f"ratio new/old: cpu {medians['new'][1] / medians['old'][1]:.3f}")
+    print(f"ratio new/old: peak RSS {medians['new'][2] / medians['old'][2]:.3f}")
+    print(f"ratio new/old: peak RSS all at once {medians['new'][3] / medians['old'][3]:.3f}")
 
 
 if __name__ == "__main__":

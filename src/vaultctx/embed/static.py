@@ -59,6 +59,10 @@ class StaticEmbedder:
     it has no meaning to place, and a zero vector matches nothing instead of matching at random.
     """
 
+    # A text's vector depends on that text alone, never on its batch (each text's token rows are
+    # summed on their own): an index run may embed a repeated text once (index/vector_memo.py).
+    batch_invariant = True
+
     def __init__(self, model_dir: Path | str | None = None, *, name: str | None = None) -> None:
         folder = Path(model_dir) if model_dir is not None else BUNDLED_STATIC_DIR
         self._folder = require_model_files(folder, MODEL2VEC_FILES)

@@ -63,6 +63,7 @@ from vaultctx.index.schema import (
 )
 from vaultctx.index.set_aside import set_aside_damaged
 from vaultctx.index.text_codec import unpack_text
+from vaultctx.index.vector_memo import VectorMemo
 from vaultctx.scrub import scrub_secrets
 from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
 from vaultctx.text.lexical import FTS_ANALYZER_META, analyzer_id
@@ -944,6 +945,7 @@ class _BatchWriter:
         self.embedder = embedder
         self.batch_size = batch_size
         self.reuse_vectors = reuse_vectors
+        self.memo = VectorMemo()  # texts this run embedded already (index/vector_memo.py)
         self.pending: list[_FileWork] = []
         self.pending_chunks = 0
         self.touches: list[tuple[int, int, int]] = []
@@ -990,7 +992,7 @@ class _BatchWriter:
         from vaultctx.index.prepare import embed_rows
 
         missing = [row for work in self.pending for row in work.chunks if row.vector is None]
-        embed_rows(missing, self.embedder, self.batch_size)
+        embed_rows(missing, self.embedder, self.batch_size, self.memo)
         report.chunks_embedded += len(missing)
 
     def _reuse_vectors(self, report: IndexReport) -> None:

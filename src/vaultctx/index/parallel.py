@@ -37,6 +37,7 @@ from vaultctx.index.prepare import (
     read_file,
     without_text,
 )
+from vaultctx.index.vector_memo import VectorMemo
 from vaultctx.vault.scanner import VaultFile
 
 # Below this many files to (re)index, starting processes and loading a model in each costs more
@@ -83,12 +84,14 @@ def worker_count(settings: Settings, files: int) -> int:
 
 _setup: WorkerSetup | None = None
 _stopping: EventLike | None = None
+_memo: VectorMemo | None = None  # this worker's vectors of texts it embedded (vector_memo.py)
 
 
 def _start_worker(setup: WorkerSetup, stopping: EventLike) -> None:
-    global _setup, _stopping
+    global _setup, _stopping, _memo
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     _stopping = stopping
+    _memo = VectorMemo()
     # One thread per worker: the tokenizer's own thread pool would otherwise oversubscribe the
     # cores the workers already fill (measured: embedding CPU time doubled).
     os.environ["TOKENIZERS_PARALLELISM"] = "false"
@@ -118,7 +121,7 @@ def _prepare_group(group: list[Task]) -> list[PreparedFile]:
     rows = [row for item in prepared for row in item.chunks]
     if _setup.embedder is not None and rows:
         with timed(prepared[0].phase_seconds, "embed"):
-            embed_rows(rows, _setup.embedder, _setup.settings.embed_batch_size)
+            embed_rows(rows, _setup.embedder, _setup.settings.embed_batch_size, _memo)
     return [without_text(item) for item in prepared]
 
 

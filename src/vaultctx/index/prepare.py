@@ -19,6 +19,7 @@ from vaultctx.config import Settings
 from vaultctx.embed.base import Embedder, embedding_input, quantize_int8_rows
 from vaultctx.index.phase_time import timed
 from vaultctx.index.text_codec import pack_text
+from vaultctx.index.vector_memo import VectorMemo, memoisable, text_key
 from vaultctx.scrub import scrub_secrets
 from vaultctx.text.language import text_language
 from vaultctx.text.lexical import fts_document
@@ -204,14 +205,42 @@ def without_text(prepared: PreparedFile) -> PreparedFile:
     return prepared
 
 
-def embed_rows(rows: list[ChunkRow], embedder: Embedder, batch_size: int) -> None:
-    """Fill ``vector`` of the rows that have none, ``batch_size`` texts per model call."""
+def embed_rows(
+    rows: list[ChunkRow], embedder: Embedder, batch_size: int, memo: VectorMemo | None = None
+) -> None:
+    """Fill ``vector`` of the rows that have none, ``batch_size`` texts per model call; with a
+    ``memo``, a text this run has embedded before takes that vector (index/vector_memo.py)."""
     missing = [row for row in rows if row.vector is None]
+    if memo is not None and memoisable(embedder):
+        _embed_memoised(missing, embedder, batch_size, memo)
+        return
     for start in range(0, len(missing), batch_size):
         batch = missing[start : start + batch_size]
         vectors = embedder.embed([embedding_input(row.context, row.text) for row in batch])
         for row, vector in zip(batch, quantize_int8_rows(vectors), strict=True):
             row.vector = vector
+
+
+def _embed_memoised(
+    rows: list[ChunkRow], embedder: Embedder, batch_size: int, memo: VectorMemo
+) -> None:
+    model = embedder.model_hash
+    texts = [embedding_input(row.context, row.text) for row in rows]
+    keys = [text_key(text) for text in texts]
+    new: dict[bytes, list[int]] = {}  # each new text once, with the rows that hold it
+    for i, (row, key, vector) in enumerate(zip(rows, keys, memo.recall(model, keys), strict=True)):
+        if vector is None:
+            new.setdefault(key, []).append(i)
+        else:
+            row.vector = vector
+    firsts = [holders[0] for holders in new.values()]
+    for start in range(0, len(firsts), batch_size):
+        batch = firsts[start : start + batch_size]
+        vectors = quantize_int8_rows(embedder.embed([texts[i] for i in batch]))
+        memo.remember(model, [keys[i] for i in batch], vectors)
+        for i, vector in zip(batch, vectors, strict=True):
+            for holder in new[keys[i]]:
+                rows[holder].vector = vector
 
 
 def _excluded(note: Note, settings: Settings) -> str | None:
