@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from vaultctx.api import Vault
 from vaultctx.db_location import IndexLocation, PostgresLocation
 
 
@@ -17,3 +18,16 @@ def location_for(
         return tmp_path / "index.db"
     url = request.getfixturevalue("postgres_url")
     return PostgresLocation(url=url, vault=str(vault.resolve()))
+
+
+def assert_same_searches(
+    vault: Path, expected_at: IndexLocation, found_at: IndexLocation, queries: list[str]
+) -> None:
+    """Hybrid search over both indexes gives the same notes, ranks and scores (1e-4)."""
+    for query in queries:
+        expected = Vault(vault, db=expected_at).search(query, limit=8).results
+        found = Vault(vault, db=found_at).search(query, limit=8).results
+        assert [(r.citation, r.bm25_rank, r.vec_rank) for r in found] == [
+            (r.citation, r.bm25_rank, r.vec_rank) for r in expected
+        ], query
+        assert [r.score for r in found] == pytest.approx([r.score for r in expected], abs=1e-4)

@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from tests.clean_env import ENGINE_OFF
+from tests.postgres.conftest import assert_same_searches
 from tests.postgres.test_same_answers import QUERIES
-from vaultctx.api import Vault
 from vaultctx.config import Config, Settings
-from vaultctx.db_location import IndexLocation, PostgresLocation
+from vaultctx.db_location import PostgresLocation
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.copy import TargetNotEmptyError, copy_index
 from vaultctx.index.db import open_index
@@ -33,16 +33,6 @@ def _vaultctx(*args: str) -> subprocess.CompletedProcess[str]:
         timeout=300,
         env={**os.environ, **ENGINE_OFF},
     )
-
-
-def _same_searches(vault: Path, a: IndexLocation, b: IndexLocation) -> None:
-    for query in QUERIES[:8]:
-        expected = Vault(vault, db=a).search(query, limit=8).results
-        found = Vault(vault, db=b).search(query, limit=8).results
-        assert [(r.citation, r.bm25_rank, r.vec_rank) for r in found] == [
-            (r.citation, r.bm25_rank, r.vec_rank) for r in expected
-        ], query
-        assert [r.score for r in found] == pytest.approx([r.score for r in expected], abs=1e-4)
 
 
 def test_copy_to_postgres_and_back_answers_the_same(
@@ -72,7 +62,7 @@ def test_copy_to_postgres_and_back_answers_the_same(
     finally:
         a.close()
         b.close()
-    _same_searches(example_vault, sqlite, postgres)
+    assert_same_searches(example_vault, sqlite, postgres, QUERIES[:8])
     # Nothing left to do over the copy: no note read again, nothing embedded.
     again = Indexer(Config(vault=example_vault, db=postgres, settings=Settings()), StaticEmbedder())
     assert again.run(fast=True).chunks_written == 0
@@ -82,7 +72,7 @@ def test_copy_to_postgres_and_back_answers_the_same(
         "db", "copy", "--vault", str(example_vault), "--db", postgres_url, "--to", str(back)
     )
     assert returned.returncode == 0, returned.stderr
-    _same_searches(example_vault, sqlite, back)
+    assert_same_searches(example_vault, sqlite, back, QUERIES[:8])
 
 
 def test_a_target_that_holds_an_index_is_never_written(

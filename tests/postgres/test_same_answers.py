@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import EXAMPLE_VAULT
-from tests.postgres.conftest import location_for
+from tests.postgres.conftest import assert_same_searches, location_for
 from vaultctx.api import Vault
 from vaultctx.config import Config, Settings
 from vaultctx.db_location import IndexLocation, PostgresLocation
@@ -119,13 +119,7 @@ def test_hybrid_search_returns_the_same_results(
     both: tuple[Path, IndexLocation, IndexLocation],
 ) -> None:
     vault, sqlite, postgres = both
-    for query in QUERIES[:10]:
-        expected = Vault(vault, db=sqlite).search(query, limit=8).results
-        found = Vault(vault, db=postgres).search(query, limit=8).results
-        assert [(r.citation, r.bm25_rank, r.vec_rank) for r in found] == [
-            (r.citation, r.bm25_rank, r.vec_rank) for r in expected
-        ], query
-        assert [r.score for r in found] == pytest.approx([r.score for r in expected], abs=1e-4)
+    assert_same_searches(vault, sqlite, postgres, QUERIES[:10])
 
 
 def test_vectors_round_trip_and_filter_by_note(

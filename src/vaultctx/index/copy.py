@@ -7,8 +7,8 @@ its rows back, and each store keeps it in its own shape, so each chunk's stored 
 again (the same analysis the indexer runs). What a copy saves is embedding: on SciFact's 5,747
 chunks a copy to PostgreSQL took 32 s against 30 s for indexing there afresh with the static
 model alone (both are PostgreSQL's writes), but the transformer's pass 2, which a copy carries
-over, runs for minutes (bench/db_copy_speed.py, docs/benchmarks.md). The target must hold no index of this vault yet: a copy
-never merges into, or overwrites, an index.
+over, runs for minutes (bench/db_copy_speed.py, docs/benchmarks.md). The target must hold no
+index of this vault yet: a copy never merges into, or overwrites, an index.
 """
 
 from __future__ import annotations
@@ -19,12 +19,9 @@ from typing import Any
 
 from vaultctx.index.database import IndexDatabase, IndexDatabaseError
 from vaultctx.index.db import ensure_vector_table
-from vaultctx.index.indexer import index_vectors, write_fts_rows
-from vaultctx.index.prepare import fts_columns
+from vaultctx.index.indexer import analyse_stored_chunks, index_vectors
 from vaultctx.index.schema import VECTOR_TABLES
-from vaultctx.index.text_codec import unpack_text
 from vaultctx.index.vector_queries import stored_vectors, vector_dimension
-from vaultctx.text.lexical import FTS_ANALYZER_META, analyzer_id
 
 # The tables and columns both stores have (index/migrations.py, index/postgres/migrations.py).
 TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
@@ -109,7 +106,7 @@ def copy_index(
             if copied is not None:
                 report.vectors[table] = copied
                 note(table, copied)
-        report.keyword_chunks = _analyse_keywords(target)
+        report.keyword_chunks = analyse_stored_chunks(target)
         note("keyword index", report.keyword_chunks)
     index_vectors(target)
     return report
@@ -141,29 +138,6 @@ def _copy_vectors(source: IndexDatabase, target: IndexDatabase, table: str) -> i
         target.executemany(insert, batch)
         copied += len(batch)
     return copied
-
-
-def _analyse_keywords(target: IndexDatabase) -> int:
-    """Fill the target's keyword index from its chunks' stored text, analysed as the indexer
-    does, and record that analysis (a later ``index`` re-analyses only if it changes)."""
-    analysed = 0
-    last_id = 0
-    while True:
-        rows = [
-            (int(cid), fts_columns(unpack_text(body), str(section), str(context)))
-            for cid, body, section, context in target.execute(
-                "SELECT id, body, section, heading_context FROM chunks "
-                "WHERE id > ? ORDER BY id LIMIT ?",
-                (last_id, BATCH),
-            )
-        ]
-        if not rows:
-            break
-        write_fts_rows(target, rows)
-        analysed += len(rows)
-        last_id = rows[-1][0]
-    target.set_meta(FTS_ANALYZER_META, analyzer_id())
-    return analysed
 
 
 def _batches(rows: Iterator[Any]) -> Iterator[list[Any]]:

@@ -893,8 +893,6 @@ def _rebuild_fts_if_analysis_changed(db: IndexDatabase, report: IndexReport) -> 
         message = f"text analysis changed ({stored} → {current}): re-analysing all chunks for BM25"
         report.warnings.append(message)
         log.warning(message)
-    from vaultctx.index.prepare import fts_columns
-
     with report.timed("fts_rebuild"), db.transaction():
         if db.dialect == POSTGRES:
             from vaultctx.index.postgres.fts import delete_all
@@ -902,21 +900,33 @@ def _rebuild_fts_if_analysis_changed(db: IndexDatabase, report: IndexReport) -> 
             delete_all(db)
         else:
             db.execute("INSERT INTO chunks_fts(chunks_fts) VALUES ('delete-all')")
-        last_id = 0
-        while True:
-            batch = [
-                (int(cid), fts_columns(unpack_text(body), str(section), str(context)))
-                for cid, body, section, context in db.execute(
-                    "SELECT id, body, section, heading_context FROM chunks "
-                    "WHERE id > ? ORDER BY id LIMIT 1000",
-                    (last_id,),
-                )
-            ]
-            if not batch:
-                break
-            write_fts_rows(db, batch)
-            last_id = batch[-1][0]
-        db.set_meta(FTS_ANALYZER_META, current)
+        analyse_stored_chunks(db)
+
+
+def analyse_stored_chunks(db: IndexDatabase) -> int:
+    """Fill the (empty) keyword index from every chunk's stored text, analysed as this process
+    analyses, and record that analysis; the number of chunks. Also how ``db copy`` builds the
+    keyword index of a copy, which each store keeps in its own shape."""
+    from vaultctx.index.prepare import fts_columns
+
+    analysed = 0
+    last_id = 0
+    while True:
+        batch = [
+            (int(cid), fts_columns(unpack_text(body), str(section), str(context)))
+            for cid, body, section, context in db.execute(
+                "SELECT id, body, section, heading_context FROM chunks "
+                "WHERE id > ? ORDER BY id LIMIT 1000",
+                (last_id,),
+            )
+        ]
+        if not batch:
+            break
+        write_fts_rows(db, batch)
+        analysed += len(batch)
+        last_id = batch[-1][0]
+    db.set_meta(FTS_ANALYZER_META, analyzer_id())
+    return analysed
 
 
 # Whole files are written in transactions of at least this many chunks. Each COMMIT makes FTS5

@@ -11,8 +11,12 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from vaultctx.errors import VaultctxError
+
+if TYPE_CHECKING:
+    from typing_extensions import Self
 
 
 class LockHeldError(VaultctxError, OSError):
@@ -27,7 +31,30 @@ class LockHeldError(VaultctxError, OSError):
         self.path = path
 
 
-class RunLock:
+class HeldLock:
+    """A lock taken for one ``with`` block: ``acquire`` on entry, ``release`` on exit. The file
+    lock below and PostgreSQL's advisory lock (``postgres/lock.py``) share this shape."""
+
+    def acquire(self) -> None:
+        raise NotImplementedError
+
+    def release(self) -> None:
+        raise NotImplementedError
+
+    def __enter__(self) -> Self:
+        self.acquire()
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        value: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.release()
+
+
+class RunLock(HeldLock):
     def __init__(self, path: Path) -> None:
         self._path = path
         self._fd: int | None = None
@@ -73,15 +100,3 @@ class RunLock:
         elif self._fallback is not None:  # pragma: no cover - Windows
             fallback, self._fallback = self._fallback, None
             fallback.release()  # type: ignore[attr-defined]
-
-    def __enter__(self) -> RunLock:
-        self.acquire()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.release()

@@ -9,15 +9,14 @@ holder's connection ends (the process died, the network went), so a crash never 
 from __future__ import annotations
 
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
 from vaultctx.db_location import PostgresLocation
 from vaultctx.index.database import IndexUnreachableError
-from vaultctx.index.run_lock import LockHeldError
+from vaultctx.index.run_lock import HeldLock, LockHeldError
 
 
-class AdvisoryLock:
+class AdvisoryLock(HeldLock):
     def __init__(self, location: PostgresLocation) -> None:
         self._location = location
         self._conn: Any = None
@@ -45,15 +44,3 @@ class AdvisoryLock:
         conn, self._conn = self._conn, None
         if conn is not None:
             conn.close()  # ends the session, which releases its advisory locks
-
-    def __enter__(self) -> AdvisoryLock:
-        self.acquire()
-        return self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        value: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
-        self.release()
