@@ -5,6 +5,7 @@ prints (no newline at the end, binary content, removed files)."""
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 
 import platformdirs
@@ -67,6 +68,20 @@ def test_a_link_in_place_of_the_folder(vault: Vault, tmp_path: Path) -> None:
     message = refused_as_foreign(vault).message
     assert message == f"{folder} is not a folder (a file or a symbolic link is there){SUFFIX}"
     assert list((tmp_path / "elsewhere").iterdir()) == []
+
+
+def test_a_folder_of_another_user(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Someone else's ledger (a shared machine, a restored backup) is never written to: its
+    records would name changes this user never made. Not being that user is simulated by the
+    uid this process reports, as tests/security/test_config_writers.py does."""
+    vault.append_to_note("Inbox.md", "x", change=AGENT)
+    folder = vault.ledger_store().folder
+    owner = folder.stat().st_uid
+    records = sorted(p.name for p in folder.rglob("*"))
+    monkeypatch.setattr(os, "getuid", lambda: owner + 1)
+    message = refused_as_foreign(vault).message
+    assert message == f"{folder} belongs to another user (uid {owner}){SUFFIX}"
+    assert sorted(p.name for p in folder.rglob("*")) == records
 
 
 def test_markers_that_are_not_ours(vault: Vault) -> None:
