@@ -317,9 +317,22 @@ def _measured(size: Any) -> tuple[int | None, int | None]:
 
 def _run(argv: list[str]) -> int:
     """Run the command as ``main.run`` does, returning its exit code."""
+    try:
+        return exit_code(_command(argv[0]), argv)
+    except DeclinedError:
+        raise
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    except Exception as exc:  # usage errors, help, and the unexpected: the caller runs it
+        raise DeclinedError(f"{type(exc).__name__}: {exc}", "run it in-process") from exc
+
+
+def exit_code(command: Any, argv: list[str]) -> int:
+    """Run the click ``command`` on ``argv`` as ``main.run`` does: a ``VaultctxError`` is printed
+    (exit 2), ``typer.Exit`` gives its code; a ``DeclinedError`` and anything else propagate for
+    the caller to decide (the server hands it back, the engine reports it)."""
     import typer
 
-    command = _command(argv[0])
     try:
         result = command.main(args=argv, prog_name="vaultctx", standalone_mode=False)
     except DeclinedError:
@@ -329,10 +342,6 @@ def _run(argv: list[str]) -> int:
         return 2
     except typer.Exit as exc:
         return int(exc.exit_code)
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 1
-    except Exception as exc:  # usage errors, help, and the unexpected: the caller runs it
-        raise DeclinedError(f"{type(exc).__name__}: {exc}", "run it in-process") from exc
     return result if isinstance(result, int) else 0
 
 

@@ -352,14 +352,9 @@ def _run(argv: list[str], link: TurnLink) -> int:
     from vaultctx.cli import common, served
 
     try:
-        result = _command().main(args=argv, prog_name="vaultctx", standalone_mode=False)
+        return served.exit_code(_command(), argv)
     except served.DeclinedError:
         raise
-    except VaultctxError as exc:
-        common.print_error(exc.one_line())
-        return 2
-    except typer.Exit as exc:
-        return int(exc.exit_code)
     except typer.Abort:
         print("Aborted!", file=sys.stderr)
         return 1
@@ -378,4 +373,3 @@ def _run(argv: list[str], link: TurnLink) -> int:
             "(set VAULTCTX_DEBUG=1 to see the traceback and please report it)"
         )
         return 1
-    return result if isinstance(result, int) else 0
