@@ -9,7 +9,7 @@ from typing import Annotated
 import typer
 
 from vaultctx.cli.change_output import print_change_result
-from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
+from vaultctx.cli.common import DbOption, JsonOption, VaultOption
 from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags
 from vaultctx.cli.option_groups import takes_option_groups
 
@@ -33,9 +33,8 @@ def harvest(
 ) -> None:
     """Turn a saved conversation into a note of its conclusions in the wiki's Conversations/."""
     from vaultctx.brain.harvest import harvest_saved
-    from vaultctx.cli.text_model_flags import second_brain_model
+    from vaultctx.cli.text_model_flags import second_brain_vault_and_model
 
-    handle = open_vault(vault, db)
-    model = second_brain_model(handle, model_flags, NEEDED_FOR)
+    handle, model = second_brain_vault_and_model(vault, db, model_flags, NEEDED_FOR)
     result = asyncio.run(harvest_saved(handle, model, conversation_id, source="cli"))
     print_change_result(result, as_json=as_json)

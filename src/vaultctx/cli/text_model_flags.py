@@ -70,3 +70,17 @@ def second_brain_model(
 
     load_second_brain_settings(vault.path).require_enabled()
     return required_text_model(vault, model_flags, needed_for)[0]
+
+
+def second_brain_vault_and_model(
+    vault: str | None,
+    db: str | None,
+    model_flags: ModelFlags,
+    needed_for: str = "this Second Brain command asks a model",
+) -> tuple[Vault, TextModel]:
+    """The vault a Second Brain command works on and the model it asks (``second_brain_model``),
+    from the command's ``--vault``, ``--db`` and model options."""
+    from vaultctx.cli.common import open_vault
+
+    handle = open_vault(vault, db)
+    return handle, second_brain_model(handle, model_flags, needed_for)
