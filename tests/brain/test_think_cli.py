@@ -177,3 +177,12 @@ def test_accept_applies_the_list_that_was_shown_without_asking_the_model_again(
     assert applied.returncode == 0, applied.stderr
     assert "Say which mode." in (indexed.vault / TUNING).read_text(encoding="utf-8")
     assert len(chat_bodies(fake)) == 1  # the saved list, not a second answer
+
+
+def test_a_thinking_tool_without_a_model_says_how_to_set_one(
+    indexed: Indexed, tmp_path: Path
+) -> None:
+    refused = vaultctx(indexed, agent_env(tmp_path, "[agent]\n"), "brain", "challenge", "WAL")
+    assert refused.returncode == 2, refused.stderr
+    assert "asks a model, and none is configured" in refused.stderr
+    assert "[agent] model" in refused.stderr and "--model" in refused.stderr

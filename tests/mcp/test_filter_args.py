@@ -17,8 +17,8 @@ from vaultctx.mcp.server import build_server
 pytestmark = pytest.mark.anyio
 
 NOTES = {
-    "work/Plan.md": "---\nstatus: active\nproject: {phase: 2}\n---\n# Plan\n\nRelease it #ship\n",
-    "work/Retro.md": "---\nstatus: done\nproject: {phase: 1}\n---\n# Retro\n\nRelease retro.\n",
+    "work/Plan.md": "---\nstatus: active\nproject: {phase: 2}\n---\n# Plan\n\nRelease #ship #ops\n",
+    "work/Retro.md": "---\nstatus: done\nproject: {phase: 1}\n---\n# Retro\n\nRelease it #ops\n",
     "workshop/Bench.md": "---\nstatus: active\n---\n# Bench\n\nRelease the bench vise.\n",
     "home/Garden.md": "---\nstatus: active\n---\n# Garden\n\nRelease the hose. #ship/later\n",
 }
@@ -57,7 +57,8 @@ async def test_filter_arguments_are_in_both_schemas(client: Client) -> None:
     listed = {tool.name: tool for tool in (await client.list_tools()).tools}
     for name in ("obsidian_search", "obsidian_list_notes"):
         properties = listed[name].input_schema["properties"]
-        assert {"folder", "tag", "where", "modified_since", "modified_until"} <= set(properties)
+        expected = {"folder", "tag", "tags", "tag_match", "where", "modified_since"}
+        assert expected | {"modified_until"} <= set(properties)
         assert "KEY OP VALUE" in properties["where"]["description"]
 
 
@@ -76,6 +77,21 @@ async def test_search_with_filters(client: Client) -> None:
         modified_since="2000-01-01",
     )
     assert paths(combined, "results", "path") == {"work/Plan.md"}
+
+
+@pytest.mark.parametrize("tool", ["obsidian_search", "obsidian_list_notes"])
+async def test_several_tags_match_any_or_all(client: Client, tool: str) -> None:
+    key, field = ("results", "path") if tool == "obsidian_search" else ("notes", "path")
+    query = {"query": "release", "limit": 10} if tool == "obsidian_search" else {}
+    anyone = await call(client, tool, **query, tags=["ship", "#ops"])
+    assert paths(anyone, key, field) == {"work/Plan.md", "work/Retro.md", "home/Garden.md"}
+    every = await call(client, tool, **query, tags=["ship", "ops"], tag_match="all")
+    assert paths(every, key, field) == {"work/Plan.md"}
+    # The single `tag` of older clients still works, and joins the list.
+    old_and_new = await call(client, tool, **query, tag="ops", tags=["ship"], tag_match="all")
+    assert paths(old_and_new, key, field) == {"work/Plan.md"}
+    bad = await client.call_tool(tool, {**query, "tags": ["ship"], "tag_match": "most"})
+    assert bad.is_error
 
 
 async def test_list_notes_takes_where(client: Client) -> None:

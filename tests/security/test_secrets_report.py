@@ -22,6 +22,8 @@ NOTES = {
     f"Old key, rotated: {AWS}.\n",
     "ops/github.md": f"# GitHub\n\nA token pasted by mistake: {GITHUB}\n",
     "clean.md": "# Clean\n\nNothing to hide here, only compost and tomatoes.\n",
+    # Only in the front matter, once as a property and once as an alias.
+    "ops/bot.md": f"---\nslack_token: {SLACK}\naliases: [{GITHUB}]\n---\n# Bot\n\nThe bot.\n",
 }
 
 
@@ -57,10 +59,11 @@ def test_json_lists_each_file_with_kinds_and_counts_and_no_value(
     _assert_no_value(output)
     summary = json.loads(output)
     by_file = {entry["path"]: entry["secrets"] for entry in summary["secrets_by_file"]}
-    assert set(by_file) == {"ops/deploy.md", "ops/github.md"}  # the clean note is not listed
+    assert set(by_file) == {"ops/deploy.md", "ops/github.md", "ops/bot.md"}  # not the clean one
     assert sum(by_file["ops/deploy.md"].values()) == 3
     assert len(by_file["ops/deploy.md"]) == 2  # two kinds: the AWS key (twice) and Slack's
     assert sum(by_file["ops/github.md"].values()) == 1
+    assert sum(by_file["ops/bot.md"].values()) == 2  # front matter, each value counted once
     totals: dict[str, int] = {}
     for counts in by_file.values():
         for kind, count in counts.items():
@@ -73,8 +76,9 @@ def test_the_human_report_names_the_files_and_no_value(vault: Path, tmp_path: Pa
     _assert_no_value(output)
     assert "secrets redacted before storing" in output
     lines = [line.strip() for line in output.splitlines() if line.strip().startswith("in ")]
-    assert [line.split(":")[0] for line in lines] == ["in ops/deploy.md", "in ops/github.md"]
-    assert "×2" in lines[0]  # the AWS key, twice
+    expected = ["in ops/bot.md", "in ops/deploy.md", "in ops/github.md"]
+    assert [line.split(":")[0] for line in lines] == expected
+    assert "×2" in lines[1]  # the AWS key, twice
 
 
 def test_an_unchanged_rerun_lists_no_file(vault: Path, tmp_path: Path) -> None:

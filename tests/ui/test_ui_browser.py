@@ -205,6 +205,7 @@ def test_every_control_has_a_label_and_is_reached_with_tab(ui: UiServer, tmp_pat
         for name in ("Search the notes", "Folder", "Tags (comma-separated)", "Modified since"):
             assert f'"{name}"' in snapshot, snapshot
         assert 'combobox "Mode"' in snapshot and 'checkbox "Follow links (graph)"' in snapshot
+        assert 'checkbox "Any of the tags (not all of them)"' in snapshot
         assert 'spinbutton "Graph depth"' in snapshot
         unlabelled = page.evaluate(
             """Array.from(document.querySelectorAll('input:not([type=hidden]), select, textarea'))
@@ -232,6 +233,31 @@ def assert_tab_reaches_every_control(page: Page) -> None:
         if probe:
             reached.add(probe)
     assert set(controls) <= reached, f"not reached by Tab on {page.url}: {set(controls) - reached}"
+
+
+def test_several_tags_need_all_of_them_unless_any_is_ticked(ui: UiServer, tmp_path: Path) -> None:
+    with browser(tmp_path / "profile") as context:
+        page = signed_in(context, ui)
+        page.locator("details summary").click()  # the filters
+        page.fill("#tags", "project/billing, python")
+
+        def titles() -> set[str]:
+            before = int(page.get_attribute("#results", "data-searches") or "0")
+            page.fill("#q", "service")
+            page.press("#q", "Enter")
+            wait_until(
+                page, f"Number(document.getElementById('results').dataset.searches || 0) > {before}"
+            )
+            links = page.locator("#results a.result-link").all_inner_texts()
+            return {link.split("›")[0].strip() for link in links}
+
+        assert titles() == {"Billing service"}  # both tags
+        page.check("#any_tag")
+        either = titles()
+        assert {"Billing service", "asyncio patterns", "Deploy config"} <= either
+        assert "any_tag=1" in page.url  # the switch is kept in the page's address
+        page.reload()
+        assert page.is_checked("#any_tag")
 
 
 def test_a_warm_search_round_trip_in_the_page(ui: UiServer, tmp_path: Path) -> None:

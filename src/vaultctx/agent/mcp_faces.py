@@ -89,6 +89,20 @@ TagArg = Annotated[
     str | None,
     Field(description="Only notes with this tag (nested tags included), e.g. `project`."),
 ]
+TagsArg = Annotated[
+    list[str] | None,
+    Field(
+        description="Only notes with these tags (nested tags included), e.g. "
+        '["project", "urgent"]; `tag_match` says whether one or all of them is needed.'
+    ),
+]
+TagMatchArg = Annotated[
+    Literal["any", "all"],
+    Field(
+        description="How `tags` (with `tag`) combine: `any` (default), a note with one of them "
+        "passes, as in the vault assistant's search; `all`, a note needs every one."
+    ),
+]
 SinceArg = Annotated[
     str | None,
     Field(description="Modified on or after: ISO date (2024-03-01), date-time, or age (7d, 12h)."),
@@ -110,17 +124,38 @@ PathArg = Annotated[
 ]
 
 
+class TagChoice(NamedTuple):
+    """The tag arguments: the single ``tag`` older clients send, the ``tags`` list, and how
+    the tags combine."""
+
+    tag: str | None = None
+    tags: list[str] | None = None
+    match: Literal["any", "all"] = "any"
+
+    def chosen(self) -> list[str]:
+        """Every tag asked for, ``tag`` first, each once."""
+        given = [self.tag] if self.tag else []
+        return list(dict.fromkeys([*given, *(self.tags or [])]))
+
+
 def filters(
     folder: str | None,
-    tag: str | None,
+    tags: TagChoice,
     note_type: str | None,
     since: str | None,
     until: str | None,
     where: list[str] | None,
 ) -> Filters:
     """The filter arguments, as obsidian_search and obsidian_list_notes both take them."""
-    tags = [tag] if tag else []
-    return Filters(folder, tags, note_type, since=since, until=until, where=where or [])
+    return Filters(
+        folder,
+        tags.chosen(),
+        note_type,
+        since=since,
+        until=until,
+        where=where or [],
+        any_tag=tags.match == "any" and len(tags.chosen()) > 1,
+    )
 
 
 def obsidian_search(
@@ -148,12 +183,15 @@ def obsidian_search(
     ] = DEFAULT_GRAPH_DEPTH,
     folder: FolderArg = None,
     tag: TagArg = None,
+    tags: TagsArg = None,
+    tag_match: TagMatchArg = "any",
     where: WhereArg = None,
     modified_since: SinceArg = None,
     modified_until: UntilArg = None,
 ) -> McpCall:
     def request() -> SearchRequest:
-        chosen = filters(folder, tag, None, modified_since, modified_until, where)
+        tagged = TagChoice(tag, tags, tag_match)
+        chosen = filters(folder, tagged, None, modified_since, modified_until, where)
         return SearchRequest(
             query, limit, max_tokens, mode, filters=chosen, graph=graph, depth=depth
         )
@@ -197,6 +235,8 @@ def obsidian_read_note(
 def obsidian_list_notes(
     folder: FolderArg = None,
     tag: TagArg = None,
+    tags: TagsArg = None,
+    tag_match: TagMatchArg = "any",
     type: Annotated[
         str | None,
         Field(description="Front matter `type`: note, project, daily, moc, signal, …"),
@@ -207,7 +247,8 @@ def obsidian_list_notes(
     limit: Annotated[int, Field(ge=1, le=MAX_LIMIT_LIST, description="Notes to return.")] = 20,
 ) -> McpCall:
     def run(vault: Vault) -> Any:
-        chosen = filters(folder, tag, type, modified_since, modified_until, where)
+        tagged = TagChoice(tag, tags, tag_match)
+        chosen = filters(folder, tagged, type, modified_since, modified_until, where)
         return vault.list_notes(chosen, limit=limit)
 
     return McpCall(run, soon=True)

@@ -11,26 +11,14 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 
-from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
+from vaultctx.cli.common import DbOption, JsonOption, VaultOption
 from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags
 from vaultctx.cli.option_groups import takes_option_groups
-from vaultctx.cli.text_model_flags import second_brain_model
-
-if TYPE_CHECKING:
-    from vaultctx.api import Vault
-    from vaultctx.text_model import TextModel
-
-
-def _vault_and_model(
-    vault: str | None, db: str | None, model_flags: ModelFlags
-) -> tuple[Vault, TextModel]:
-    """The vault and the model every thinking tool asks (Second Brain must be on)."""
-    handle = open_vault(vault, db)
-    return handle, second_brain_model(handle, model_flags)
+from vaultctx.cli.text_model_flags import second_brain_vault_and_model
 
 
 @takes_option_groups
@@ -44,7 +32,7 @@ def challenge(
     """What your own notes say against CLAIM: gaps, counterexamples, assumptions."""
     from vaultctx.brain.thinking import challenge as run
 
-    handle, chosen = _vault_and_model(vault, db, model_flags)
+    handle, chosen = second_brain_vault_and_model(vault, db, model_flags)
     result = asyncio.run(run(handle, chosen, claim))
     _show(result.as_dict(), result.text, result.notices, as_json)
 
@@ -61,7 +49,7 @@ def connect(
     """How two topics of your notes bear on each other."""
     from vaultctx.brain.thinking import connect as run
 
-    handle, chosen = _vault_and_model(vault, db, model_flags)
+    handle, chosen = second_brain_vault_and_model(vault, db, model_flags)
     result = asyncio.run(run(handle, chosen, topic_a, topic_b))
     _show(result.as_dict(), result.text, result.notices, as_json)
 
@@ -79,7 +67,7 @@ def emerge(
     """Patterns you have not named yet in the notes you changed recently (at most 60)."""
     from vaultctx.brain.thinking import emerge as run
 
-    handle, chosen = _vault_and_model(vault, db, model_flags)
+    handle, chosen = second_brain_vault_and_model(vault, db, model_flags)
     result = asyncio.run(run(handle, chosen, days))
     # The cap is already the last line of the answer; no second copy on stderr.
     _show(result.as_dict(), result.text, [], as_json)
@@ -96,7 +84,7 @@ def reconcile(
     """Statements about TOPIC that contradict each other, as a report (nothing is changed)."""
     from vaultctx.brain.reconcile import reconcile_topic
 
-    handle, chosen = _vault_and_model(vault, db, model_flags)
+    handle, chosen = second_brain_vault_and_model(vault, db, model_flags)
     report = asyncio.run(reconcile_topic(handle, chosen, topic))
     _show(report.as_dict(), report.text, report.notices, as_json)
     if report.status in ("unreadable", "unusable"):
@@ -118,7 +106,7 @@ def architect(
     from vaultctx.brain.architect import architect as run
     from vaultctx.ledger.context import ChangeContext
 
-    handle, chosen = _vault_and_model(vault, db, model_flags)
+    handle, chosen = second_brain_vault_and_model(vault, db, model_flags)
     label = f"brain architect {path or '(vault)'}"
     result = asyncio.run(run(handle, chosen, path, change=ChangeContext(label, source="cli")))
     _show(result.as_dict(), result.text, [], as_json)

@@ -52,10 +52,9 @@ def synthesize(
 ) -> None:
     """Write or regenerate the wiki note on TOPIC from your notes, showing what changed."""
     from vaultctx.brain.synthesis import synthesize_topic
-    from vaultctx.cli.text_model_flags import second_brain_model
+    from vaultctx.cli.text_model_flags import second_brain_vault_and_model
 
-    handle = open_vault(vault, db)
-    text_model = second_brain_model(handle, model_flags)
+    handle, text_model = second_brain_vault_and_model(vault, db, model_flags)
     result = asyncio.run(
         synthesize_topic(handle, text_model, topic, change=_change(f"synthesize {topic}"))
     )

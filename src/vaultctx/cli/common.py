@@ -34,6 +34,9 @@ DbOption = Annotated[
     ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Machine-readable output.")]
+DryRunOption = Annotated[
+    bool, typer.Option("--dry-run", help="Show what would be done; write nothing.")
+]
 
 # ``common.stdout`` and ``common.stderr``: rich consoles, made by ``console`` when first used.
 _CONSOLE_OPTIONS: dict[str, dict[str, Any]] = {

@@ -9,7 +9,7 @@ from typing import Annotated
 
 import typer
 
-from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
+from vaultctx.cli.common import DbOption, JsonOption, VaultOption
 from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags
 from vaultctx.cli.option_groups import takes_option_groups
 from vaultctx.cli.review_cmds import AcceptOption
@@ -27,11 +27,10 @@ def contradictions(
     """Review contradictions about TOPIC; accepted suggestions go into each note's reconcile
     block (learned_at set to today), as one undoable change."""
     from vaultctx.cli.review_cmds import run_review
-    from vaultctx.cli.text_model_flags import second_brain_model
+    from vaultctx.cli.text_model_flags import second_brain_vault_and_model
     from vaultctx.review.contradictions import ContradictionsFlow
 
-    handle = open_vault(vault, db)
-    chosen = second_brain_model(handle, model_flags)
+    handle, chosen = second_brain_vault_and_model(vault, db, model_flags)
     # The list shown is saved per topic, so `--accept` applies what the user saw, not a new
     # answer of the model (vaultctx.review.saved_plans).
     run_review(

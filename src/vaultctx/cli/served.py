@@ -224,21 +224,42 @@ def _serving(
     vault: Vault, cwd: str, env: dict[str, str], terminal: Mapping[str, Any]
 ) -> Iterator[None]:
     def served(given_vault: str | None, given_db: str | None) -> Vault:
-        if _resolve_as_caller(vault, given_vault, given_db, cwd, env) != (
-            vault.path,
-            vault.db_path,
-        ):
-            raise DeclinedError("the command names another vault or index", "run it in-process")
+        check_same_vault(vault, given_vault, given_db, cwd, env, instead="run it in-process")
         return vault
 
     consoles = {name: _console(name, env, terminal) for name in ("stdout", "stderr")}
-    opened = common.served_vault.set(served)
+    with request_scope(served, consoles):
+        yield
+
+
+def check_same_vault(
+    vault: Vault,
+    given_vault: str | None,
+    given_db: str | None,
+    cwd: str,
+    env: Mapping[str, str],
+    *,
+    instead: str,
+) -> None:
+    """Decline a command that, run by the caller, would open another vault or index than the
+    one served: a server answers only for its own (``instead`` says where to run it)."""
+    if _resolve_as_caller(vault, given_vault, given_db, cwd, env) != (vault.path, vault.db_path):
+        raise DeclinedError("the command names another vault or index", instead)
+
+
+@contextmanager
+def request_scope(
+    open_vault: Callable[[str | None, str | None], Vault], consoles: dict[str, Console]
+) -> Iterator[None]:
+    """While the command runs, its ``open_vault`` and its consoles are the request's, not the
+    server's own (context variables, so concurrent requests never see each other's)."""
+    vaults = common.served_vault.set(open_vault)
     made = common.request_consoles.set(consoles)
     try:
         yield
     finally:
         common.request_consoles.reset(made)
-        common.served_vault.reset(opened)
+        common.served_vault.reset(vaults)
 
 
 def _resolve_as_caller(
@@ -296,9 +317,22 @@ def _measured(size: Any) -> tuple[int | None, int | None]:
 
 def _run(argv: list[str]) -> int:
     """Run the command as ``main.run`` does, returning its exit code."""
+    try:
+        return exit_code(_command(argv[0]), argv)
+    except DeclinedError:
+        raise
+    except SystemExit as exc:
+        return exc.code if isinstance(exc.code, int) else 1
+    except Exception as exc:  # usage errors, help, and the unexpected: the caller runs it
+        raise DeclinedError(f"{type(exc).__name__}: {exc}", "run it in-process") from exc
+
+
+def exit_code(command: Any, argv: list[str]) -> int:
+    """Run the click ``command`` on ``argv`` as ``main.run`` does: a ``VaultctxError`` is printed
+    (exit 2), ``typer.Exit`` gives its code; a ``DeclinedError`` and anything else propagate for
+    the caller to decide (the server hands it back, the engine reports it)."""
     import typer
 
-    command = _command(argv[0])
     try:
         result = command.main(args=argv, prog_name="vaultctx", standalone_mode=False)
     except DeclinedError:
@@ -308,10 +342,6 @@ def _run(argv: list[str]) -> int:
         return 2
     except typer.Exit as exc:
         return int(exc.exit_code)
-    except SystemExit as exc:
-        return exc.code if isinstance(exc.code, int) else 1
-    except Exception as exc:  # usage errors, help, and the unexpected: the caller runs it
-        raise DeclinedError(f"{type(exc).__name__}: {exc}", "run it in-process") from exc
     return result if isinstance(result, int) else 0
 
 

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
+from vaultctx.cli.common import DbOption, DryRunOption, JsonOption, VaultOption, open_vault
 from vaultctx.cli.model_options import NO_MODEL_FLAGS, ModelFlags, OfflineOption
 from vaultctx.cli.option_groups import takes_option_groups
 from vaultctx.text.terminal import printable
@@ -21,9 +21,6 @@ signals_app = typer.Typer(
     help="Signal intake: feeds into the inbox (docs/signals.md).", no_args_is_help=True
 )
 
-DryRunOption = Annotated[
-    bool, typer.Option("--dry-run", help="Show what would be done; write nothing.")
-]
 AllowHostOption = Annotated[
     list[str] | None,
     typer.Option(

@@ -58,12 +58,29 @@ def required_text_model(
     return found, max_tokens
 
 
-def second_brain_model(vault: Vault, model_flags: ModelFlags) -> TextModel:
+def second_brain_model(
+    vault: Vault,
+    model_flags: ModelFlags,
+    needed_for: str = "this Second Brain command asks a model",
+) -> TextModel:
     """The model a Second Brain command asks, once Second Brain is known to be on (so a vault
-    that has not turned it on is told so, not asked for a backend); a model must be set."""
-    from vaultctx.agent.complete import BackendTextModel
+    that has not turned it on is told so, not asked for a backend); no model configured is a
+    refusal saying what the model is ``needed_for`` and how to set one."""
     from vaultctx.brain.settings import load_second_brain_settings
-    from vaultctx.cli.agent_cmds import agent_settings
 
     load_second_brain_settings(vault.path).require_enabled()
-    return BackendTextModel(agent_settings(vault, model_flags))
+    return required_text_model(vault, model_flags, needed_for)[0]
+
+
+def second_brain_vault_and_model(
+    vault: str | None,
+    db: str | None,
+    model_flags: ModelFlags,
+    needed_for: str = "this Second Brain command asks a model",
+) -> tuple[Vault, TextModel]:
+    """The vault a Second Brain command works on and the model it asks (``second_brain_model``),
+    from the command's ``--vault``, ``--db`` and model options."""
+    from vaultctx.cli.common import open_vault
+
+    handle = open_vault(vault, db)
+    return handle, second_brain_model(handle, model_flags, needed_for)

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault
+from vaultctx.cli.common import DbOption, DryRunOption, JsonOption, VaultOption, open_vault
 from vaultctx.errors import VaultctxError
 from vaultctx.text.terminal import printable
 
@@ -31,9 +31,7 @@ def todo(
         str | None,
         typer.Option("--date", metavar="YYYY-MM-DD", help="The day to make the note for."),
     ] = None,
-    dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Show what would be done; write nothing.")
-    ] = False,
+    dry_run: DryRunOption = False,
     retro: Annotated[
         bool,
         typer.Option(

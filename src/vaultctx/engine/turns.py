@@ -292,16 +292,14 @@ def _turn_vaults(
 ) -> Iterator[None]:
     """The command's ``open_vault`` gives a vault of its own, closed after the turn, whose
     searches run on the warm vault under its lock; its consoles write to the client."""
-    from vaultctx.cli import common, served
+    from vaultctx.cli import served
 
     opened: list[Vault] = []
 
     def open_for_turn(given_vault: str | None, given_db: str | None) -> Vault:
         from vaultctx.api import Vault
 
-        wanted = (warm.vault.path, warm.vault.db_path)
-        if served._resolve_as_caller(warm.vault, given_vault, given_db, cwd, env) != wanted:
-            raise served.DeclinedError("the command names another vault or index", "run it here")
+        served.check_same_vault(warm.vault, given_vault, given_db, cwd, env, instead="run it here")
         vault = Vault(warm.vault.path, db=warm.vault.db_path)
         vault.search_elsewhere = _warm_search(warm)
         opened.append(vault)
@@ -311,13 +309,10 @@ def _turn_vaults(
         name: served._console(name, env, terminal, file=stream)
         for name, stream in zip(("stdout", "stderr"), streams, strict=True)
     }
-    made = common.request_consoles.set(consoles)
-    vaults = common.served_vault.set(open_for_turn)
     try:
-        yield
+        with served.request_scope(open_for_turn, consoles):
+            yield
     finally:
-        common.served_vault.reset(vaults)
-        common.request_consoles.reset(made)
         for vault in opened:
             vault.close()
 
@@ -357,14 +352,9 @@ def _run(argv: list[str], link: TurnLink) -> int:
     from vaultctx.cli import common, served
 
     try:
-        result = _command().main(args=argv, prog_name="vaultctx", standalone_mode=False)
+        return served.exit_code(_command(), argv)
     except served.DeclinedError:
         raise
-    except VaultctxError as exc:
-        common.print_error(exc.one_line())
-        return 2
-    except typer.Exit as exc:
-        return int(exc.exit_code)
     except typer.Abort:
         print("Aborted!", file=sys.stderr)
         return 1
@@ -383,4 +373,3 @@ def _run(argv: list[str], link: TurnLink) -> int:
             "(set VAULTCTX_DEBUG=1 to see the traceback and please report it)"
         )
         return 1
-    return result if isinstance(result, int) else 0

@@ -135,7 +135,7 @@ def _parse_and_chunk(prepared: PreparedFile, text: str, settings: Settings) -> N
     if prepared.excluded is None:
         prepared.chunks = _chunk(note, settings, prepared)
         with timed(prepared.phase_seconds, "scrub"):
-            prepared.columns = _file_columns(note)
+            prepared.columns = _file_columns(note, prepared.secrets)
 
 
 def scrub_metadata(note: Note) -> Note:
@@ -180,12 +180,17 @@ def scrub_metadata(note: Note) -> Note:
     )
 
 
-def _file_columns(note: Note) -> FileColumns:
+def _file_columns(note: Note, secrets: Counter[str]) -> FileColumns:
+    """The columns, with the front matter's secrets added to ``secrets``: the whole front matter
+    is scrubbed here, so a secret in it is counted once (the title, tags and other short texts
+    scrub_metadata cleaned come from it or from the body, whose secrets _chunk counts)."""
+    front_matter = scrub_secrets(front_matter_json(note))
+    secrets.update(front_matter.counts)
     return FileColumns(
         title=note.title,  # scrubbed by scrub_metadata, as are the lists below
         type=note.type,
         status=note.status,
-        front_matter=scrub_secrets(front_matter_json(note)).text,
+        front_matter=front_matter.text,
         tags=json.dumps(note.tags, ensure_ascii=False),
         aliases=json.dumps(note.aliases, ensure_ascii=False),
         problems=json.dumps(note.problems, ensure_ascii=False),

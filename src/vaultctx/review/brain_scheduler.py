@@ -18,7 +18,7 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 import platformdirs
 
@@ -42,14 +42,13 @@ HOUR = 3600.0
 RUN_LABEL = "brain run"
 
 
-@dataclass(frozen=True)
-class StepOutcome:
-    name: str
+class StepOutcome(NamedTuple):
+    """One step's name, whether it was done, and what it did or why it failed (as JSON, the
+    name is ``step``)."""
+
+    step: str
     ok: bool
     detail: str
-
-    def as_dict(self) -> dict[str, object]:
-        return {"step": self.name, "ok": self.ok, "detail": self.detail}
 
 
 @dataclass
@@ -63,7 +62,7 @@ class UpkeepRun:
         return any(step.ok for step in self.steps[:4])
 
     def lines(self) -> list[str]:
-        shown = [f"{'ok' if s.ok else 'FAILED'}  {s.name}: {s.detail}" for s in self.steps]
+        shown = [f"{'ok' if s.ok else 'FAILED'}  {s.step}: {s.detail}" for s in self.steps]
         record = self.change.record_id if self.change else None
         if record:
             shown.append(f"ledger record {record}; `vaultctx undo` reverts the run")
@@ -71,7 +70,7 @@ class UpkeepRun:
 
     def as_dict(self) -> dict[str, object]:
         return {
-            "steps": [step.as_dict() for step in self.steps],
+            "steps": [step._asdict() for step in self.steps],
             "record_id": self.change.record_id if self.change else None,
         }
 
@@ -111,7 +110,7 @@ def _steps(batch: ChangeBatch, vault: Vault, settings: SecondBrainSettings, run:
     _step(run, "write the gap report", gaps)
     _step(run, "refresh the dashboard", dashboard)
     done = sum(step.ok for step in run.steps)
-    failed = [step.name for step in run.steps if not step.ok]
+    failed = [step.step for step in run.steps if not step.ok]
     message = f"scheduled upkeep: {done} of 4 steps done" + (
         f" (failed: {', '.join(failed)})" if failed else ""
     )

@@ -59,6 +59,7 @@ class SearchForm:
     query: str = ""
     folder: str = ""
     tags: str = ""
+    any_tag: bool = False
     since: str = ""
     until: str = ""
     where: str = ""
@@ -77,11 +78,12 @@ class SearchForm:
             query=params.get("q", "").strip(),
             folder=params.get("folder", "").strip(),
             tags=params.get("tags", "").strip(),
+            any_tag=_checked(params.get("any_tag")),
             since=params.get("since", "").strip(),
             until=params.get("until", "").strip(),
             where=params.get("where", "").strip(),
             mode=params.get("mode", "hybrid"),
-            graph=params.get("graph") in ("1", "on", "true"),
+            graph=_checked(params.get("graph")),
             depth=depth,
         )
 
@@ -89,6 +91,7 @@ class SearchForm:
         filters = Filters(
             folder=self.folder or None,
             tags=[tag.strip() for tag in self.tags.split(",") if tag.strip()],
+            any_tag=self.any_tag,
             since=self.since or None,
             until=self.until or None,
             where=[line for line in self.where.splitlines() if line.strip()],
@@ -101,6 +104,11 @@ class SearchForm:
             graph=self.graph,
             depth=self.depth,
         )
+
+
+def _checked(value: str | None) -> bool:
+    """A checkbox's value as browsers (``on``, ours ``1``) and hand-written URLs send it."""
+    return value in ("1", "on", "true")
 
 
 def obsidian_link(vault: Path, note_path: str) -> str:
