@@ -1,0 +1,116 @@
+"""Commands on a PostgreSQL ``--db``, in a real ``vaultctx`` process: ``status`` and ``doctor``
+name the server (version, pgvector, TLS, the vault's schema), and hooks installed with such a
+``--db`` search that same index (docs/postgres.md, "What works the same, and what differs")."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from tests.clean_env import clean_cli_env
+from vaultctx.db_location import PostgresLocation, default_db_path
+
+
+def _vaultctx(dirs: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "vaultctx", *args],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=clean_cli_env(dirs),
+    )
+
+
+def _indexed(dirs: Path, vault: Path, db: str) -> None:
+    done = _vaultctx(dirs, "index", "--fast", "--vault", str(vault), "--db", db)
+    assert done.returncode == 0, done.stderr
+
+
+def test_status_and_doctor_name_the_server(
+    example_vault: Path, tmp_path: Path, postgres_url: str
+) -> None:
+    _indexed(tmp_path, example_vault, postgres_url)
+    where = ("--vault", str(example_vault), "--db", postgres_url)
+    info = json.loads(_vaultctx(tmp_path, "status", *where, "--json").stdout)
+    schema = PostgresLocation(url=postgres_url, vault=str(example_vault.resolve())).schema
+    assert info["store"] == "postgresql"
+    assert info["server_version"].split(".")[0] == "18"
+    assert info["pgvector_version"] == "0.8.5"
+    assert info["tls"] is False  # the test server listens on a Unix socket
+    assert info["schema"] == schema
+    table = _vaultctx(tmp_path, "status", *where).stdout
+    assert "pgvector" in table and schema in table and "sqlite-vec" not in table
+    report = json.loads(_vaultctx(tmp_path, "doctor", *where, "--json").stdout)
+    checks = {check["check"]: check for check in report["checks"]}
+    assert report["ok"], report
+    assert checks["server"]["status"] == "ok"
+    assert "pgvector 0.8.5" in checks["server"]["detail"]
+    assert "no TLS" in checks["server"]["detail"] and schema in checks["server"]["detail"]
+    assert "sqlite integrity" not in checks and checks["index integrity"]["status"] == "ok"
+
+
+def test_status_of_a_sqlite_file_names_no_server(example_vault: Path, tmp_path: Path) -> None:
+    db = str(tmp_path / "index.db")
+    _indexed(tmp_path, example_vault, db)
+    where = ("--vault", str(example_vault), "--db", db)
+    info = json.loads(_vaultctx(tmp_path, "status", *where, "--json").stdout)
+    assert info["store"] == "sqlite"
+    assert info["server_version"] is None and info["schema"] is None
+    report = json.loads(_vaultctx(tmp_path, "doctor", *where, "--json").stdout)
+    assert "server" not in {check["check"] for check in report["checks"]}
+
+
+def _hook_command(settings: Path) -> str:
+    hooks = json.loads(settings.read_text(encoding="utf-8"))["hooks"]
+    command: str = hooks["UserPromptSubmit"][0]["hooks"][0]["command"]
+    return command
+
+
+def test_hooks_installed_with_a_postgres_db_search_it(
+    example_vault: Path, tmp_path: Path, postgres_url: str
+) -> None:
+    """The hook finds the notes only in PostgreSQL: no local index file exists for the vault,
+    so a hook that lost the ``--db`` would find nothing to add."""
+    _indexed(tmp_path, example_vault, postgres_url)
+    project = tmp_path / "project"
+    project.mkdir()
+    installed = _vaultctx(
+        tmp_path,
+        "hooks",
+        "install",
+        "--vault",
+        str(example_vault),
+        "--db",
+        postgres_url,
+        "--project",
+        str(project),
+    )
+    assert installed.returncode == 0, installed.stderr
+    words = shlex.split(_hook_command(project / ".claude" / "settings.json"))
+    url = words[words.index("--db") + 1]
+    assert url.startswith("postgresql://") and ":@" not in url and "password" not in url
+    event = {
+        "hook_event_name": "UserPromptSubmit",
+        "session_id": "s1",
+        "prompt": "how is the billing service deployed and configured?",
+        "cwd": str(project),
+    }
+    ran = subprocess.run(
+        words,
+        input=json.dumps(event),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=project,
+        env=clean_cli_env(tmp_path),
+    )
+    assert ran.returncode == 0, ran.stderr
+    assert "Deploy config" in json.loads(ran.stdout)["hookSpecificOutput"]["additionalContext"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+        assert not default_db_path(example_vault).exists()
