@@ -130,14 +130,14 @@ def _hook_db(location: IndexLocation, vault: Path) -> str | None:
     process finds it alone: the vault's default file, or a PostgreSQL URL from the user's own
     settings file (read again by every hook; a password there must not be copied out of that
     private file into Claude Code's settings). A URL given with ``--db`` or ``DB_URL`` is
-    recorded as written, which ``parse_target`` guarantees has no password; the hook gets it
+    recorded as libpq reads it, refused if it holds a password; the hook gets it
     from the keyring or ``~/.pgpass`` as every other command does."""
     if isinstance(location, PostgresLocation):
         if location.config_file is not None:
             return None
-        from vaultctx.index.postgres.connect import parse_target
+        from vaultctx.index.postgres.connect import command_line_url
 
-        return parse_target(location.url, from_command_line=True).display()
+        return command_line_url(location.url)
     return None if location == default_db_path(vault) else str(location)
 
 
