@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.agent.cli_support import agent_env, ollama_toml
+from tests.agent.fakes import Answer, OllamaFake
 from tests.clean_env import clean_cli_env
 from vaultctx.db_location import PostgresLocation, default_db_path
 
@@ -114,3 +116,20 @@ def test_hooks_installed_with_a_postgres_db_search_it(
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
         assert not default_db_path(example_vault).exists()
+
+
+def test_ask_sends_the_passages_it_found_in_postgres(
+    example_vault: Path, tmp_path: Path, postgres_url: str
+) -> None:
+    """``ask`` searches the PostgreSQL index through the same calls as the file's: the passage
+    that answers goes to the model (an Ollama fake speaking its wire protocol)."""
+    _indexed(tmp_path, example_vault, postgres_url)
+    with OllamaFake() as fake:
+        fake.queue(Answer(["WAL mode lets readers work while one writer writes."]))
+        env = agent_env(tmp_path, "[agent]\n" + ollama_toml(fake) + "translate = false\n")
+        argv = [sys.executable, "-m", "vaultctx", "ask", "why does WAL mode help with locking?"]
+        argv += ["--vault", str(example_vault), "--db", postgres_url]
+        done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+        sent = [r for r in fake.requests if r.method == "POST"]
+    assert done.returncode == 0, done.stderr
+    assert "SQLite tuning#WAL mode" in json.dumps(sent[-1].json, ensure_ascii=False)
