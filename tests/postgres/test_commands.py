@@ -18,7 +18,8 @@ from tests.clean_env import clean_cli_env
 from vaultctx.db_location import PostgresLocation, default_db_path
 
 
-def _vaultctx(dirs: Path, *args: str) -> subprocess.CompletedProcess[str]:
+def run_vaultctx(dirs: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """``python -m vaultctx ARGS`` to the end, with private user folders under ``dirs``."""
     return subprocess.run(
         [sys.executable, "-m", "vaultctx", *args],
         capture_output=True,
@@ -29,7 +30,7 @@ def _vaultctx(dirs: Path, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 def _indexed(dirs: Path, vault: Path, db: str) -> None:
-    done = _vaultctx(dirs, "index", "--fast", "--vault", str(vault), "--db", db)
+    done = run_vaultctx(dirs, "index", "--fast", "--vault", str(vault), "--db", db)
     assert done.returncode == 0, done.stderr
 
 
@@ -38,16 +39,16 @@ def test_status_and_doctor_name_the_server(
 ) -> None:
     _indexed(tmp_path, example_vault, postgres_url)
     where = ("--vault", str(example_vault), "--db", postgres_url)
-    info = json.loads(_vaultctx(tmp_path, "status", *where, "--json").stdout)
+    info = json.loads(run_vaultctx(tmp_path, "status", *where, "--json").stdout)
     schema = PostgresLocation(url=postgres_url, vault=str(example_vault.resolve())).schema
     assert info["store"] == "postgresql"
     assert info["server_version"].split(".")[0] == "18"
     assert info["pgvector_version"] == "0.8.5"
     assert info["tls"] is False  # the test server listens on a Unix socket
     assert info["schema"] == schema
-    table = _vaultctx(tmp_path, "status", *where).stdout
+    table = run_vaultctx(tmp_path, "status", *where).stdout
     assert "pgvector" in table and schema in table and "sqlite-vec" not in table
-    report = json.loads(_vaultctx(tmp_path, "doctor", *where, "--json").stdout)
+    report = json.loads(run_vaultctx(tmp_path, "doctor", *where, "--json").stdout)
     checks = {check["check"]: check for check in report["checks"]}
     assert report["ok"], report
     assert checks["server"]["status"] == "ok"
@@ -60,10 +61,10 @@ def test_status_of_a_sqlite_file_names_no_server(example_vault: Path, tmp_path: 
     db = str(tmp_path / "index.db")
     _indexed(tmp_path, example_vault, db)
     where = ("--vault", str(example_vault), "--db", db)
-    info = json.loads(_vaultctx(tmp_path, "status", *where, "--json").stdout)
+    info = json.loads(run_vaultctx(tmp_path, "status", *where, "--json").stdout)
     assert info["store"] == "sqlite"
     assert info["server_version"] is None and info["schema"] is None
-    report = json.loads(_vaultctx(tmp_path, "doctor", *where, "--json").stdout)
+    report = json.loads(run_vaultctx(tmp_path, "doctor", *where, "--json").stdout)
     assert "server" not in {check["check"] for check in report["checks"]}
 
 
@@ -81,7 +82,7 @@ def test_hooks_installed_with_a_postgres_db_search_it(
     _indexed(tmp_path, example_vault, postgres_url)
     project = tmp_path / "project"
     project.mkdir()
-    installed = _vaultctx(
+    installed = run_vaultctx(
         tmp_path,
         "hooks",
         "install",
