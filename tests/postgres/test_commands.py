@@ -134,3 +134,18 @@ def test_ask_sends_the_passages_it_found_in_postgres(
         sent = [r for r in fake.requests if r.method == "POST"]
     assert done.returncode == 0, done.stderr
     assert "SQLite tuning#WAL mode" in json.dumps(sent[-1].json, ensure_ascii=False)
+
+
+def test_a_second_index_run_redoes_no_vectors(
+    example_vault: Path, tmp_path: Path, postgres_url: str
+) -> None:
+    """The pass-2 and multilingual vectors of an unchanged vault are kept, as in the SQLite file:
+    their tables' layout is pgvector's ``halfvec[…]``, which is no sign of a changed model."""
+    where = ("--vault", str(example_vault), "--db", postgres_url)
+    first = run_vaultctx(tmp_path, "index", *where, "--json")
+    assert first.returncode == 0, first.stderr
+    assert json.loads(run_vaultctx(tmp_path, "status", *where, "--json").stdout)["quality_vectors"]
+    again = run_vaultctx(tmp_path, "index", *where, "--json")
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["warnings"] == []
+    assert "model changed" not in again.stderr and "embedding" not in again.stderr
