@@ -149,3 +149,28 @@ def test_a_second_index_run_redoes_no_vectors(
     assert again.returncode == 0, again.stderr
     assert json.loads(again.stdout)["warnings"] == []
     assert "model changed" not in again.stderr and "embedding" not in again.stderr
+
+
+@pytest.mark.parametrize("kind", ["sqlite", "postgres"])
+def test_doctor_on_no_index_advises_building_it_not_rebuilding(
+    kind: str, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n")
+    db = str(tmp_path / "index.db") if kind == "sqlite" else request.getfixturevalue("postgres_url")
+    done = run_vaultctx(tmp_path, "doctor", "--json", "--vault", str(vault), "--db", db)
+    [check] = json.loads(done.stdout)["checks"]
+    assert done.returncode == 1 and check["status"] == "fail"
+    assert "vaultctx index --vault" in check["advice"] and "--full" not in check["advice"]
+    assert "kept aside" not in check["advice"]
+
+
+def test_doctor_on_an_unreachable_server_says_so_not_rebuild(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    url = "postgresql://alice@127.0.0.1:1/notes?sslmode=disable"  # nothing listens on port 1
+    done = run_vaultctx(tmp_path, "doctor", "--json", "--vault", str(vault), "--db", url)
+    [check] = json.loads(done.stdout)["checks"]
+    assert done.returncode == 1 and "cannot reach PostgreSQL" in check["detail"]
+    assert "--full" not in check["advice"] and "running" in check["advice"]

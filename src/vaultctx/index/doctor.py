@@ -18,6 +18,8 @@ from vaultctx.index.db import (
     IndexDatabase,
     IndexDatabaseError,
     IndexFromNewerVersionError,
+    IndexMissingError,
+    IndexUnreachableError,
     NotAnIndexError,
     index_is_writable,
     open_index,
@@ -48,11 +50,14 @@ def check(name: str, status: str, detail: str, advice: str = "") -> Check:
 
 def run_doctor(db_path: IndexLocation, *, update: str, rebuild: str) -> DoctorReport:
     """Every check of the index at ``db_path``; a file that is not an index, or is from a newer
-    vaultctx, is reported with its own advice, never "rebuild"."""
+    vaultctx, or a server that does not answer, is reported with its own advice, never
+    "rebuild"; a missing index with the command that builds it."""
     try:
         db = open_index(db_path, readonly=True)
-    except (NotAnIndexError, IndexFromNewerVersionError) as exc:
+    except (NotAnIndexError, IndexFromNewerVersionError, IndexUnreachableError) as exc:
         return DoctorReport([check("database", "fail", exc.message, exc.suggestion)])
+    except IndexMissingError as exc:  # nothing to rebuild: build it
+        return DoctorReport([check("database", "fail", exc.message, update)])
     except IndexDatabaseError as exc:
         return DoctorReport([check("database", "fail", exc.message, rebuild)])
     checks = [check("database", "ok", f"{db_path} ({stored_bytes(db)} bytes)")]
