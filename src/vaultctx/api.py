@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from vaultctx.config import Config, ConfigError, default_db_path, load_config
-from vaultctx.db_location import IndexLocation
+from vaultctx.db_location import IndexLocation, PostgresLocation
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import Change, ChangeContext
 
@@ -170,7 +170,14 @@ class Vault:
         whenever the index is not the vault's default, or following it would build another."""
         words = ["vaultctx", "index", *(["--full"] if full else []), "--vault"]
         words.append(shlex.quote(str(self.path)))
-        if self.db_path != default_db_path(self.path):
+        if isinstance(self.db_path, PostgresLocation):
+            # The URL as given (``--db`` refuses one with a password); none when it came from
+            # the user's own settings file, which the command reads again.
+            if self.db_path.config_file is None:
+                from vaultctx.index.postgres.connect import command_line_url
+
+                words += ["--db", shlex.quote(command_line_url(self.db_path.url))]
+        elif self.db_path != default_db_path(self.path):
             words += ["--db", shlex.quote(str(self.db_path))]
         return " ".join(words)
 
@@ -206,10 +213,12 @@ class Vault:
         return self._naming_this_index()
 
     def _rebuild_advice(self) -> str:
-        return (
-            f"run `{self.index_command(full=True)}` (the vault is the source of truth; the "
-            "damaged file is kept aside, not deleted)"
+        kept = (
+            "its keyword statistics are rebuilt from every chunk"
+            if isinstance(self.db_path, PostgresLocation)
+            else "the damaged file is kept aside, not deleted"
         )
+        return f"run `{self.index_command(full=True)}` (the vault is the source of truth; {kept})"
 
     def close(self) -> None:
         if self._retrievers is not None:

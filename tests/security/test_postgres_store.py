@@ -5,12 +5,17 @@ two indexers on one vault exclude each other (docs/postgres.md)."""
 
 from __future__ import annotations
 
+import json
+import shlex
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import psycopg
 import pytest
 
+from tests.postgres.test_commands import run_vaultctx
 from tests.security.test_secrets_at_rest import SLACK, TOKEN, _metadata_note
 from vaultctx.config import Config, ConfigError, load_config
 from vaultctx.db_location import PostgresLocation
@@ -204,8 +209,6 @@ def test_a_password_in_db_on_the_command_line_is_refused_and_never_printed(
 ) -> None:
     """The store opens connections through connect.py: a password typed into ``--db`` would sit
     in shell history and ``ps``, so it is refused before any connection, through the real CLI."""
-    import subprocess
-    import sys
 
     from tests.clean_env import ENGINE_OFF
 
@@ -226,3 +229,27 @@ def test_a_password_in_db_on_the_command_line_is_refused_and_never_printed(
     with psycopg.connect(postgres_url) as conn:
         schemas = conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname LIKE 'v\\_%'")
         assert schemas.fetchone() == (0,)
+
+
+def test_damaged_bookkeeping_is_reported_and_the_advised_command_repairs_it(
+    vault: Path, tmp_path: Path, postgres_url: str
+) -> None:
+    """PostgreSQL keeps its own pages; what can be wrong is our keyword statistics. ``doctor``
+    fails with a command that works as written (the URL without a password, no "(schema …)"),
+    and that ``index --full`` rebuilds them, where deltas would carry the damage over."""
+    where = ("--vault", str(vault), "--db", postgres_url)
+    assert run_vaultctx(tmp_path, "index", "--fast", *where).returncode == 0
+    location = PostgresLocation(postgres_url, str(vault.resolve()))
+    with psycopg.connect(postgres_url, autocommit=True) as conn:
+        conn.execute(f'UPDATE "{location.schema}".fts_totals SET rows = rows + 7')
+    doctor = run_vaultctx(tmp_path, "doctor", "--json", *where)
+    assert doctor.returncode == 1
+    [failed] = [c for c in json.loads(doctor.stdout)["checks"] if c["status"] == "fail"]
+    assert failed["check"] == "index integrity" and "totals say" in failed["detail"]
+    advised = shlex.split(failed["advice"].split("`")[1])
+    assert advised[:3] == ["vaultctx", "index", "--full"] and "(schema" not in failed["advice"]
+    repaired = run_vaultctx(tmp_path, *advised[1:], "--fast")
+    assert repaired.returncode == 0, repaired.stderr
+    assert "re-analysing every chunk" in repaired.stderr + repaired.stdout
+    again = json.loads(run_vaultctx(tmp_path, "doctor", "--json", *where).stdout)
+    assert again["ok"], again

@@ -13,6 +13,8 @@ from mcp_types import TextContent
 
 from mcp import Client
 from tests.mcp.conftest import tool_error
+from tests.postgres.conftest import location_for
+from tests.security.stored_index import STORES
 from vaultctx.api import Vault
 from vaultctx.mcp.server import build_server
 from vaultctx.vault.paths import UnsafePathError
@@ -20,13 +22,13 @@ from vaultctx.vault.paths import UnsafePathError
 ODD_NAMES = ("C# notes.md", "back\\slash.md", "new\nline.md", "tab\tname.md", "50%25 done.md")
 
 
-@pytest.fixture
-def vault(tmp_path: Path) -> Vault:
+@pytest.fixture(params=STORES)
+def vault(tmp_path: Path, request: pytest.FixtureRequest) -> Vault:
     root = tmp_path / "vault"
     root.mkdir()
     for number, name in enumerate(ODD_NAMES):
         (root / name).write_text(f"# Heading {number}\n\nbody of note {number}\n")
-    handle = Vault(root, db=tmp_path / "index.db")
+    handle = Vault(root, db=location_for(request.param, root, tmp_path, request))
     handle.index(fast=True)
     return handle
 

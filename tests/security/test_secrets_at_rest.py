@@ -15,10 +15,13 @@ from mcp_types import TextContent
 from mcp import Client
 from tests.conftest import make_vault
 from tests.ledger.conftest import isolate_data_dir
+from tests.postgres.conftest import location_for
+from tests.security.stored_index import STORES, rows, stored_text, tamper
 from vaultctx.api import Vault
 from vaultctx.config import Config
 from vaultctx.conversations import ConversationStore, Message, ToolCall, conversations_path
 from vaultctx.conversations.scrubbing import scrub_serialised
+from vaultctx.db_location import IndexLocation
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.indexer import Indexer
 from vaultctx.index.text_codec import pack_text
@@ -36,13 +39,10 @@ def embedder() -> StaticEmbedder:
     return StaticEmbedder()
 
 
-def _raw_database(db: Path) -> bytes:
-    """Everything on disk for the index, as `strings` would see it."""
-    return b"".join(
-        Path(f"{db}{suffix}").read_bytes()
-        for suffix in ("", "-wal")
-        if Path(f"{db}{suffix}").exists()
-    )
+def _stored_anywhere(location: IndexLocation, *secrets: str) -> list[str]:
+    """Which of ``secrets`` (or their tails) the store holds anywhere."""
+    text = stored_text(location)
+    return [secret for secret in secrets if secret.lower() in text]
 
 
 def _metadata_note(vault: Path) -> None:
@@ -59,21 +59,19 @@ def _metadata_note(vault: Path) -> None:
     )
 
 
+@pytest.mark.parametrize("kind", STORES)
 def test_front_matter_and_links_are_scrubbed_before_storage(
-    tmp_path: Path, embedder: StaticEmbedder
+    tmp_path: Path, embedder: StaticEmbedder, kind: str, request: pytest.FixtureRequest
 ) -> None:
     vault = tmp_path / "vault"
     vault.mkdir()
     _metadata_note(vault)
-    db = tmp_path / "index.db"
+    db = location_for(kind, vault, tmp_path, request)
     Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
-    raw = _raw_database(db)
-    assert TOKEN.encode() not in raw and TOKEN[4:].encode() not in raw
-    assert SLACK.encode() not in raw
-    conn = apsw.Connection(str(db))
-    tags = [str(r[0]) for r in conn.execute("SELECT tag FROM file_tags")]
-    headings = [str(r[0]) for r in conn.execute("SELECT heading FROM links")]
-    conn.close()
+    assert "runbook" in stored_text(db)  # the dump reads what it should
+    assert _stored_anywhere(db, TOKEN, TOKEN[4:], SLACK, SLACK[5:15]) == []
+    tags = [str(r[0]) for r in rows(db, "SELECT tag FROM file_tags")]
+    headings = [str(r[0]) for r in rows(db, "SELECT heading FROM links")]
     assert "ops" in tags and any("REDACTED" in tag for tag in tags)
     assert headings == ["[REDACTED:slack-bot-token]"]
 
@@ -100,19 +98,20 @@ def test_an_index_with_raw_metadata_is_rescrubbed_by_the_migration(
     conn.close()
 
 
+@pytest.mark.parametrize("kind", STORES)
 def test_a_file_named_with_a_token_is_not_indexed_and_not_echoed(
-    tmp_path: Path, embedder: StaticEmbedder
+    tmp_path: Path, embedder: StaticEmbedder, kind: str, request: pytest.FixtureRequest
 ) -> None:
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / f"deploy {TOKEN}.md").write_text("# Deploy\n\nthe lighthouse release\n")
     (vault / "other.md").write_text("# Other\n\nthe lighthouse keeper\n")
-    db = tmp_path / "index.db"
+    db = location_for(kind, vault, tmp_path, request)
     report = Indexer(Config(vault=vault, db=db), embedder).run(fast=True).as_dict()
     assert TOKEN not in json.dumps(report)
     assert any("credential" in s["reason"] for s in report["skipped"])
-    assert TOKEN.encode() not in _raw_database(db)
-    assert TOKEN[4:].encode() not in _raw_database(db)
+    assert "keeper" in stored_text(db)
+    assert _stored_anywhere(db, TOKEN, TOKEN[4:]) == []
 
 
 def test_the_index_and_its_side_files_are_private(tmp_path: Path, embedder: StaticEmbedder) -> None:
@@ -130,25 +129,28 @@ def test_the_index_and_its_side_files_are_private(tmp_path: Path, embedder: Stat
     reader.close()
 
 
+@pytest.mark.parametrize("kind", STORES)
 def test_capture_never_names_a_file_after_a_secret(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str, request: pytest.FixtureRequest
 ) -> None:
     isolate_data_dir(tmp_path / "data", monkeypatch)  # captures are recorded in the ledger
     vault = tmp_path / "vault"
     vault.mkdir()
-    with Vault(vault, db=tmp_path / "index.db") as handle:
+    with Vault(vault, db=location_for(kind, vault, tmp_path, request)) as handle:
         result = handle.capture(f"{TOKEN} is the new deploy key\n\nrotate it monthly")
         assert TOKEN not in result.path and TOKEN not in result.title
         assert TOKEN[4:] not in str(result.file)
         assert result.indexed
-        assert TOKEN.encode() not in _raw_database(handle.db_path)
+        assert "rotate" in stored_text(handle.db_path)
+        assert _stored_anywhere(handle.db_path, TOKEN, TOKEN[4:]) == []
         [note] = list((vault / "00-inbox").iterdir())
         assert TOKEN not in note.name
         assert TOKEN in note.read_text()  # the user's own text in the vault is theirs, unchanged
 
 
+@pytest.mark.parametrize("kind", STORES)
 def test_search_rescrubs_every_field_an_older_scrubber_left(
-    tmp_path: Path, embedder: StaticEmbedder
+    tmp_path: Path, embedder: StaticEmbedder, kind: str, request: pytest.FixtureRequest
 ) -> None:
     """An index whose scrubber fingerprint is not this scrubber's may hold a token anywhere a
     result reads from: ``Vault.search`` scrubs path, title, section, citation and text again,
@@ -156,18 +158,17 @@ def test_search_rescrubs_every_field_an_older_scrubber_left(
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "deploy.md").write_text("# Deploy\n\nthe lighthouse release checklist\n")
-    db = tmp_path / "index.db"
+    db = location_for(kind, vault, tmp_path, request)
     Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
-    conn = apsw.Connection(str(db))  # as an older vaultctx, with an older scrubber, wrote it
-    conn.execute("UPDATE files SET path = ?, title = ?", (f"deploy {TOKEN}.md", f"Deploy {TOKEN}"))
-    conn.execute(
-        "UPDATE chunks SET section = ?, body = ?",
-        (f"Deploy {SLACK}", pack_text(f"the lighthouse release checklist {TOKEN}")),
+    tamper(  # as an older vaultctx, with an older scrubber, wrote it
+        db,
+        ("UPDATE files SET path = ?, title = ?", (f"deploy {TOKEN}.md", f"Deploy {TOKEN}")),
+        (
+            "UPDATE chunks SET section = ?, body = ?",
+            (f"Deploy {SLACK}", pack_text(f"the lighthouse release checklist {TOKEN}")),
+        ),
+        ("UPDATE model_meta SET value = 'an older scrubber' WHERE key = ?", (SCRUBBER_META,)),
     )
-    conn.execute(
-        "UPDATE model_meta SET value = 'an older scrubber' WHERE key = ?", (SCRUBBER_META,)
-    )
-    conn.close()
     with Vault(vault, db=db) as handle:
         response = handle.search("lighthouse release", mode="bm25")
     [result] = response.results
@@ -248,19 +249,18 @@ def anyio_backend() -> str:
     return "asyncio"
 
 
+@pytest.mark.parametrize("kind", STORES)
 async def test_the_mcp_layer_scrubs_what_an_older_index_holds(
-    tmp_path: Path, embedder: StaticEmbedder
+    tmp_path: Path, embedder: StaticEmbedder, kind: str, request: pytest.FixtureRequest
 ) -> None:
     """An index written by an older vaultctx may hold a token in a path; the server's own last
     scrub keeps it from the client even when the search layer believes the index is clean."""
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "deploy.md").write_text("# Deploy\n\nthe lighthouse release checklist\n")
-    db = tmp_path / "index.db"
+    db = location_for(kind, vault, tmp_path, request)
     Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
-    conn = apsw.Connection(str(db))
-    conn.execute("UPDATE files SET path = ?, title = ?", (f"deploy {TOKEN}.md", TOKEN))
-    conn.close()
+    tamper(db, ("UPDATE files SET path = ?, title = ?", (f"deploy {TOKEN}.md", TOKEN)))
     async with Client(build_server(Vault(vault, db=db)), mode="legacy") as client:
         for tool, arguments in (
             ("obsidian_search", {"query": "lighthouse release"}),

@@ -12,7 +12,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.postgres.conftest import location_for
+from tests.security.stored_index import STORES
 from vaultctx.api import Vault
+from vaultctx.db_location import IndexLocation
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.db import open_index
 from vaultctx.index.indexer import Indexer
@@ -43,7 +46,7 @@ def _vault(tmp_path: Path) -> Path:
     return vault
 
 
-def _indexed_paths(db: Path) -> set[str]:
+def _indexed_paths(db: IndexLocation) -> set[str]:
     index = open_index(db, readonly=True)
     try:
         return {str(row[0]) for row in index.execute("SELECT path FROM files")}
@@ -51,9 +54,12 @@ def _indexed_paths(db: Path) -> set[str]:
         index.close()
 
 
-def test_links_to_ignored_and_default_excluded_files_are_not_indexed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("kind", STORES)
+def test_links_to_ignored_and_default_excluded_files_are_not_indexed(
+    tmp_path: Path, kind: str, request: pytest.FixtureRequest
+) -> None:
     vault = _vault(tmp_path)
-    with Vault(vault, db=tmp_path / "index.db") as handle:
+    with Vault(vault, db=location_for(kind, vault, tmp_path, request)) as handle:
         report = handle.index(fast=True)
         assert _indexed_paths(handle.db_path) == {"notes/public.md"}
         skipped = {s["path"]: s["reason"] for s in report.as_dict()["skipped"]}

@@ -20,6 +20,7 @@ from vaultctx.cli.common import (
     stdout,
 )
 from vaultctx.config import default_db_path
+from vaultctx.db_location import IndexLocation, PostgresLocation
 from vaultctx.errors import VaultctxError
 from vaultctx.hooks.claude import HookKind, HookOptions, enter_hook_process, run_hook
 from vaultctx.hooks.context import hook_excerpts
@@ -112,11 +113,7 @@ def install(
     kept). Capture stays off until `vaultctx hooks capture on` in a project."""
     _check_where(project, user)
     handle = open_vault(vault, db)
-    custom_db = (
-        handle.db_path
-        if isinstance(handle.db_path, Path) and handle.db_path != default_db_path(handle.path)
-        else None
-    )
+    custom_db = _hook_db(handle.db_path, handle.path)
     commands = {kind: hook_command(kind, handle.path, custom_db) for kind in HOOK_KINDS}
     path = settings_path(project, user)
     report = install_hooks(path, commands)
@@ -126,6 +123,22 @@ def install(
         return
     backup = f" (previous version: {report.backup})" if report.backup else ""
     stdout.print(f"installed the vaultctx hooks ({events}) in {path}{backup}", highlight=False)
+
+
+def _hook_db(location: IndexLocation, vault: Path) -> str | None:
+    """The ``--db`` the hooks must carry to search this same index, or None when the hook
+    process finds it alone: the vault's default file, or a PostgreSQL URL from the user's own
+    settings file (read again by every hook; a password there must not be copied out of that
+    private file into Claude Code's settings). A URL given with ``--db`` or ``DB_URL`` is
+    recorded as libpq reads it, refused if it holds a password; the hook gets it
+    from the keyring or ``~/.pgpass`` as every other command does."""
+    if isinstance(location, PostgresLocation):
+        if location.config_file is not None:
+            return None
+        from vaultctx.index.postgres.connect import command_line_url
+
+        return command_line_url(location.url)
+    return None if location == default_db_path(vault) else str(location)
 
 
 @hooks_app.command("uninstall")

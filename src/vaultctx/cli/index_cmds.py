@@ -27,6 +27,7 @@ from vaultctx.errors import VaultctxError
 if TYPE_CHECKING:
     from vaultctx.api import Vault
     from vaultctx.index.indexer import ProgressSink
+    from vaultctx.index.status import IndexStatus
 
 
 class LineProgress:
@@ -234,6 +235,22 @@ def _coverage(done: int, total: int, model: str | None) -> str:
     return f"{done}/{total} chunks ({share:.0f}%, {model})"
 
 
+def _engine_rows(info: IndexStatus) -> list[tuple[str, str]]:
+    """SQLite's and sqlite-vec's versions, or the PostgreSQL server's facts."""
+    if info.store != "postgresql":
+        return [
+            ("sqlite", info.sqlite_version or "-"),
+            ("sqlite-vec", info.vec_version or "not loaded: BM25 only"),
+        ]
+    tls = f"yes ({info.tls_version})" if info.tls and info.tls_version else "yes"
+    return [
+        ("postgresql", info.server_version or "-"),
+        ("pgvector", info.pgvector_version or "not installed: BM25 only"),
+        ("tls", tls if info.tls else "no"),
+        ("schema", info.schema or "-"),
+    ]
+
+
 def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Show what the index holds: files, chunks, model, last run, size, capabilities."""
     handle = open_vault(vault, db)
@@ -262,8 +279,7 @@ def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption =
             if finished
             else "never",
         ),
-        ("sqlite", info.sqlite_version or "-"),
-        ("sqlite-vec", info.vec_version or "not loaded: BM25 only"),
+        *_engine_rows(info),
         ("fts5 tokenizer", info.fts_tokenizer or "-"),
         ("keyword analysis", info.fts_analyzer or "-"),
         ("notes with problems", str(info.problems)),

@@ -64,7 +64,7 @@ ENTRIES = (
 HOOK_KINDS = tuple(dict.fromkeys(entry.kind for entry in ENTRIES))
 
 
-def hook_command(kind: str, vault: Path, db: Path | None) -> str:
+def hook_command(kind: str, vault: Path, db: Path | str | None) -> str:
     """The shell command Claude Code runs: this interpreter, absolute paths, no CLI start-up.
 
     Claude Code runs hooks from the project folder with the user's shell, so everything is

@@ -131,5 +131,10 @@ class IndexDatabase:
         """Empty when the store's own check passes."""
         raise NotImplementedError
 
+    def server_facts(self) -> dict[str, Any] | None:
+        """What ``status`` and ``doctor`` show about a database server (its version, pgvector's,
+        TLS, the vault's schema); None for a local file, which has no server."""
+        return None
+
     def close(self) -> None:
         raise NotImplementedError

@@ -391,6 +391,13 @@ SETTLED_SKIPS_META = "settled_skips"
 VECTOR_STORAGE = "int8"  # see embed.base.quantize_int8; 4x smaller than float32
 
 
+def vector_storage(db: IndexDatabase) -> str:
+    """The element type a vector table's layout names (``<type>[<dimension>]``): int8 in
+    sqlite-vec, pgvector's ``halfvec`` on PostgreSQL (postgres/vectors.py), which holds the same
+    int8 values exactly."""
+    return "halfvec" if db.dialect == POSTGRES else VECTOR_STORAGE
+
+
 def ensure_vector_table(db: IndexDatabase, table: str, dimension: int) -> bool:
     """Create the vector table for an engine's dimension; False when the store has no vectors
     (sqlite-vec unavailable)."""

@@ -14,9 +14,12 @@ from dataclasses import dataclass
 from vaultctx.db_location import IndexLocation, PostgresLocation
 from vaultctx.index.db import (
     DAMAGE_ERRORS,
+    POSTGRES,
     IndexDatabase,
     IndexDatabaseError,
     IndexFromNewerVersionError,
+    IndexMissingError,
+    IndexUnreachableError,
     NotAnIndexError,
     index_is_writable,
     open_index,
@@ -47,15 +50,19 @@ def check(name: str, status: str, detail: str, advice: str = "") -> Check:
 
 def run_doctor(db_path: IndexLocation, *, update: str, rebuild: str) -> DoctorReport:
     """Every check of the index at ``db_path``; a file that is not an index, or is from a newer
-    vaultctx, is reported with its own advice, never "rebuild"."""
+    vaultctx, or a server that does not answer, is reported with its own advice, never
+    "rebuild"; a missing index with the command that builds it."""
     try:
         db = open_index(db_path, readonly=True)
-    except (NotAnIndexError, IndexFromNewerVersionError) as exc:
+    except (NotAnIndexError, IndexFromNewerVersionError, IndexUnreachableError) as exc:
         return DoctorReport([check("database", "fail", exc.message, exc.suggestion)])
+    except IndexMissingError as exc:  # nothing to rebuild: build it
+        return DoctorReport([check("database", "fail", exc.message, update)])
     except IndexDatabaseError as exc:
         return DoctorReport([check("database", "fail", exc.message, rebuild)])
     checks = [check("database", "ok", f"{db_path} ({stored_bytes(db)} bytes)")]
     try:
+        checks += _server(db)
         checks += _access(db_path)
         checks += _integrity(db, rebuild)
         checks += _vectors(db, update)
@@ -81,13 +88,33 @@ def _access(db_path: IndexLocation) -> list[Check]:
     return [check("access", "warn", detail, advice)]
 
 
+def _server(db: IndexDatabase) -> list[Check]:
+    """A database server's version, pgvector's and TLS: what an operator asks first."""
+    facts = db.server_facts()
+    if facts is None:
+        return []
+    vector = facts["pgvector_version"]
+    tls = f"TLS ({facts['tls_version'] or 'on'})" if facts["tls"] else "no TLS"
+    detail = (
+        f"PostgreSQL {facts['server_version']}, "
+        f"{f'pgvector {vector}' if vector else 'no pgvector'}, {tls}, schema {facts['schema']}"
+    )
+    if vector is None:
+        advice = "as a superuser: CREATE EXTENSION vector; (search uses BM25 only meanwhile)"
+        return [check("server", "warn", detail, advice)]
+    return [check("server", "ok", detail)]
+
+
 def _integrity(db: IndexDatabase, rebuild: str) -> list[Check]:
     problems = db.integrity_problems()
+    name = "index integrity" if db.dialect == POSTGRES else "sqlite integrity"
     if problems:
         detail = "; ".join(problems[:3])
-        return [check("sqlite integrity", "fail", detail, f"the index is damaged: {rebuild}")]
+        return [check(name, "fail", detail, f"the index is damaged: {rebuild}")]
+    if name == "index integrity":  # PostgreSQL checks its own pages; ours is the bookkeeping
+        return [check(name, "ok", "keyword statistics add up to the rows they count")]
     # SQLite >= 3.44 runs FTS5's own integrity check inside integrity_check.
-    return [check("sqlite integrity", "ok", "integrity_check ok (tables, indexes, FTS5)")]
+    return [check(name, "ok", "integrity_check ok (tables, indexes, FTS5)")]
 
 
 def _vectors(db: IndexDatabase, update: str) -> list[Check]:
@@ -100,7 +127,7 @@ def _vectors(db: IndexDatabase, update: str) -> list[Check]:
                 "vectors", status, f"{numbers.vectors} vectors for {numbers.chunks} chunks", advice
             )
         ]
-    if not db.capabilities.vectors:
+    if not db.capabilities.vectors and db.dialect != POSTGRES:  # PostgreSQL: _server says it
         return [
             check(
                 "vectors",

@@ -350,6 +350,8 @@ class Indexer:
             check = report.full or db.meta(META_RUN_STARTED) is not None
             problems = db.integrity_problems(quick=True) if check else []
             if not problems:
+                if report.full and db.dialect == POSTGRES:
+                    _reanalyse_if_bookkeeping_wrong(db, report)
                 with db.transaction():
                     db.set_meta(META_RUN_STARTED, str(time.time()))
                 return db
@@ -880,6 +882,20 @@ def write_fts_rows(db: IndexDatabase, rows: list[tuple[int, tuple[str, str, str]
         "INSERT INTO chunks_fts(rowid, chunk_text, section, heading_context) VALUES (?, ?, ?, ?)",
         [(cid, *columns) for cid, columns in rows],
     )
+
+
+def _reanalyse_if_bookkeeping_wrong(db: IndexDatabase, report: IndexReport) -> None:
+    """A full run over PostgreSQL, where nothing is set aside (the server keeps its own pages):
+    keyword statistics that do not add up (``doctor``'s "index integrity") are rebuilt from every
+    chunk, as a new text analyzer would have them, instead of carried over by the run's deltas."""
+    problems = db.integrity_problems()
+    if not problems:
+        return
+    message = f"the index {db.path} failed its check ({problems[0]}): re-analysing every chunk"
+    report.warnings.append(message)
+    log.warning("%s", message)
+    with db.transaction():
+        db.execute("DELETE FROM model_meta WHERE key = ?", (FTS_ANALYZER_META,))
 
 
 def _rebuild_fts_if_analysis_changed(db: IndexDatabase, report: IndexReport) -> None:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 from vaultctx.embed.base import Embedder, Vectors, embedding_input, quantize_int8
 from vaultctx.errors import VaultctxError
-from vaultctx.index.db import VECTOR_STORAGE, IndexDatabase, ensure_vector_table
+from vaultctx.index.db import IndexDatabase, ensure_vector_table, vector_storage
 from vaultctx.index.schema import (
     META_MULTI_MODEL_HASH,
     META_MULTI_MODEL_NAME,
@@ -103,13 +103,14 @@ def _reset_if_model_changed(
 ) -> str | None:
     previous = db.meta(target.hash_key)
     layout = db.meta(f"{target.table}.layout")
+    storage = vector_storage(db)
     if previous == embedder.model_hash and layout is not None:
-        if layout.startswith(f"{VECTOR_STORAGE}[") and _every_chunk_embedded(db, target):
+        if layout.startswith(f"{storage}[") and _every_chunk_embedded(db, target):
             # Nothing to embed: the dimension (the transformer's, known only once its ~0.3 s
             # session is loaded) is checked by the next run that has work for the model. A
             # no-op `vaultctx index` loads no engine.
             return None
-        if layout == f"{VECTOR_STORAGE}[{embedder.dimension}]":
+        if layout == f"{storage}[{embedder.dimension}]":
             return None
     with db.transaction():
         if db.has_table(target.table):

@@ -59,6 +59,13 @@ class IndexStatus:
     meaning_search: str | None = None
     scrubber_note: str | None = None  # set when chunks predate this version's scrubber
     writable: bool = True  # False: searchable, but `vaultctx index` cannot update it there
+    # Which store holds the index; for PostgreSQL the server's facts (IndexDatabase.server_facts).
+    store: str = "sqlite"
+    server_version: str | None = None
+    pgvector_version: str | None = None
+    tls: bool | None = None
+    tls_version: str | None = None
+    schema: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -106,9 +113,18 @@ def index_status(vault: Path, db_path: IndexLocation) -> IndexStatus:
             scrubber_note=_scrubber_note(db),
             problems=numbers.notes_with_problems,
             writable=index_is_writable(db_path),
+            **server_fields(db),
         )
     finally:
         db.close()
+
+
+def server_fields(db: IndexDatabase) -> dict[str, Any]:
+    """``store`` and, on a database server, its facts: the keys ``status --json`` adds."""
+    facts = db.server_facts()
+    if facts is None:
+        return {"store": "sqlite"}
+    return {"store": "postgresql", **facts}
 
 
 def indexed_korean_share(db_path: IndexLocation) -> float:

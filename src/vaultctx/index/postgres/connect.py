@@ -192,6 +192,12 @@ def parse_target(
     )
 
 
+def command_line_url(url: str) -> str:
+    """``url`` as a ``--db`` to write into advice or an installed hook: libpq's reading of it,
+    without a password (one there is refused, as on any command line)."""
+    return parse_target(url, from_command_line=True).display()
+
+
 def _conninfo(url: str) -> dict[str, str]:
     """psycopg's own URL parser (libpq's rules), its complaint without any password in it."""
     _psycopg()

@@ -144,6 +144,13 @@ class PostgresIndex(IndexDatabase):
 
         return statistics_problems(self)
 
+    def server_facts(self) -> dict[str, Any] | None:
+        from vaultctx.index.postgres.connect import server_facts
+
+        with self.reporting_loss():
+            facts = server_facts(self.conn)
+        return {**facts.as_dict(), "schema": self.path.schema}
+
     def close(self) -> None:
         self.conn.close()
 
