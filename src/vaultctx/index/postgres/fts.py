@@ -218,12 +218,42 @@ def parse(match: str) -> list[Phrase]:
 _Postings = dict[tuple[int, int], dict[str, tuple[int, list[int] | None]]]
 
 
+# Most phrases of several tokens (``get aduser`` from "Get-ADUser") pair a common token with a
+# rare one. Only the rows holding every token of the phrase can count, so PostgreSQL joins the
+# tokens' postings (from the rare side, through the primary key) and sends back just those rows:
+# the common token's tens of thousands of postings never cross the wire. More distinct tokens
+# than this are fetched whole, to keep the planner's join search short.
+_MAX_JOINED = 6
+
+
+def _joined(phrase: Phrase) -> bool:
+    return not phrase.prefix and 2 <= len(set(phrase.terms)) <= _MAX_JOINED
+
+
+def _joined_sql(count: int) -> str:
+    joins = " ".join(
+        f"JOIN fts_terms a{i} ON a{i}.chunk_id = a0.chunk_id AND a{i}.col = a0.col "
+        f"AND a{i}.term = %s"
+        for i in range(1, count)
+    )
+    return (
+        "SELECT t.term, t.chunk_id, t.col, t.n, t.positions FROM fts_terms t "
+        f"JOIN (SELECT a0.chunk_id, a0.col FROM fts_terms a0 {joins} WHERE a0.term = %s) m "
+        "ON t.chunk_id = m.chunk_id AND t.col = m.col WHERE t.term = ANY(%s)"
+    )
+
+
 def _fetch(db: Any, phrases: list[Phrase]) -> tuple[_Postings, dict[str, list[str]]]:
-    """The postings of every term the phrases name, and per prefix the terms it matched."""
+    """The postings of every term the phrases name (of a joined phrase only where all its
+    terms are), and per prefix the terms it matched."""
     exact: set[str] = set()
     need_positions: set[str] = set()
     prefixes: set[str] = set()
+    joined: list[list[str]] = []
     for phrase in phrases:
+        if _joined(phrase):
+            joined.append(sorted(set(phrase.terms)))
+            continue
         whole = phrase.terms[:-1] if phrase.prefix else phrase.terms
         exact.update(whole)
         if phrase.prefix and phrase.terms:
@@ -235,6 +265,9 @@ def _fetch(db: Any, phrases: list[Phrase]) -> tuple[_Postings, dict[str, list[st
         "FROM fts_terms WHERE term = ANY(%s)"
     ]
     params: list[Any] = [sorted(need_positions), False, sorted(exact)]
+    for terms in joined:
+        sql.append(_joined_sql(len(terms)))
+        params += [*terms[1:], terms[0], terms]
     for prefix in sorted(prefixes):
         sql.append(
             "SELECT term, chunk_id, col, n, CASE WHEN %s THEN positions END FROM fts_terms "
