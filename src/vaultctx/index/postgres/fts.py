@@ -348,12 +348,14 @@ def matching_chunks(db: Any, match: str) -> set[int]:
     return found
 
 
-# A phrase that starts its column: the chunks whose column begins with its first token (the
-# partial index fts_terms_first), kept when every further token sits at its offset. One statement
-# text for phrases of any length: a join per token made PostgreSQL plan for up to 140 ms on a
-# 20-word title (SciFact), longer than it ran.
+# A phrase that starts its column: the rows whose column begins with its first token (the
+# partial index fts_terms_first) and holds each further token at its offset. The first few
+# further tokens are joins, so PostgreSQL starts from the rarest (on PowerShell thousands of
+# headings begin with "get"); any others are checked by NOT EXISTS over two arrays, keeping the
+# number of statement texts and the planner's join search small (a join per token of a 20-word
+# title took up to 140 ms to plan).
 _INITIAL_PHRASE_SQL = """
-SELECT a.chunk_id FROM fts_terms a
+SELECT a.chunk_id FROM fts_terms a {joins}
 WHERE a.term = %s AND a.col = %s AND a.positions[1] = 0
 AND NOT EXISTS (
     SELECT 1 FROM unnest(%s::text[], %s::int[]) AS p(term, pos)
@@ -367,9 +369,21 @@ AND NOT EXISTS (
 
 
 def _initial_phrase_chunks(db: Any, phrase: Phrase) -> set[int]:
-    rest = list(phrase.terms[1:])
-    params = (phrase.terms[0], phrase.column, rest, list(range(1, len(rest) + 1)))
-    return {int(r[0]) for r in db.run(_INITIAL_PHRASE_SQL, params)}
+    rest = list(enumerate(phrase.terms[1:], 1))
+    joined, checked = rest[: _MAX_JOINED - 1], rest[_MAX_JOINED - 1 :]
+    joins = " ".join(
+        f"JOIN fts_terms j{i} ON j{i}.chunk_id = a.chunk_id AND j{i}.col = a.col "
+        f"AND j{i}.term = %s AND {i} = ANY(j{i}.positions)"
+        for i, _ in joined
+    )
+    params = (
+        *(term for _, term in joined),
+        phrase.terms[0],
+        phrase.column,
+        [term for _, term in checked],
+        [offset for offset, _ in checked],
+    )
+    return {int(r[0]) for r in db.run(_INITIAL_PHRASE_SQL.format(joins=joins), params)}
 
 
 # FTS5's bm25() over the hits: plain phrases counted here from fts_terms, the others' weighted
