@@ -21,6 +21,7 @@ import statistics
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 from corpora import powershell_corpus
 from query_speed import QUERY_WORDS
@@ -41,7 +42,7 @@ def _subset(corpus: Path, files: int, target: Path) -> Path:
 
 
 def _search_times(vault: Vault, queries: list[str], mode: str, ab: str | None) -> None:
-    db = vault.retriever().db
+    db: Any = vault.retriever().db  # PostgresIndex: run() takes PostgreSQL's spelling
     name, _, value = (ab or "").partition("=")
     before = db.run(f"SHOW {name}").fetchone()[0] if ab else None
     plain: list[float] = []
