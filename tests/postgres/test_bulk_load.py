@@ -77,13 +77,12 @@ def test_an_empty_keyword_table_is_loaded_bare(tmp_path: Path, postgres_url: str
         db.close()
 
 
-def test_sessions_run_without_jit_and_with_custom_plans(tmp_path: Path, postgres_url: str) -> None:
+def test_sessions_run_without_jit(tmp_path: Path, postgres_url: str) -> None:
     vault = _vault(tmp_path)
     location = PostgresLocation(postgres_url, str(vault))
     Indexer(Config(vault=vault, db=location), StaticEmbedder()).run(fast=True)
     db = open_index(location, readonly=True)
     try:
         assert db.execute("SHOW jit").fetchone()[0] == "off"
-        assert db.execute("SHOW plan_cache_mode").fetchone()[0] == "force_custom_plan"
     finally:
         db.close()

@@ -350,7 +350,7 @@ def matching_chunks(db: Any, match: str) -> set[int]:
 
 # A phrase that starts its column: the rows whose column begins with its first token (the
 # partial index fts_terms_first) and holds each further token at its offset. The first few
-# further tokens are joins, so PostgreSQL starts from the rarest (on PowerShell thousands of
+# further tokens are joins, so PostgreSQL can start from the rarest (on PowerShell thousands of
 # headings begin with "get"); any others are checked by NOT EXISTS over two arrays, keeping the
 # number of statement texts and the planner's join search small (a join per token of a 20-word
 # title took up to 140 ms to plan).

@@ -171,10 +171,6 @@ def open_postgres(location: PostgresLocation, *, readonly: bool = False) -> Post
             # Our statements are short lookups: JIT compiling one (its cost estimate passes
             # jit_above_cost on a large vault) takes longer than running it.
             conn.execute("SET jit = off")
-            # A plan for each term's own frequency: a generic plan (psycopg prepares a statement
-            # run five times) cannot start a join from the rare term, and "get" on PowerShell
-            # has tens of thousands of postings where "aduser" has a few.
-            conn.execute("SET plan_cache_mode = force_custom_plan")
             _migrate_or_check(conn, location, readonly)
             if vec_version is not None:
                 from vaultctx.index.postgres.vectors import register_halfvec
