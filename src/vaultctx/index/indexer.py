@@ -434,6 +434,7 @@ class Indexer:
             report.skipped.extend(settled)
         else:
             before = len(report.skipped)
+            defer_store_indexes(db)
             self._update(db, report, scan.files, has_vectors)
             if not report.interrupted:
                 with db.transaction():
@@ -636,11 +637,22 @@ class Indexer:
         report.removed += len(ids)
 
 
-def index_vectors(db: IndexDatabase) -> None:
-    """PostgreSQL: the HNSW index of vector tables filled since the last run (postgres/vectors)."""
+def defer_store_indexes(db: IndexDatabase) -> None:
+    """PostgreSQL: an empty keyword table is loaded without its indexes (postgres/fts.py)."""
     if db.dialect == POSTGRES:
+        from vaultctx.index.postgres.fts import defer_term_indexes
+
+        defer_term_indexes(db)
+
+
+def index_vectors(db: IndexDatabase) -> None:
+    """PostgreSQL: the HNSW index of vector tables filled since the last run (postgres/vectors),
+    and the keyword table's indexes deferred during a load (postgres/fts.py)."""
+    if db.dialect == POSTGRES:
+        from vaultctx.index.postgres.fts import build_term_indexes
         from vaultctx.index.postgres.vectors import ensure_hnsw_indexes
 
+        build_term_indexes(db)
         ensure_hnsw_indexes(db, VECTOR_TABLES)
 
 

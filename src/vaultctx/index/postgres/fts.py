@@ -120,6 +120,53 @@ def delete_all(db: Any) -> None:
     db.run("UPDATE fts_totals SET rows = 0, tokens = 0")
 
 
+# The keyword table's indexes, by name, as migration pg001 creates them.
+_TERM_INDEXES = (
+    (
+        "fts_terms_pkey",
+        "ALTER TABLE fts_terms ADD CONSTRAINT fts_terms_pkey "
+        "PRIMARY KEY (term, chunk_id, col) INCLUDE (n)",
+    ),
+    ("fts_terms_chunk", "CREATE INDEX fts_terms_chunk ON fts_terms(chunk_id)"),
+    (
+        "fts_terms_first",
+        "CREATE INDEX fts_terms_first ON fts_terms(term, col) WHERE positions[1] = 0",
+    ),
+)
+
+
+def defer_term_indexes(db: Any) -> None:
+    """Before an indexing run: an empty keyword table (a first or rebuilt index) loses its
+    indexes, which ``build_term_indexes`` puts back after the load. Keeping three b-trees up to
+    date row by row made loading SciFact's 683,630 postings 2-2.5x slower than loading them bare
+    and sorting each index once (docs/benchmarks.md). A table with rows gets back any index an
+    interrupted load left out, so the run's deletes find their rows by index."""
+    if db.run("SELECT EXISTS (SELECT 1 FROM fts_terms)").fetchone()[0]:
+        build_term_indexes(db)
+        return
+    with db.transaction():
+        db.run("ALTER TABLE fts_terms DROP CONSTRAINT IF EXISTS fts_terms_pkey")
+        db.run("DROP INDEX IF EXISTS fts_terms_chunk")
+        db.run("DROP INDEX IF EXISTS fts_terms_first")
+
+
+def build_term_indexes(db: Any) -> None:
+    """The keyword table's indexes that are missing, then fresh planner statistics (a table
+    loaded in one go has none until autovacuum's next visit)."""
+    present = {
+        str(row[0])
+        for row in db.run(
+            "SELECT indexname FROM pg_indexes "
+            "WHERE schemaname = current_schema() AND tablename = 'fts_terms'"
+        )
+    }
+    missing = [sql for name, sql in _TERM_INDEXES if name not in present]
+    for sql in missing:
+        db.run(sql)
+    if missing:
+        db.run("ANALYZE fts_terms, fts_docs, chunks")
+
+
 def statistics_problems(db: Any) -> list[str]:
     """Where the stored totals disagree with the rows they count (BM25 would drift)."""
     rows, tokens_total = db.run("SELECT rows, tokens FROM fts_totals").fetchone()
@@ -171,12 +218,42 @@ def parse(match: str) -> list[Phrase]:
 _Postings = dict[tuple[int, int], dict[str, tuple[int, list[int] | None]]]
 
 
+# Most phrases of several tokens (``get aduser`` from "Get-ADUser") pair a common token with a
+# rare one. Only the rows holding every token of the phrase can count, so PostgreSQL joins the
+# tokens' postings (from the rare side, through the primary key) and sends back just those rows:
+# the common token's tens of thousands of postings never cross the wire. More distinct tokens
+# than this are fetched whole, to keep the planner's join search short.
+_MAX_JOINED = 6
+
+
+def _joined(phrase: Phrase) -> bool:
+    return not phrase.prefix and 2 <= len(set(phrase.terms)) <= _MAX_JOINED
+
+
+def _joined_sql(count: int) -> str:
+    joins = " ".join(
+        f"JOIN fts_terms a{i} ON a{i}.chunk_id = a0.chunk_id AND a{i}.col = a0.col "
+        f"AND a{i}.term = %s"
+        for i in range(1, count)
+    )
+    return (
+        "SELECT t.term, t.chunk_id, t.col, t.n, t.positions FROM fts_terms t "
+        f"JOIN (SELECT a0.chunk_id, a0.col FROM fts_terms a0 {joins} WHERE a0.term = %s) m "
+        "ON t.chunk_id = m.chunk_id AND t.col = m.col WHERE t.term = ANY(%s)"
+    )
+
+
 def _fetch(db: Any, phrases: list[Phrase]) -> tuple[_Postings, dict[str, list[str]]]:
-    """The postings of every term the phrases name, and per prefix the terms it matched."""
+    """The postings of every term the phrases name (of a joined phrase only where all its
+    terms are), and per prefix the terms it matched."""
     exact: set[str] = set()
     need_positions: set[str] = set()
     prefixes: set[str] = set()
+    joined: list[list[str]] = []
     for phrase in phrases:
+        if _joined(phrase):
+            joined.append(sorted(set(phrase.terms)))
+            continue
         whole = phrase.terms[:-1] if phrase.prefix else phrase.terms
         exact.update(whole)
         if phrase.prefix and phrase.terms:
@@ -188,6 +265,9 @@ def _fetch(db: Any, phrases: list[Phrase]) -> tuple[_Postings, dict[str, list[st
         "FROM fts_terms WHERE term = ANY(%s)"
     ]
     params: list[Any] = [sorted(need_positions), False, sorted(exact)]
+    for terms in joined:
+        sql.append(_joined_sql(len(terms)))
+        params += [*terms[1:], terms[0], terms]
     for prefix in sorted(prefixes):
         sql.append(
             "SELECT term, chunk_id, col, n, CASE WHEN %s THEN positions END FROM fts_terms "
@@ -268,18 +348,42 @@ def matching_chunks(db: Any, match: str) -> set[int]:
     return found
 
 
+# A phrase that starts its column: the rows whose column begins with its first token (the
+# partial index fts_terms_first) and holds each further token at its offset. The first few
+# further tokens are joins, so PostgreSQL can start from the rarest (on PowerShell thousands of
+# headings begin with "get"); any others are checked by NOT EXISTS over two arrays, keeping the
+# number of statement texts and the planner's join search small (a join per token of a 20-word
+# title took up to 140 ms to plan).
+_INITIAL_PHRASE_SQL = """
+SELECT a.chunk_id FROM fts_terms a {joins}
+WHERE a.term = %s AND a.col = %s AND a.positions[1] = 0
+AND NOT EXISTS (
+    SELECT 1 FROM unnest(%s::text[], %s::int[]) AS p(term, pos)
+    WHERE NOT EXISTS (
+        SELECT 1 FROM fts_terms x
+        WHERE x.term = p.term AND x.chunk_id = a.chunk_id AND x.col = a.col
+        AND p.pos = ANY(x.positions)
+    )
+)
+"""
+
+
 def _initial_phrase_chunks(db: Any, phrase: Phrase) -> set[int]:
-    sql = [
-        "SELECT a.chunk_id FROM fts_terms a WHERE a.term = %s AND a.col = %s AND a.positions[1] = 0"
-    ]
-    params: list[Any] = [phrase.terms[0], phrase.column]
-    for offset, term in enumerate(phrase.terms[1:], 1):
-        sql.append(
-            "AND EXISTS (SELECT 1 FROM fts_terms x WHERE x.term = %s AND x.chunk_id = a.chunk_id "
-            "AND x.col = a.col AND %s = ANY(x.positions))"
-        )
-        params += [term, offset]
-    return {int(r[0]) for r in db.run(" ".join(sql), params)}
+    rest = list(enumerate(phrase.terms[1:], 1))
+    joined, checked = rest[: _MAX_JOINED - 1], rest[_MAX_JOINED - 1 :]
+    joins = " ".join(
+        f"JOIN fts_terms j{i} ON j{i}.chunk_id = a.chunk_id AND j{i}.col = a.col "
+        f"AND j{i}.term = %s AND {i} = ANY(j{i}.positions)"
+        for i, _ in joined
+    )
+    params = (
+        *(term for _, term in joined),
+        phrase.terms[0],
+        phrase.column,
+        [term for _, term in checked],
+        [offset for offset, _ in checked],
+    )
+    return {int(r[0]) for r in db.run(_INITIAL_PHRASE_SQL.format(joins=joins), params)}
 
 
 # FTS5's bm25() over the hits: plain phrases counted here from fts_terms, the others' weighted

@@ -175,6 +175,9 @@ def open_postgres(location: PostgresLocation, *, readonly: bool = False) -> Post
             _check_registry(conn, location)
             _open_schema(conn, location, readonly)
             conn.execute(f'SET search_path TO "{location.schema}", public')
+            # Our statements are short lookups: JIT compiling one (its cost estimate passes
+            # jit_above_cost on a large vault) takes longer than running it.
+            conn.execute("SET jit = off")
             _migrate_or_check(conn, location, readonly)
             if vec_version is not None:
                 from vaultctx.index.postgres.vectors import register_halfvec

