@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from vaultctx.api import Vault
+from vaultctx.embed.base import Vectors
 from vaultctx.embed.registry import create_multilingual_embedder
 from vaultctx.index.db import open_index
 from vaultctx.index.multilingual_pass import ENGLISH_READ_SHARE
@@ -62,6 +63,10 @@ def _complete(vault: Vault) -> bool:
         db.close()
 
 
+def _never_embedded(query: str) -> Vectors:
+    raise AssertionError("no query is embedded here")
+
+
 def test_the_share_is_the_one_search_routes_by() -> None:
     assert ENGLISH_READ_SHARE == ENGLISH_PRESENT_SHARE
 
@@ -82,6 +87,26 @@ def test_korean_chunks_skip_pass_two_and_it_is_complete(tmp_path: Path) -> None:
     # Search still reaches the Korean notes, through the multilingual vectors.
     hits = vault.search("how to clean a bicycle chain", mode="vector").results
     assert hits and hits[0].file_path == "자전거.md"
+
+
+def test_without_the_multilingual_vectors_the_skipped_chunks_count_as_undone(
+    tmp_path: Path,
+) -> None:
+    """A search that cannot read the multilingual vectors (engine gone at search time) keeps
+    the static vectors, which still reach the chunks pass 2 skipped."""
+    from vaultctx.search.retriever import Retriever, VectorSource
+
+    _write(tmp_path / "vault", {**KOREAN, **ENGLISH_NOTE})
+    vault = Vault(tmp_path / "vault", db=tmp_path / "index.db")
+    vault.index()
+    db = open_index(vault.db_path, readonly=True)
+    try:
+        retriever = Retriever(db, None)
+        assert not retriever.quality_complete()
+        retriever.multilingual = VectorSource("chunk_vecs_multi", _never_embedded, weight=1.0)
+        assert retriever.quality_complete()
+    finally:
+        db.close()
 
 
 def test_a_vault_turning_english_gets_the_skipped_chunks_embedded(tmp_path: Path) -> None:

@@ -12,7 +12,7 @@ import json
 from collections.abc import Sequence
 
 from vaultctx.index.db import POSTGRES, IndexDatabase
-from vaultctx.index.quality_pass import stored_quality_pass
+from vaultctx.index.quality_pass import QUALITY_PASS, stored_quality_pass
 from vaultctx.index.text_codec import unpack_text
 
 # FTS5's bm25() is negative, lower is better; the column weights are bound like any value.
@@ -120,10 +120,11 @@ def chunk_notes(db: IndexDatabase, chunk_ids: Sequence[int]) -> dict[int, int]:
     return {int(chunk_id): int(note_id) for chunk_id, note_id in rows}
 
 
-def quality_vectors_complete(db: IndexDatabase) -> bool:
+def quality_vectors_complete(db: IndexDatabase, *, scoped: bool = True) -> bool:
     """Whether pass 2 has given every chunk in its scope its vector (one lookup in a partial
-    index): a chunk it leaves to the multilingual vectors never keeps it partial."""
-    target = stored_quality_pass(db)
+    index): a chunk it leaves to the multilingual vectors never keeps it partial. ``scoped``
+    False: every chunk, for a search that cannot read the multilingual vectors."""
+    target = stored_quality_pass(db) if scoped else QUALITY_PASS
     return not db.scalar(
         f"SELECT EXISTS(SELECT 1 FROM chunks WHERE {target.stamp} IS NULL AND {target.scope})"
     )
