@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from vaultctx.api import Vault
+from vaultctx.config import Config, Settings
 from vaultctx.embed.base import Vectors
 from vaultctx.embed.registry import create_multilingual_embedder
 from vaultctx.index.db import open_index
@@ -122,6 +123,18 @@ def test_a_vault_turning_english_gets_the_skipped_chunks_embedded(tmp_path: Path
     assert found["ko"] == (7, 7, 7)
     assert found["en"] == (5, 5, 5)
     assert _complete(vault)
+
+
+def test_without_the_multilingual_engine_pass_two_embeds_every_chunk(tmp_path: Path) -> None:
+    _write(tmp_path / "vault", {**KOREAN, **ENGLISH_NOTE})
+    vault = Vault(tmp_path / "vault", db=tmp_path / "index.db")
+    vault.index()
+    assert _embedded_by_language(vault)["ko"][1] == 0
+    settings = Settings(multilingual_engine="")
+    without = Vault(config=Config(tmp_path / "vault", tmp_path / "index.db", settings))
+    without.index()
+    assert _embedded_by_language(without)["ko"] == (7, 7, 7)
+    assert _complete(without)
 
 
 def test_an_english_vault_with_a_korean_note_embeds_every_chunk(tmp_path: Path) -> None:

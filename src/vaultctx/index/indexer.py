@@ -291,7 +291,7 @@ class Indexer:
         quality = choose_quality_pass(
             db,
             self.config.settings.multilingual_chunks,
-            multilingual=self.multilingual_embedder is not None,
+            self.multilingual_embedder,
         )
         # A pass 2 that leaves chunks to the multilingual vectors runs after them, so it knows
         # which chunks they cover (multilingual_pass.py).

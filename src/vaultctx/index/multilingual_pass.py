@@ -86,15 +86,19 @@ def run_multilingual_pass(
     return run_quality_pass(db, embedder, target=target, **options)  # type: ignore[arg-type]
 
 
-def choose_quality_pass(db: IndexDatabase, chunks: str, *, multilingual: bool) -> VectorPass:
+def choose_quality_pass(
+    db: IndexDatabase, chunks: str, engine: Callable[[], Embedder | None] | None
+) -> VectorPass:
     """Pass 2 for this run, recorded for status and search (``stored_quality_pass``): every
-    chunk, unless the multilingual pass (``multilingual``: its engine is configured) covers a
-    vault whose English chunks are too few for search to read the English vectors."""
+    chunk, unless the multilingual pass covers a vault whose English chunks are too few for
+    search to read the English vectors. ``engine`` is asked (not loaded: its session starts on
+    first use) only for such a vault; without one every chunk is pass 2's again."""
     counts = chunk_languages(db)
-    total = sum(counts.values())
-    english = counts.get(ENGLISH, 0)
-    covered = multilingual and multilingual_target(db, chunks) is not None
-    scope = ENGLISH_OR_UNCOVERED if covered and english < ENGLISH_READ_SHARE * total else "all"
+    few_english = counts.get(ENGLISH, 0) < ENGLISH_READ_SHARE * sum(counts.values())
+    covered = few_english and multilingual_target(db, chunks) is not None
+    if covered and (engine is None or engine() is None):
+        covered = False
+    scope = ENGLISH_OR_UNCOVERED if covered else "all"
     if db.meta(QUALITY_SCOPE_META) != scope:
         with db.transaction():
             db.set_meta(QUALITY_SCOPE_META, scope)
