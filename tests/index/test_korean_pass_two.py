@@ -3,6 +3,7 @@ cover, pass 2 still counts as complete, and a vault that turns English gets them
 
 from __future__ import annotations
 
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -57,11 +58,8 @@ def _embedded_by_language(vault: Vault) -> dict[str, tuple[int, int, int]]:
 
 
 def _complete(vault: Vault) -> bool:
-    db = open_index(vault.db_path, readonly=True)
-    try:
+    with closing(open_index(vault.db_path, readonly=True)) as db:
         return quality_vectors_complete(db)
-    finally:
-        db.close()
 
 
 def _never_embedded(query: str) -> Vectors:
