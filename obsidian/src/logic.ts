@@ -155,6 +155,8 @@ export interface IndexSnapshot {
 	files: number;
 	chunks: number;
 	quality_vectors: number;
+	/** Chunks pass 2 embeds (a Korean vault's Korean chunks are read by the multilingual vectors instead); absent from an older server. */
+	quality_chunks?: number;
 	job: { state: string; done: number; total: number };
 }
 
@@ -163,8 +165,9 @@ export interface IndexSnapshot {
 export function statusKey(status: IndexSnapshot | null): { key: "engineUp" | "enginePass2" | "engineIndexing" | "engineDown"; fill: Record<string, number> } {
 	if (status === null) return { key: "engineDown", fill: {} };
 	if (status.job.state === "running") return { key: "engineIndexing", fill: { done: status.job.done, total: status.job.total } };
-	if (status.chunks > 0 && status.quality_vectors < status.chunks) {
-		return { key: "enginePass2", fill: { files: status.files, percent: Math.floor((100 * status.quality_vectors) / status.chunks) } };
+	const pass2 = status.quality_chunks ?? status.chunks;
+	if (pass2 > 0 && status.quality_vectors < pass2) {
+		return { key: "enginePass2", fill: { files: status.files, percent: Math.floor((100 * status.quality_vectors) / pass2) } };
 	}
 	return { key: "engineUp", fill: { files: status.files } };
 }

@@ -89,6 +89,9 @@ test("the status bar says what the server is doing", () => {
 	assert.deepEqual(statusKey({ indexed: true, files: 9, chunks: 40, quality_vectors: 0, job: { state: "running", done: 2, total: 5 } }), { key: "engineIndexing", fill: { done: 2, total: 5 } });
 	assert.deepEqual(statusKey({ indexed: true, files: 9, chunks: 40, quality_vectors: 10, job: idle }), { key: "enginePass2", fill: { files: 9, percent: 25 } });
 	assert.deepEqual(statusKey({ indexed: true, files: 9, chunks: 40, quality_vectors: 40, job: idle }), { key: "engineUp", fill: { files: 9 } });
+	// A Korean vault: pass 2 embeds only its 8 English chunks; the rest are the multilingual pass's.
+	assert.deepEqual(statusKey({ indexed: true, files: 9, chunks: 40, quality_chunks: 8, quality_vectors: 8, job: idle }), { key: "engineUp", fill: { files: 9 } });
+	assert.deepEqual(statusKey({ indexed: true, files: 9, chunks: 40, quality_chunks: 8, quality_vectors: 2, job: idle }), { key: "enginePass2", fill: { files: 9, percent: 25 } });
 });
 
 test("diff lines are classed for colour", () => {

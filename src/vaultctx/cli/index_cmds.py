@@ -251,6 +251,14 @@ def _engine_rows(info: IndexStatus) -> list[tuple[str, str]]:
     ]
 
 
+def _quality_coverage(info: IndexStatus) -> str:
+    shown = _coverage(info.quality_vectors, info.quality_chunks, info.quality_model_name)
+    left = info.chunks - info.quality_chunks
+    if info.quality_model_name and left > 0:
+        shown += f"; {left} other chunks read by the multilingual vectors"
+    return shown
+
+
 def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption = False) -> None:
     """Show what the index holds: files, chunks, model, last run, size, capabilities."""
     handle = open_vault(vault, db)
@@ -271,7 +279,7 @@ def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption =
         ("files", str(info.files)),
         ("chunks", str(info.chunks)),
         ("vectors", f"{info.vectors} ({info.model_name or 'no model'}, {info.model_hash or '-'})"),
-        ("pass 2 vectors", _coverage(info.quality_vectors, info.chunks, info.quality_model_name)),
+        ("pass 2 vectors", _quality_coverage(info)),
         (
             "last run",
             time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(finished))

@@ -49,7 +49,12 @@ from vaultctx.index.db import (
 )
 from vaultctx.index.languages import record_chunk_languages
 from vaultctx.index.phase_time import timed
-from vaultctx.index.quality_pass import quality_coverage, run_quality_pass
+from vaultctx.index.quality_pass import (
+    QUALITY_PASS,
+    VectorPass,
+    quality_coverage,
+    run_quality_pass,
+)
 from vaultctx.index.run_lock import LockHeldError, RunLock
 from vaultctx.index.schema import (
     META_INDEX_SIGNATURE,
@@ -279,23 +284,38 @@ class Indexer:
         return rebuilt
 
     def _passes(self, db: IndexDatabase, report: IndexReport, *, fast: bool) -> None:
+        from vaultctx.index.multilingual_pass import choose_quality_pass
+
         self._run(db, report)
         index_vectors(db)
-        if not (fast or report.interrupted or self.quality_embedder is None):
-            self._quality_pass(db, report)
-        if not (fast or report.interrupted or self.multilingual_embedder is None):
-            self._multilingual_pass(db, report)
+        quality = choose_quality_pass(
+            db,
+            self.config.settings.multilingual_chunks,
+            self.multilingual_embedder,
+        )
+        # A pass 2 that leaves chunks to the multilingual vectors runs after them, so it knows
+        # which chunks they cover (multilingual_pass.py).
+        quality_first = quality == QUALITY_PASS
+        for quality_now in (quality_first, not quality_first):
+            if fast or report.interrupted:
+                break
+            if quality_now:
+                self._quality_pass(db, report, quality)
+            else:
+                self._multilingual_pass(db, report)
         index_vectors(db)
 
-    def _quality_pass(self, db: IndexDatabase, report: IndexReport) -> None:
-        assert self.quality_embedder is not None
-        done, total = quality_coverage(db)
+    def _quality_pass(self, db: IndexDatabase, report: IndexReport, target: VectorPass) -> None:
+        if self.quality_embedder is None:
+            return
+        done, total = quality_coverage(db, target)
         self.progress.start("embedding (pass 2)", total - done, "chunks")
         try:
             with report.timed("quality_embed"):
                 result = run_quality_pass(
                     db,
                     self.quality_embedder,
+                    target=target,
                     batch_size=self.config.settings.embed_batch_size,
                     stop=self._stop,
                     on_batch=self.progress.advance,
@@ -313,7 +333,8 @@ class Indexer:
         (multilingual_pass.py); nothing at all, not even a model load, for an English vault."""
         from vaultctx.index.multilingual_pass import multilingual_target, run_multilingual_pass
 
-        assert self.multilingual_embedder is not None
+        if self.multilingual_embedder is None:
+            return
         target = multilingual_target(db, self.config.settings.multilingual_chunks)
         if target is None:
             return

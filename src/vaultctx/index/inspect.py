@@ -10,6 +10,7 @@ import json
 from dataclasses import dataclass
 
 from vaultctx.index.db import IndexDatabase
+from vaultctx.index.quality_pass import quality_coverage, stored_quality_pass
 from vaultctx.index.schema import META_FTS_TOKENIZER, QUALITY_TABLE, VECTOR_TABLE
 from vaultctx.index.text_codec import unpack_text
 
@@ -19,12 +20,18 @@ class IndexCounts:
     files: int
     chunks: int
     vectors: int  # pass-1 vectors stored (0 without sqlite-vec)
-    quality_vectors: int  # chunks with a pass-2 vector
+    quality_vectors: int  # chunks in pass 2's scope with its vector
+    # Chunks in pass 2's scope: fewer than ``chunks`` when it leaves some to the multilingual
+    # vectors (multilingual_pass.py), which then do not count as pass 2 left undone.
+    quality_chunks: int
     notes_with_problems: int
 
 
 def counts(db: IndexDatabase) -> IndexCounts:
     vectors_readable = db.capabilities.vectors
+    quality = (0, 0)
+    if vectors_readable and db.has_table(QUALITY_TABLE):
+        quality = quality_coverage(db, stored_quality_pass(db))
     return IndexCounts(
         files=_count(db, "SELECT count(*) FROM files"),
         chunks=_count(db, "SELECT count(*) FROM chunks"),
@@ -33,11 +40,8 @@ def counts(db: IndexDatabase) -> IndexCounts:
             if vectors_readable and db.has_table(VECTOR_TABLE)
             else 0
         ),
-        quality_vectors=(
-            _count(db, "SELECT count(*) FROM chunks WHERE quality_embedded_at IS NOT NULL")
-            if vectors_readable and db.has_table(QUALITY_TABLE)
-            else 0
-        ),
+        quality_vectors=quality[0],
+        quality_chunks=quality[1],
         notes_with_problems=_count(db, "SELECT count(*) FROM files WHERE problems != '[]'"),
     )
 

@@ -15,7 +15,7 @@ import json
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from vaultctx.embed.base import Embedder, Vectors, embedding_input, quantize_int8
 from vaultctx.errors import VaultctxError
@@ -61,6 +61,24 @@ QUALITY_PASS = VectorPass(
     META_QUALITY_MODEL_NAME,
     "quality_last_run",
 )
+# Pass 2's scope on a vault where no search reads the English vectors of chunks the multilingual
+# pass covers (multilingual_pass.py, ``choose_quality_pass``): the English chunks, and any chunk
+# still without a multilingual vector. Stored by name in ``model_meta``, never as SQL.
+QUALITY_SCOPE_META = "quality_scope"
+ENGLISH_OR_UNCOVERED = "english_or_uncovered"
+_SCOPES = {ENGLISH_OR_UNCOVERED: "(lang = 'en' OR multi_embedded_at IS NULL)"}
+
+
+def quality_pass_for(scope: str | None) -> VectorPass:
+    """Pass 2 over the chunks of the named scope; every chunk for any other name."""
+    if scope in _SCOPES:
+        return replace(QUALITY_PASS, scope=_SCOPES[scope])
+    return QUALITY_PASS
+
+
+def stored_quality_pass(db: IndexDatabase) -> VectorPass:
+    """Pass 2 as the last index run scoped it: what status and search count as complete."""
+    return quality_pass_for(db.meta(QUALITY_SCOPE_META))
 
 
 def multilingual_pass(scope: str) -> VectorPass:
@@ -119,7 +137,7 @@ def _reset_if_model_changed(
         ensure_vector_table(db, target.table, embedder.dimension)
         db.set_meta(target.hash_key, embedder.model_hash)
         db.set_meta(target.name_key, embedder.name)
-    kind = "quality" if target == QUALITY_PASS else "multilingual"
+    kind = "quality" if target.table == QUALITY_TABLE else "multilingual"
     return None if previous is None else f"{kind} model changed: all {kind} vectors redone"
 
 

@@ -12,6 +12,7 @@ import json
 from collections.abc import Sequence
 
 from vaultctx.index.db import POSTGRES, IndexDatabase
+from vaultctx.index.quality_pass import QUALITY_PASS, stored_quality_pass
 from vaultctx.index.text_codec import unpack_text
 
 # FTS5's bm25() is negative, lower is better; the column weights are bound like any value.
@@ -38,7 +39,6 @@ _TITLE_IN_NOTES = (
     "WHERE chunks_fts MATCH ? AND c.file_id IN (SELECT value FROM json_each(?)) "
     "ORDER BY c.ordinal"
 )
-_QUALITY_INCOMPLETE = "SELECT EXISTS(SELECT 1 FROM chunks WHERE quality_embedded_at IS NULL)"
 _NOTE_COUNT = "SELECT count(*) FROM files"
 
 
@@ -120,9 +120,14 @@ def chunk_notes(db: IndexDatabase, chunk_ids: Sequence[int]) -> dict[int, int]:
     return {int(chunk_id): int(note_id) for chunk_id, note_id in rows}
 
 
-def quality_vectors_complete(db: IndexDatabase) -> bool:
-    """Whether pass 2 has given every chunk its vector (one lookup in a partial index)."""
-    return not db.scalar(_QUALITY_INCOMPLETE)
+def quality_vectors_complete(db: IndexDatabase, *, scoped: bool = True) -> bool:
+    """Whether pass 2 has given every chunk in its scope its vector (one lookup in a partial
+    index): a chunk it leaves to the multilingual vectors never keeps it partial. ``scoped``
+    False: every chunk, for a search that cannot read the multilingual vectors."""
+    target = stored_quality_pass(db) if scoped else QUALITY_PASS
+    return not db.scalar(
+        f"SELECT EXISTS(SELECT 1 FROM chunks WHERE {target.stamp} IS NULL AND {target.scope})"
+    )
 
 
 def note_count(db: IndexDatabase) -> int:

@@ -44,6 +44,7 @@ class IndexStatus:
     model_name: str | None = None
     model_hash: str | None = None
     quality_vectors: int = 0
+    quality_chunks: int = 0  # chunks pass 2 embeds; the rest read by the multilingual vectors
     quality_model_name: str | None = None
     last_run: dict[str, Any] | None = None
     db_bytes: int = 0
@@ -94,6 +95,7 @@ def index_status(vault: Path, db_path: IndexLocation) -> IndexStatus:
             **base,
             exists=True,
             quality_vectors=numbers.quality_vectors,
+            quality_chunks=numbers.quality_chunks,
             quality_model_name=db.meta(META_QUALITY_MODEL_NAME),
             files=numbers.files,
             chunks=numbers.chunks,

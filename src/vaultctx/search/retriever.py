@@ -247,7 +247,10 @@ class Retriever:
         return self.db.meta(SCRUBBER_META) == scrubber_fingerprint()
 
     def quality_complete(self) -> bool:
-        return quality_vectors_complete(self.db)
+        """Pass 2 leaves a Korean vault's chunks to the multilingual vectors: without those
+        (engine missing at search time) its chunks count as undone, so the static vectors
+        still reach them."""
+        return quality_vectors_complete(self.db, scoped=self.multilingual is not None)
 
     def search(self, request: SearchRequest) -> SearchResponse:
         """The passages that answer ``request`` best, within its limit and token budget.

@@ -148,6 +148,7 @@ async def status(api: PluginApi, body: dict[str, Any]) -> dict[str, Any]:
         "files": state.files,
         "chunks": state.chunks,
         "quality_vectors": state.quality_vectors,
+        "quality_chunks": state.quality_chunks,  # pass 2's share: the rest are not pending
         "job": api.pages.job.snapshot().as_dict(),
     }
 

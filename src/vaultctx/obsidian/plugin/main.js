@@ -326,8 +326,9 @@ function applyEvent(state, event) {
 function statusKey(status) {
   if (status === null) return { key: "engineDown", fill: {} };
   if (status.job.state === "running") return { key: "engineIndexing", fill: { done: status.job.done, total: status.job.total } };
-  if (status.chunks > 0 && status.quality_vectors < status.chunks) {
-    return { key: "enginePass2", fill: { files: status.files, percent: Math.floor(100 * status.quality_vectors / status.chunks) } };
+  const pass2 = status.quality_chunks ?? status.chunks;
+  if (pass2 > 0 && status.quality_vectors < pass2) {
+    return { key: "enginePass2", fill: { files: status.files, percent: Math.floor(100 * status.quality_vectors / pass2) } };
   }
   return { key: "engineUp", fill: { files: status.files } };
 }
