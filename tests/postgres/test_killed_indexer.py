@@ -32,7 +32,22 @@ VAULTCTX = str(Path(sys.executable).with_name("vaultctx"))
 NOTES = 480  # ~2,400 chunks: more than one write batch (indexer.WRITE_BATCH_CHUNKS = 1024)
 SEED_NOTES = 12
 DEADLINE = 240.0  # seconds: a loaded two-core machine indexes slowly
-WORDS = "lighthouse keeper tide table storm log harbour lamp oil fog bell reef chart buoy".split()
+WORDS = [
+    "lighthouse",
+    "keeper",
+    "tide",
+    "table",
+    "storm",
+    "log",
+    "harbour",
+    "lamp",
+    "oil",
+    "fog",
+    "bell",
+    "reef",
+    "chart",
+    "buoy",
+]
 
 
 def _note(n: int) -> str:
@@ -131,8 +146,14 @@ def test_two_indexers_one_killed_mid_run(
 
     stop, out = tmp_path / "stop-reading", tmp_path / "reader.json"
     reader = subprocess.Popen(
-        [sys.executable, "-m", "tests.postgres.search_loop", str(vault), _db_arg(location)]
-        + [str(stop), str(out)],
+        [
+            sys.executable,
+            "-m",
+            "tests.postgres.search_loop",
+            str(vault),
+            _db_arg(location),
+            *[str(stop), str(out)],
+        ],
         cwd=REPO,
     )
     try:
