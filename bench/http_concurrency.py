@@ -26,6 +26,7 @@ import socket
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from pathlib import Path
@@ -134,24 +135,25 @@ def _sample_rss(pid: int, samples: list[int], stop: threading.Event) -> None:
             samples.append(rss)
 
 
-def _start_server(vault: Path, db: str, port: int) -> subprocess.Popen[bytes]:
+def _start_server(vault: Path, db: str, port: int, log: Any) -> subprocess.Popen[bytes]:
+    """The server's stderr goes to a file: a pipe nobody reads fills up (64 KB of log lines)
+    and blocks the server mid-request, which measured as a hang, not as the server's speed."""
     env = {**os.environ, "PYTHONPATH": str(REPO / "src"), "VAULTCTX_ENGINE": "off"}
     args = ["serve", "--http", "--no-token", "--port", str(port), "--vault", str(vault)]
     return subprocess.Popen(
         [sys.executable, "-m", "vaultctx", *args, "--db", db],
         env=env,
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log,
     )
 
 
-def _wait_ready(url: str, process: subprocess.Popen[bytes], queries: list[str]) -> None:
+def _wait_ready(url: str, process: subprocess.Popen[bytes], queries: list[str], log: Path) -> None:
     """Until one whole search answers with vectors loaded (a warm server is what is measured)."""
     deadline = time.monotonic() + 300
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            stderr = process.stderr.read().decode() if process.stderr else ""
-            raise SystemExit(f"server exited: {stderr}")
+            raise SystemExit(f"server exited: {log.read_text()[-4000:]}")
         try:
             result = _client(url, 3, queries, 0)
             if not result["errors"] and not result["cold"]:
@@ -180,11 +182,13 @@ def main() -> None:
         queries = [q for q in args.queries.read_text().splitlines() if q.strip()]
     port = _free_port()
     url = f"http://127.0.0.1:{port}/mcp"
-    server = _start_server(args.vault, args.db, port)
+    log = Path(tempfile.mkdtemp(prefix="vaultctx-serve-")) / "server.log"
+    log_file = log.open("wb")
+    server = _start_server(args.vault, args.db, port, log_file)
     samples: list[int] = []
     stop = threading.Event()
     try:
-        _wait_ready(url, server, queries)
+        _wait_ready(url, server, queries, log)
         sampler = threading.Thread(target=_sample_rss, args=(server.pid, samples, stop))
         sampler.start()
         started = time.perf_counter()
@@ -198,6 +202,7 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(timeout=30)
+        log_file.close()
     latencies = [ms for r in results for ms in r["latencies"]]
     errors = [e for r in results for e in r["errors"]]
     cold = sum(r["cold"] for r in results)
@@ -213,6 +218,7 @@ def main() -> None:
     print(f"server_rss_last_tenth_mb {last / 1024:.1f}")
     print(f"server_rss_peak_mb {max(samples) / 1024:.1f}")
     print(f"server_rss_flat {'yes' if last <= first * 1.10 else 'no'}")
+    print(f"server_log_lines {len(log.read_text().splitlines())} ({log})")
     print(f"load_average {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
 
 
