@@ -35,9 +35,7 @@ def test_two_vaults_in_one_database_each_see_only_their_own(
     with psycopg.connect(postgres_url) as conn:
         schemas = conn.execute("SELECT count(*) FROM public.vaultctx_vaults").fetchone()
     assert schemas is not None and schemas[0] == 2
-    # The test server's URL names an empty password ("postgres:@"), which a vaults file refuses
-    # as it refuses any password in a URL: the same server without it.
-    url = postgres_url.replace("postgres:@", "postgres@")
+    url = postgres_url  # its empty password ("postgres:@") is no password, as for --db
     vaults_file = tmp_path / "vaults.toml"
     vaults_file.write_text(
         f"""

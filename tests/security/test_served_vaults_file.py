@@ -186,3 +186,13 @@ def test_a_database_url_with_a_password_is_refused(root: Path) -> None:
     error = refused(root, text)
     assert "password" in error.message and "s3cret" not in error.message
     assert "PGPASSFILE" in error.suggestion
+    query = vault_table("a", "a", 'db = "postgresql://vaultctx@db.internal/notes?password=s3cret"')
+    assert "s3cret" not in refused(root, query).message
+
+
+def test_an_empty_password_is_no_password(root: Path) -> None:
+    """``user:@host``, as pgserver writes its URLs, is read as libpq and --db read it."""
+    url = "postgresql://vaultctx:@db.internal/notes"
+    file = root / "vaults.toml"
+    file.write_text(vault_table("a", "a", f'db = "{url}"'), encoding="utf-8")
+    assert [v.db for v in load_served_vaults(file, host="127.0.0.1", env=ENV)] == [url]

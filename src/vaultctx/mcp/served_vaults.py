@@ -23,7 +23,7 @@ import stat
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
-from urllib.parse import urlsplit
+from urllib.parse import parse_qs, urlsplit
 
 import platformdirs
 
@@ -198,10 +198,13 @@ def _db_value(value: str, file: Path, where: str) -> str:
     if "://" not in value:
         return str(_beside(value, file))
     try:
-        password = urlsplit(value).password
+        parts = urlsplit(value)
+        # An empty password (``user:@host``, as pgserver writes its URLs) is no password, as
+        # libpq and ``--db`` read it; one in the query (``?password=``) is one.
+        password = parts.password or parse_qs(parts.query).get("password")
     except ValueError as exc:
         raise ServedVaultsError(f"{where}: db is not a valid URL ({exc})", "fix the URL") from exc
-    if password is not None:
+    if password:
         raise ServedVaultsError(
             f"{where}: the db URL carries a password",
             "remove it from the URL and keep it where vaultctx reads database passwords (the "
