@@ -53,6 +53,7 @@ LOCAL_TOP_LEVEL_KEYS = {
     "chunk_max_chars",
     "chunk_min_chars",
     "chunk_overlap",
+    "chunk_overlap_mid_sentence",
     "index_excalidraw",
     "index_kanban",
     "ignore",
