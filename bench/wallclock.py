@@ -169,9 +169,16 @@ class Target(NamedTuple):
 
 
 def cache_dir(src: Path) -> Path:
+    """One set of indexes per source tree and per state of its code: an index built by older
+    code is not what a user of this code has (its scrubber fingerprint differs, say, so every
+    search would scrub its output again until a full reindex)."""
     base = Path(os.environ.get("VAULTCTX_BENCH_CACHE", "/tmp/vaultctx-bench")) / "wallclock"
-    tree = hashlib.blake2b(str(src.resolve()).encode(), digest_size=6).hexdigest()
-    folder = base / tree  # one set of indexes per source tree timed
+    digest = hashlib.blake2b(str(src.resolve()).encode(), digest_size=6)
+    for source in sorted(src.rglob("*")):
+        if source.suffix in (".py", ".json") and source.is_file():
+            digest.update(source.relative_to(src).as_posix().encode())
+            digest.update(source.read_bytes())
+    folder = base / digest.hexdigest()
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 

@@ -50,6 +50,7 @@ from vaultctx.search.graph import (
     reserve_keyword_slots,
 )
 from vaultctx.search.language_routing import Route, route_question
+from vaultctx.search.query_vectors import embedded_side_by_side
 from vaultctx.search.ranking_constants import (
     BM25_TOP_K,
     GRAPH_WEIGHT,
@@ -346,7 +347,11 @@ class Retriever:
         lists = [self._keyword_list(search)] if keywords else []
         if search.sources:
             self._count_vector_query()
-        lists += [self._vector_list(search, source) for source in search.sources]
+        vectors = embedded_side_by_side(search.request.query, search.sources)
+        lists += [
+            self._vector_list(search, source, vector)
+            for source, vector in zip(search.sources, vectors, strict=True)
+        ]
         return [*lists, self._title_list(search)]
 
     def _keyword_list(self, search: _Search) -> RankedList:
@@ -359,11 +364,10 @@ class Retriever:
         weight = request.weights.keyword(graph=False) * search.keyword_scale
         return RankedList("bm25", [(chunk_id, -score) for chunk_id, score in hits], weight)
 
-    def _vector_list(self, search: _Search, source: VectorSource) -> RankedList:
+    def _vector_list(
+        self, search: _Search, source: VectorSource, vector: npt.NDArray[np.float32]
+    ) -> RankedList:
         request = search.request
-        # Embedded before numpy is imported here: a cold engine loads its parts side by side
-        # while numpy imports (embed/onnx.py).
-        vector = source.embed_query(request.query)
         from vaultctx.search.vector import vector_search
 
         k = _pool(request, VECTOR_TOP_K)

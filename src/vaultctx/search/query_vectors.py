@@ -1,0 +1,56 @@
+"""The question embedded by every vector source at once.
+
+A Korean or mixed vault is searched with two transformer models (the English one and the
+multilingual one). A cold search loads each on first use, and loading (onnxruntime reading the
+graph, tokenizers parsing its JSON) and running a model both release the GIL, so on two cores the
+second model loads while the first runs: a cold search waits for the slower model, not for both
+in turn (docs/benchmarks.md, "Cold search: both models load side by side"). A warm engine pays one
+short-lived thread per extra source.
+"""
+
+from __future__ import annotations
+
+from functools import partial
+from typing import TYPE_CHECKING
+
+from vaultctx.embed.side_load import SideLoad
+
+if TYPE_CHECKING:
+    import numpy as np
+    import numpy.typing as npt
+
+    from vaultctx.search.retriever import VectorSource
+
+    Vector = npt.NDArray[np.float32]
+
+
+def embedded_side_by_side(query: str, sources: list[VectorSource]) -> list[Vector]:
+    """``query`` in each source's space, in the order of ``sources``; the first source runs in
+    the caller's thread, each other in a thread of its own. An error of any source is raised
+    here, in the caller's thread, after every thread has ended."""
+    if not sources:
+        return []
+    others = [
+        SideLoad(partial(source.embed_query, query), "vaultctx-query-vector")
+        for source in sources[1:]
+    ]
+    try:
+        first = sources[0].embed_query(query)
+    finally:
+        rest = [_outcome(other) for other in others]
+    return [first, *(_raised_or_value(outcome) for outcome in rest)]
+
+
+def _outcome(load: SideLoad[Vector]) -> tuple[Vector | None, BaseException | None]:
+    try:
+        return load.result(), None
+    except BaseException as error:  # re-raised by _raised_or_value, once every thread ended
+        return None, error
+
+
+def _raised_or_value(outcome: tuple[Vector | None, BaseException | None]) -> Vector:
+    value, error = outcome
+    if error is not None:
+        raise error
+    assert value is not None
+    return value
