@@ -4,16 +4,12 @@ search of a Korean vault loads its two transformer models side by side, not one 
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 
 import numpy as np
 import pytest
 
 from vaultctx.search.query_vectors import embedded_side_by_side
-from vaultctx.search.retriever import VectorSource
-
-
-def _source(name: str, embed: object) -> VectorSource:
-    return VectorSource(name, embed, weight=1.0)  # type: ignore[arg-type]
 
 
 def test_the_second_source_embeds_while_the_first_is_still_running() -> None:
@@ -28,22 +24,22 @@ def test_the_second_source_embeds_while_the_first_is_still_running() -> None:
         second_started.set()
         return np.array([2.0], dtype=np.float32)
 
-    vectors = embedded_side_by_side("q", [_source("a", first), _source("b", second)])
+    vectors = embedded_side_by_side("q", [first, second])
     assert [float(v[0]) for v in vectors] == [1.0, 2.0]
 
 
 def test_each_source_gets_the_query_and_the_order_is_kept() -> None:
     seen: list[tuple[str, str]] = []
 
-    def embedder(name: str, value: float) -> object:
+    def embedder(name: str, value: float) -> Callable[[str], np.ndarray]:
         def embed(query: str) -> np.ndarray:
             seen.append((name, query))
             return np.array([value], dtype=np.float32)
 
         return embed
 
-    sources = [_source(n, embedder(n, v)) for n, v in (("a", 1.0), ("b", 2.0), ("c", 3.0))]
-    vectors = embedded_side_by_side("rotate keys", sources)
+    embedders = [embedder(n, v) for n, v in (("a", 1.0), ("b", 2.0), ("c", 3.0))]
+    vectors = embedded_side_by_side("rotate keys", embedders)
     assert [float(v[0]) for v in vectors] == [1.0, 2.0, 3.0]
     assert sorted(seen) == [("a", "rotate keys"), ("b", "rotate keys"), ("c", "rotate keys")]
     assert embedded_side_by_side("rotate keys", []) == []
@@ -64,5 +60,5 @@ def test_an_error_of_either_source_reaches_the_caller_after_both_ended(failing: 
     embeds = [slow, slow]
     embeds[failing] = fails
     with pytest.raises(RuntimeError, match="model file unreadable"):
-        embedded_side_by_side("q", [_source(str(i), e) for i, e in enumerate(embeds)])
+        embedded_side_by_side("q", embeds)
     assert ended.is_set()  # the other source's thread had ended when the error was raised

@@ -10,6 +10,7 @@ short-lived thread per extra source.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -19,23 +20,18 @@ if TYPE_CHECKING:
     import numpy as np
     import numpy.typing as npt
 
-    from vaultctx.search.retriever import VectorSource
-
     Vector = npt.NDArray[np.float32]
 
 
-def embedded_side_by_side(query: str, sources: list[VectorSource]) -> list[Vector]:
-    """``query`` in each source's space, in the order of ``sources``; the first source runs in
-    the caller's thread, each other in a thread of its own. An error of any source is raised
+def embedded_side_by_side(query: str, embedders: Sequence[Callable[[str], Vector]]) -> list[Vector]:
+    """``query`` in each vector source's space (``embedders``, in order); the first runs in the
+    caller's thread, each other in a thread of its own. An error of any of them is raised
     here, in the caller's thread, after every thread has ended."""
-    if not sources:
+    if not embedders:
         return []
-    others = [
-        SideLoad(partial(source.embed_query, query), "vaultctx-query-vector")
-        for source in sources[1:]
-    ]
+    others = [SideLoad(partial(embed, query), "vaultctx-query-vector") for embed in embedders[1:]]
     try:
-        first = sources[0].embed_query(query)
+        first = embedders[0](query)
     finally:
         rest = [_outcome(other) for other in others]
     return [first, *(_raised_or_value(outcome) for outcome in rest)]

@@ -347,7 +347,9 @@ class Retriever:
         lists = [self._keyword_list(search)] if keywords else []
         if search.sources:
             self._count_vector_query()
-        vectors = embedded_side_by_side(search.request.query, search.sources)
+        vectors = embedded_side_by_side(
+            search.request.query, [source.embed_query for source in search.sources]
+        )
         lists += [
             self._vector_list(search, source, vector)
             for source, vector in zip(search.sources, vectors, strict=True)
