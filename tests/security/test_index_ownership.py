@@ -26,19 +26,6 @@ from vaultctx.index.set_aside import set_aside_damaged
 CLI = [sys.executable, "-m", "vaultctx"]
 
 
-@pytest.fixture(scope="module")
-def embedder() -> StaticEmbedder:
-    return StaticEmbedder()
-
-
-@pytest.fixture
-def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    root.mkdir()
-    (root / "plan.md").write_text("# Plan\n\nShip the lighthouse keeper's log.\n")
-    return root
-
-
 def _index(vault: Path, db: Path, embedder: StaticEmbedder) -> None:
     Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
 

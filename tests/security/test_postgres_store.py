@@ -32,19 +32,6 @@ from vaultctx.index.postgres.lock import AdvisoryLock
 from vaultctx.index.text_codec import unpack_text
 
 
-@pytest.fixture(scope="module")
-def embedder() -> StaticEmbedder:
-    return StaticEmbedder()
-
-
-@pytest.fixture
-def vault(tmp_path: Path) -> Path:
-    root = tmp_path / "vault"
-    root.mkdir()
-    (root / "plan.md").write_text("# Plan\n\nShip the lighthouse keeper's log.\n")
-    return root
-
-
 def _index(vault: Path, db: PostgresLocation, embedder: StaticEmbedder) -> Any:
     return Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
 

@@ -34,11 +34,6 @@ TOKEN = "ghp_" + "x9K2mQ7vL4pR8sT1wY6zB3nD5fH0jC2aE7gU"
 SLACK = "xoxb-" + "2048137561-4096283745-Xq7RmT2vLp9KwZ4sNb8YdC3F"
 
 
-@pytest.fixture(scope="module")
-def embedder() -> StaticEmbedder:
-    return StaticEmbedder()
-
-
 def _stored_anywhere(location: IndexLocation, *secrets: str) -> list[str]:
     """Which of ``secrets`` (or their tails) the store holds anywhere."""
     text = stored_text(location)

@@ -129,11 +129,6 @@ _links = st.lists(
 )
 
 
-@pytest.fixture(scope="module")
-def embedder() -> StaticEmbedder:
-    return StaticEmbedder()
-
-
 @settings(
     max_examples=30,
     deadline=None,
