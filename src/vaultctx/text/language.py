@@ -15,6 +15,7 @@ them together.
 from __future__ import annotations
 
 import re
+from functools import cache
 
 ENGLISH = "en"
 # One pattern per script, as (language code, character class).
@@ -29,8 +30,6 @@ _SCRIPTS: tuple[tuple[str, str], ...] = (
     ("hi", "\u0900-\u097f"),
     ("th", "\u0e00-\u0e7f"),
 )
-_PATTERNS = tuple((code, re.compile(f"[{chars}]")) for code, chars in _SCRIPTS)
-_NON_LATIN = re.compile("[" + "".join(chars for _, chars in _SCRIPTS) + "]")
 _LATIN = re.compile(r"[A-Za-z\u00c0-\u024f]")
 # Code, URLs and link targets are Latin whatever language the note is written in.
 _NOT_PROSE = re.compile(r"```.*?(```|$)|`[^`\n]*`|\]\([^)]*\)|https?://\S+|<[^>\n]*>", re.S)
@@ -51,12 +50,23 @@ LANGUAGE_NAMES = {
 }
 
 
+@cache
+def _script_patterns() -> tuple[re.Pattern[str], tuple[tuple[str, re.Pattern[str]], ...]]:
+    """Any non-Latin script, and each script: compiled on first use, as the classes span
+    thousands of characters (5 ms at import, which an English question never needs)."""
+    any_script = re.compile("[" + "".join(chars for _, chars in _SCRIPTS) + "]")
+    return any_script, tuple((code, re.compile(f"[{chars}]")) for code, chars in _SCRIPTS)
+
+
 def text_language(text: str) -> str:
     """The language code of ``text`` by its script; ``"en"`` for Latin script or no letters."""
-    if text.isascii() or _NON_LATIN.search(text) is None:
-        return ENGLISH  # the common case, in one C-speed scan
+    if text.isascii():
+        return ENGLISH  # the common case, without a pattern
+    non_latin, patterns = _script_patterns()
+    if non_latin.search(text) is None:
+        return ENGLISH  # in one C-speed scan
     text = _NOT_PROSE.sub(" ", text)
-    counts = {code: len(pattern.findall(text)) for code, pattern in _PATTERNS}
+    counts = {code: len(pattern.findall(text)) for code, pattern in patterns}
     if counts["ja"] and counts["zh"]:
         counts["ja"] += counts.pop("zh")  # Japanese writes kanji beside its kana
     code, letters = max(counts.items(), key=lambda item: item[1])
