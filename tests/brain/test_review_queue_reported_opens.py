@@ -73,3 +73,24 @@ def test_a_damaged_record_leaves_the_queue_working_with_a_notice(tmp_path: Path)
     assert any("could not be read" in notice for notice in shown.notices)
     assert report(vault, [("Old.md", NOW - DAY)]) == 1  # started afresh
     assert load_reported_opens(where).last_opened() == {"Old.md": NOW - DAY}
+
+
+def test_brain_opens_lists_and_clears_the_record_through_the_cli(tmp_path: Path) -> None:
+    import time
+
+    from tests.brain.conftest import run_cli
+
+    vault = queue_vault(tmp_path)
+    now = time.time()
+    report(vault, [("Old.md", now - DAY), ("L1.md", now - 2 * DAY)], now)
+    listed = run_cli(tmp_path, vault, "brain", "opens", "--json")
+    assert listed.returncode == 0, listed.stderr
+    data = json.loads(listed.stdout)
+    assert [n["path"] for n in data["notes"]] == ["Old.md", "L1.md"]
+    assert data["file"] == str(opens_file(vault.path))
+    text = run_cli(tmp_path, vault, "brain", "opens")
+    assert "2 notes reported opened" in text.stdout and "Old.md" in text.stdout
+    cleared = run_cli(tmp_path, vault, "brain", "opens", "--clear")
+    assert cleared.returncode == 0 and "forgot the reported opens" in cleared.stdout
+    assert not opens_file(vault.path).exists()
+    assert review_queue(vault, clock=lambda: now, record=False).notes[0].path == "Old.md"

@@ -126,6 +126,16 @@ def save_reported_opens(path: Path, opens: Mapping[str, list[float]]) -> None:
     sync_folder(folder)
 
 
+def forget_reported_opens(vault: Path) -> bool:
+    """Delete the vault's record (a link in its place is removed, not followed); whether there
+    was one."""
+    try:
+        os.unlink(opens_file(vault))
+    except FileNotFoundError:
+        return False
+    return True
+
+
 def _entries(reported: object) -> list[object]:
     if not isinstance(reported, list) or len(reported) > MAX_REPORTED:
         raise VaultctxError(
