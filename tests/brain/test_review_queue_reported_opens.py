@@ -94,3 +94,21 @@ def test_brain_opens_lists_and_clears_the_record_through_the_cli(tmp_path: Path)
     assert cleared.returncode == 0 and "forgot the reported opens" in cleared.stdout
     assert not opens_file(vault.path).exists()
     assert review_queue(vault, clock=lambda: now, record=False).notes[0].path == "Old.md"
+
+
+def test_the_dashboards_review_view_goes_by_the_reported_opens(tmp_path: Path) -> None:
+    import time
+
+    from vaultctx.brain.settings import load_second_brain_settings
+    from vaultctx.review.dashboard import wanted_items
+
+    vault = queue_vault(tmp_path)
+    settings = load_second_brain_settings(vault.path)
+
+    def reviewed() -> str:
+        items = wanted_items(vault, settings)
+        return "".join(text for name, text in items.items() if name.startswith("review"))
+
+    assert "[[Old" in reviewed()
+    report(vault, [("Old.md", time.time() - DAY)], time.time())
+    assert "[[Old" not in reviewed() and "[[Linked" in reviewed()
