@@ -2,6 +2,8 @@
 // (test/logic.test.mjs runs against the bundle esbuild makes of this file).
 
 export { LANGUAGES, pickLanguage, translate } from "./strings";
+export { isReportable, MAX_WAITING_OPENS, OPEN_DWELL_MS, OpenReporter } from "./open_reports";
+export type { NoteOpen, OpenedFile } from "./open_reports";
 export type { Language, StringKey } from "./strings";
 
 /** Where the server is and the token for it, as `vaultctx obsidian connect` prints them. */

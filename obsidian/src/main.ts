@@ -3,6 +3,7 @@ import { FileSystemAdapter, getLanguage, Notice, Plugin, type WorkspaceLeaf } fr
 import { VaultctxClient } from "./client";
 import { connect, MissingExecutable } from "./connection";
 import { pickLanguage, statusKey, translate, type Connection, type IndexSnapshot, type StringKey } from "./logic";
+import { isReportable, OpenReporter, type NoteOpen } from "./open_reports";
 import { DEFAULT_SETTINGS, VaultctxSettingTab, type PluginSettings, type ServerSettings } from "./settings";
 import { CHAT_VIEW, ChatView } from "./views/chat_view";
 import { CONVERSATIONS_VIEW, ConversationsView } from "./views/conversations_view";
@@ -18,12 +19,16 @@ export default class VaultctxPlugin extends Plugin implements Host {
 	private connecting: Promise<VaultctxClient | null> | null = null;
 	private statusEl: HTMLElement | null = null;
 	private readonly language = pickLanguage(getLanguage());
+	private readonly opens = new OpenReporter((batch) => this.reportOpens(batch), window);
 
 	say = (key: StringKey, fill: Record<string, string | number> = {}): string => translate(this.language, key, fill);
 
 	async onload(): Promise<void> {
 		const saved = ((await this.loadData()) ?? {}) as Partial<PluginSettings>;
-		this.settings = { executable: saved.executable ?? DEFAULT_SETTINGS.executable };
+		this.settings = {
+			executable: saved.executable ?? DEFAULT_SETTINGS.executable,
+			reportOpens: saved.reportOpens ?? DEFAULT_SETTINGS.reportOpens,
+		};
 		this.registerView(CHAT_VIEW, (leaf) => new ChatView(leaf, this));
 		this.registerView(SEARCH_VIEW, (leaf) => new SearchView(leaf, this));
 		this.registerView(SIMILAR_VIEW, (leaf) => new SimilarView(leaf, this));
@@ -42,6 +47,25 @@ export default class VaultctxPlugin extends Plugin implements Host {
 		this.statusEl.setText(this.say("engineDown"));
 		this.registerInterval(window.setInterval(() => this.refreshStatus(), STATUS_EVERY_MS));
 		this.app.workspace.onLayoutReady(() => this.refreshStatus());
+		// For the review queue: the note's path and when, never its text (docs/obsidian.md).
+		this.registerEvent(
+			this.app.workspace.on("file-open", (file) => {
+				const reported = this.settings.reportOpens && isReportable(file, this.app.vault.configDir);
+				this.opens.opened(reported && file ? file.path : null);
+			}),
+		);
+	}
+
+	onunload(): void {
+		this.opens.cancel();
+		void this.opens.flush();
+	}
+
+	/** Report opened notes on the connected server; a failure keeps them for the next open. */
+	private async reportOpens(opens: NoteOpen[]): Promise<void> {
+		const client = await this.client();
+		if (!client) throw new Error("vaultctx is not connected");
+		await client.post("opens", { opens });
 	}
 
 	/** The reasoning effort in force (vaultctx.toml), sent with each question. */

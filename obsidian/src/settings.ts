@@ -7,9 +7,11 @@ import type { Say } from "./views/say";
 
 export interface PluginSettings {
 	executable: string;
+	/** Tell vaultctx which notes are opened (path and time only), for its review queue. */
+	reportOpens: boolean;
 }
 
-export const DEFAULT_SETTINGS: PluginSettings = { executable: "vaultctx" };
+export const DEFAULT_SETTINGS: PluginSettings = { executable: "vaultctx", reportOpens: true };
 
 /** The settings in force, as the server reports them (`settings`). */
 export interface ServerSettings {
@@ -50,6 +52,15 @@ export class VaultctxSettingTab extends PluginSettingTab {
 			.addText((text) =>
 				text.setValue(this.owner.settings.executable).onChange(async (value) => {
 					this.owner.settings.executable = value.trim() || DEFAULT_SETTINGS.executable;
+					await this.owner.saveSettings();
+				}),
+			);
+		new Setting(containerEl)
+			.setName(say("reportOpens"))
+			.setDesc(say("reportOpensDesc"))
+			.addToggle((toggle) =>
+				toggle.setValue(this.owner.settings.reportOpens).onChange(async (value) => {
+					this.owner.settings.reportOpens = value;
 					await this.owner.saveSettings();
 				}),
 			);

@@ -343,6 +343,7 @@ FILE_WRITERS = {
     "atomic_write.py": "the primitive for the files below that are not in the vault",
     "agent/skills.py": "the user's custom skill files and which are on, user config dir",
     "brain/review_state.py": "the review queue's history, user data dir",
+    "brain/reported_opens.py": "the notes the Obsidian plugin reports opened, user state dir",
     "review/brain_scheduler.py": "when the Second Brain's upkeep last ran, user state dir",
     "cli/conversation_cmds.py": "export --out outside the vault (inside: through the ledger)",
     "context_blocks.py": "the context block cache, user data dir",

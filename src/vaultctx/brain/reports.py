@@ -18,6 +18,7 @@ from vaultctx.brain.link_suggestions import LinkSuggestion
 from vaultctx.brain.link_suggestions import link_suggestions as suggest_links
 from vaultctx.brain.note_vectors import load_note_vectors
 from vaultctx.brain.obsidian_opens import last_open_files, record_opens
+from vaultctx.brain.reported_opens import load_reported_opens, opens_file
 from vaultctx.brain.review_queue import QueuedNote
 from vaultctx.brain.review_queue import review_queue as queue_notes
 from vaultctx.brain.review_state import load_review_state, save_review_state, state_file
@@ -86,10 +87,22 @@ def review_queue(
     seen = last_open_files(vault.path, known, now)
     before = [p for p in state.open_files if p in known]  # as seen now: a note gone is not listed
     opened = record_opens(state.opened, before, seen)
-    notes = queue_notes(facts, state.surfaced, now, opened=opened)
+    reported = load_reported_opens(opens_file(vault.path))
+    notes = queue_notes(facts, state.surfaced, now, opened=latest(opened, reported.last_opened()))
     if record and (notes or state.notices or opened != state.opened):
         kept = {p: t for p, t in state.surfaced.items() if p in known}  # renamed or deleted: gone
         kept.update({note.path: now for note in notes})
         opens = {p: t for p, t in opened.items() if p in known}
         save_review_state(path, kept, opens, seen.paths)
-    return QueueReport(notes, state.notices + seen.notices)
+    return QueueReport(notes, state.notices + seen.notices + reported.notices)
+
+
+def latest(*opened: dict[str, float]) -> dict[str, float]:
+    """Each note's last open by any of the sources: the plugin's record is exact, Obsidian's
+    list is dated by when Obsidian wrote it, and either may have missed an open (the plugin
+    switched off, a note pushed off the list)."""
+    merged: dict[str, float] = {}
+    for source in opened:
+        for path, when in source.items():
+            merged[path] = max(merged.get(path, when), when)
+    return merged

@@ -30,7 +30,7 @@ class QueuedNote:
     days_since_change: float
     links: int
     days_idle: float  # the age the score uses: since the later of the last change and open
-    last_opened: float | None = None  # epoch seconds, when Obsidian's list showed it opened
+    last_opened: float | None = None  # epoch seconds: the plugin's record or Obsidian's list
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)

@@ -41,7 +41,8 @@ if TYPE_CHECKING:
 OBSIDIAN_ORIGIN = "app://obsidian.md"  # what requestUrl sends on desktop
 MAX_BODY_BYTES = 256 * 1024  # a question with its selection; notes never travel to the server
 # ``chat`` alone may carry files from disk (the vault's own go by path): the Chat page's limit.
-BODY_BYTES = {"chat": MAX_ENCODED_BYTES}
+# ``opens`` carries a few note paths at most.
+BODY_BYTES = {"chat": MAX_ENCODED_BYTES, "opens": 64 * 1024}
 POLL_SECONDS = 10.0
 KEPT_TURNS = 20
 MAX_SELECTION_CHARS = 4000
@@ -336,6 +337,25 @@ async def set_key(api: PluginApi, body: dict[str, Any]) -> dict[str, Any]:
     return await run_in_threadpool(current_settings, api.pages.vault.path)
 
 
+async def opens(api: PluginApi, body: dict[str, Any]) -> dict[str, Any]:
+    """Notes the user opened in Obsidian (``{"opens": [{"path", "at"}]}``), for the review queue;
+    kept in the user state dir, never the vault. Names that are no note of the vault are counted,
+    not kept. The vault's lock is not taken: an index run must not hold up a report."""
+    import time
+
+    from vaultctx.brain.reported_opens import record_reported_opens
+    from vaultctx.vault.scanner import load_ignore_rules
+
+    vault = api.pages.vault
+
+    def record() -> dict[str, int]:
+        rules, _ = load_ignore_rules(vault.path, vault.config.settings.ignore)
+        done = record_reported_opens(vault.path, rules, body.get("opens"), time.time())
+        return {"recorded": done.recorded, "refused": done.refused}
+
+    return await run_in_threadpool(record)
+
+
 ACTIONS: dict[str, Handler] = {
     "status": status,
     "search": search,
@@ -352,4 +372,5 @@ ACTIONS: dict[str, Handler] = {
     "set_key": set_key,
     "conversations": conversations,
     "conversation": conversation,
+    "opens": opens,
 }

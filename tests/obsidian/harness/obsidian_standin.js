@@ -75,7 +75,7 @@ class TFile extends TAbstractFile {
 class FileSystemAdapter { constructor(base) { this._base = base; } getBasePath() { return this._base; } }
 
 class Vault extends Events {
-	constructor(base, paths) { super(); this.adapter = new FileSystemAdapter(base); this._files = paths.map((p) => new TFile(p)); }
+	constructor(base, paths) { super(); this.adapter = new FileSystemAdapter(base); this._files = paths.map((p) => new TFile(p)); this.configDir = ".obsidian"; }
 	getMarkdownFiles() { return this._files.filter((f) => f.extension === "md"); }
 	getFiles() { return [...this._files]; }
 	getAbstractFileByPath(path) { return this._files.find((f) => f.path === path) || null; }

@@ -69,6 +69,8 @@ var en = {
   nothingToUndo: "No AI change to undo.",
   executable: "vaultctx executable",
   executableDesc: "The vaultctx command, or its full path when Obsidian does not find it.",
+  reportOpens: "Report opened notes",
+  reportOpensDesc: "Tell vaultctx which notes you open (the path and the time, never the text), so its review queue skips notes you read lately. Kept outside the vault; `vaultctx brain opens --clear` forgets them.",
   effort: "Reasoning effort",
   effortDesc: "How hard the model thinks; from the next question on.",
   backend: "Backend",
@@ -138,6 +140,8 @@ var ko = {
   nothingToUndo: "\uB418\uB3CC\uB9B4 AI \uBCC0\uACBD\uC774 \uC5C6\uC2B5\uB2C8\uB2E4.",
   executable: "vaultctx \uC2E4\uD589 \uD30C\uC77C",
   executableDesc: "vaultctx \uBA85\uB839, \uB610\uB294 Obsidian\uC774 \uCC3E\uC9C0 \uBABB\uD560 \uB54C \uC804\uCCB4 \uACBD\uB85C.",
+  reportOpens: "\uC5F0 \uB178\uD2B8 \uC54C\uB9AC\uAE30",
+  reportOpensDesc: "\uC5B4\uB5A4 \uB178\uD2B8\uB97C \uC5EC\uB294\uC9C0 vaultctx\uC5D0 \uC54C\uB9BD\uB2C8\uB2E4(\uACBD\uB85C\uC640 \uC2DC\uAC01\uB9CC, \uB0B4\uC6A9\uC740 \uBCF4\uB0B4\uC9C0 \uC54A\uC74C). \uAC80\uD1A0 \uB300\uAE30\uC5F4\uC774 \uCD5C\uADFC\uC5D0 \uC77D\uC740 \uB178\uD2B8\uB97C \uAC74\uB108\uB701\uB2C8\uB2E4. \uBCFC\uD2B8 \uBC16\uC5D0 \uBCF4\uAD00\uB418\uBA70 `vaultctx brain opens --clear`\uB85C \uC9C0\uC6C1\uB2C8\uB2E4.",
   effort: "\uCD94\uB860 \uAC15\uB3C4",
   effortDesc: "\uBAA8\uB378\uC774 \uC5BC\uB9C8\uB098 \uAE4A\uC774 \uC0DD\uAC01\uD560\uC9C0; \uB2E4\uC74C \uC9C8\uBB38\uBD80\uD130.",
   backend: "\uBC31\uC5D4\uB4DC",
@@ -207,6 +211,8 @@ var ja = {
   nothingToUndo: "\u5143\u306B\u623B\u3059 AI \u5909\u66F4\u306F\u3042\u308A\u307E\u305B\u3093\u3002",
   executable: "vaultctx \u5B9F\u884C\u30D5\u30A1\u30A4\u30EB",
   executableDesc: "vaultctx \u30B3\u30DE\u30F3\u30C9\u3001\u307E\u305F\u306F Obsidian \u304C\u898B\u3064\u3051\u3089\u308C\u306A\u3044\u5834\u5408\u306E\u30D5\u30EB\u30D1\u30B9\u3002",
+  reportOpens: "\u958B\u3044\u305F\u30CE\u30FC\u30C8\u3092\u77E5\u3089\u305B\u308B",
+  reportOpensDesc: "\u958B\u3044\u305F\u30CE\u30FC\u30C8\u3092 vaultctx \u306B\u77E5\u3089\u305B\u307E\u3059\uFF08\u30D1\u30B9\u3068\u6642\u523B\u306E\u307F\u3001\u672C\u6587\u306F\u9001\u308A\u307E\u305B\u3093\uFF09\u3002\u5FA9\u7FD2\u30AD\u30E5\u30FC\u304C\u6700\u8FD1\u8AAD\u3093\u3060\u30CE\u30FC\u30C8\u3092\u98DB\u3070\u3057\u307E\u3059\u3002\u4FDD\u7BA1\u5834\u6240\u306F\u4FDD\u7BA1\u5EAB\u306E\u5916\u3067\u3001`vaultctx brain opens --clear` \u3067\u6D88\u53BB\u3067\u304D\u307E\u3059\u3002",
   effort: "\u63A8\u8AD6\u306E\u5F37\u3055",
   effortDesc: "\u30E2\u30C7\u30EB\u304C\u3069\u308C\u3060\u3051\u8003\u3048\u308B\u304B\u3002\u6B21\u306E\u8CEA\u554F\u304B\u3089\u3002",
   backend: "\u30D0\u30C3\u30AF\u30A8\u30F3\u30C9",
@@ -246,6 +252,73 @@ function translate(language, key, fill = {}) {
   const text = TABLES[language][key] ?? en[key];
   return text.replace(/\{(\w+)\}/g, (whole, name) => name in fill ? String(fill[name]) : whole);
 }
+
+// src/open_reports.ts
+var OPEN_DWELL_MS = 2e3;
+var MAX_WAITING_OPENS = 50;
+function isReportable(file, configDir) {
+  if (!file || file.extension.toLowerCase() !== "md" || file.path.length === 0) return false;
+  const parts = file.path.split("/");
+  return parts[0] !== configDir && !parts.some((part) => part.startsWith("."));
+}
+var OpenReporter = class {
+  constructor(send, timers, now = Date.now, dwellMs = OPEN_DWELL_MS) {
+    this.send = send;
+    this.timers = timers;
+    this.now = now;
+    this.dwellMs = dwellMs;
+    this.candidate = null;
+    this.timer = null;
+    this.waiting = [];
+    this.sending = false;
+  }
+  /** A note was opened (or `null`: none is open now); a later open before the dwell ends
+   * replaces it. */
+  opened(path) {
+    if (this.timer !== null) this.timers.clearTimeout(this.timer);
+    this.timer = null;
+    this.candidate = path ? { path, at: this.now() } : null;
+    if (!this.candidate) return;
+    this.timer = this.timers.setTimeout(() => {
+      this.timer = null;
+      if (this.candidate) this.keep(this.candidate);
+      this.candidate = null;
+      void this.flush();
+    }, this.dwellMs);
+  }
+  /** Send what waits; on failure it waits for the next open (the newest kept). */
+  async flush() {
+    if (this.sending || this.waiting.length === 0) return;
+    const batch = this.waiting;
+    this.waiting = [];
+    this.sending = true;
+    let sent = false;
+    try {
+      await this.send(batch);
+      sent = true;
+    } catch {
+      for (const open of batch.reverse()) this.keep(open, true);
+    } finally {
+      this.sending = false;
+    }
+    if (sent) await this.flush();
+  }
+  /** The opens not yet sent, oldest first (for the tests and for unload). */
+  pending() {
+    return [...this.waiting];
+  }
+  /** Stop waiting: an open still in its dwell is dropped (the note was not stayed on). */
+  cancel() {
+    if (this.timer !== null) this.timers.clearTimeout(this.timer);
+    this.timer = null;
+    this.candidate = null;
+  }
+  keep(open, older = false) {
+    if (older) this.waiting.unshift(open);
+    else this.waiting.push(open);
+    if (this.waiting.length > MAX_WAITING_OPENS) this.waiting = this.waiting.slice(-MAX_WAITING_OPENS);
+  }
+};
 
 // src/logic.ts
 var LOOPBACK_URL = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}$/;
@@ -466,7 +539,7 @@ async function connect(executable, vault) {
 
 // src/settings.ts
 var import_obsidian3 = require("obsidian");
-var DEFAULT_SETTINGS = { executable: "vaultctx" };
+var DEFAULT_SETTINGS = { executable: "vaultctx", reportOpens: true };
 var VaultctxSettingTab = class extends import_obsidian3.PluginSettingTab {
   constructor(app, owner) {
     super(app, owner);
@@ -479,6 +552,12 @@ var VaultctxSettingTab = class extends import_obsidian3.PluginSettingTab {
     new import_obsidian3.Setting(containerEl).setName(say("executable")).setDesc(say("executableDesc")).addText(
       (text) => text.setValue(this.owner.settings.executable).onChange(async (value) => {
         this.owner.settings.executable = value.trim() || DEFAULT_SETTINGS.executable;
+        await this.owner.saveSettings();
+      })
+    );
+    new import_obsidian3.Setting(containerEl).setName(say("reportOpens")).setDesc(say("reportOpensDesc")).addToggle(
+      (toggle) => toggle.setValue(this.owner.settings.reportOpens).onChange(async (value) => {
+        this.owner.settings.reportOpens = value;
         await this.owner.saveSettings();
       })
     );
@@ -1107,11 +1186,15 @@ var VaultctxPlugin = class extends import_obsidian9.Plugin {
     this.connecting = null;
     this.statusEl = null;
     this.language = pickLanguage((0, import_obsidian9.getLanguage)());
+    this.opens = new OpenReporter((batch) => this.reportOpens(batch), window);
     this.say = (key, fill = {}) => translate(this.language, key, fill);
   }
   async onload() {
     const saved = await this.loadData() ?? {};
-    this.settings = { executable: saved.executable ?? DEFAULT_SETTINGS.executable };
+    this.settings = {
+      executable: saved.executable ?? DEFAULT_SETTINGS.executable,
+      reportOpens: saved.reportOpens ?? DEFAULT_SETTINGS.reportOpens
+    };
     this.registerView(CHAT_VIEW, (leaf) => new ChatView(leaf, this));
     this.registerView(SEARCH_VIEW, (leaf) => new SearchView(leaf, this));
     this.registerView(SIMILAR_VIEW, (leaf) => new SimilarView(leaf, this));
@@ -1130,6 +1213,22 @@ var VaultctxPlugin = class extends import_obsidian9.Plugin {
     this.statusEl.setText(this.say("engineDown"));
     this.registerInterval(window.setInterval(() => this.refreshStatus(), STATUS_EVERY_MS));
     this.app.workspace.onLayoutReady(() => this.refreshStatus());
+    this.registerEvent(
+      this.app.workspace.on("file-open", (file) => {
+        const reported = this.settings.reportOpens && isReportable(file, this.app.vault.configDir);
+        this.opens.opened(reported && file ? file.path : null);
+      })
+    );
+  }
+  onunload() {
+    this.opens.cancel();
+    void this.opens.flush();
+  }
+  /** Report opened notes on the connected server; a failure keeps them for the next open. */
+  async reportOpens(opens) {
+    const client = await this.client();
+    if (!client) throw new Error("vaultctx is not connected");
+    await client.post("opens", { opens });
   }
   /** The reasoning effort in force (vaultctx.toml), sent with each question. */
   effort() {
