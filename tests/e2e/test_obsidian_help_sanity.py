@@ -3,6 +3,9 @@
 The expected notes are the ones a person reading the help would point to. These are sanity checks,
 not a benchmark: the system is not tuned to them (the quality numbers come from bench/quality.py).
 Each expected note must appear in the top 5 notes of the default hybrid search.
+
+Marked slow (run by `pytest -m slow`, CI's second step): indexing the whole help vault with both
+passes is the longest set-up of the suite.
 """
 
 from __future__ import annotations
@@ -13,6 +16,8 @@ import pytest
 
 from tests.conftest import shared_data
 from vaultctx.api import Vault
+
+pytestmark = pytest.mark.slow
 
 QUESTIONS = [
     ("how do I undo changes and restore an older version of a note", "Plugins/File recovery.md"),

@@ -150,6 +150,23 @@ def engine_pid() -> int:
     return int(hello["pid"])
 
 
+def start_engine() -> int:
+    """A running engine (``vaultctx engine start``) for this test's folder; its pid."""
+    done = vaultctx(["engine", "start"])
+    assert done.returncode == 0, done.stderr
+    wait_for(engine_answers, "the engine answers")
+    return engine_pid()
+
+
+def process_gone(pid: int) -> bool:
+    """Whether ``pid`` has exited (a zombie not yet reaped by its new parent counts)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().split(b") ", 1)[-1].startswith(b"Z")
+    except OSError:
+        return True
+
+
 def without_timing(output: str) -> str:
     """The output without the time the search took: the only bytes that differ between two
     runs, wherever they run."""

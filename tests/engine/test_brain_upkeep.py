@@ -8,8 +8,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from tests.engine.conftest import Indexed, by_engine, vaultctx, wait_for
-from tests.engine.test_engine import start_engine
+from tests.engine.conftest import Indexed, by_engine, start_engine, vaultctx, wait_for
 from vaultctx.engine.periodic import CHECK_EVERY_SECONDS, RETRY_AFTER_FAILURE_SECONDS, UpkeepJob
 
 SCHEDULED = "[second_brain]\nenabled = true\nscheduler = true\n"

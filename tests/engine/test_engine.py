@@ -21,7 +21,9 @@ from tests.engine.conftest import (
     engine_answers,
     engine_env,
     engine_pid,
+    process_gone,
     rest,
+    start_engine,
     vaultctx,
     wait_for,
     without_timing,
@@ -30,21 +32,6 @@ from vaultctx.engine_link import client
 from vaultctx.engine_link import runtime_dir as runtime
 
 QUERY = ("search", "vault notes", "--limit", "3")
-
-
-def start_engine() -> int:
-    done = vaultctx(["engine", "start"])
-    assert done.returncode == 0, done.stderr
-    wait_for(engine_answers, "the engine answers")
-    return engine_pid()
-
-
-def process_gone(pid: int) -> bool:
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as handle:
-            return handle.read().split(b") ", 1)[-1].startswith(b"Z")
-    except OSError:
-        return True
 
 
 def test_the_first_command_answers_in_process_and_starts_the_engine(
@@ -111,8 +98,20 @@ def test_a_wedged_engine_is_replaced_and_the_command_runs_here(
     wait_for(lambda: engine_answers() and engine_pid() != wedged, "a new engine answers")
 
 
+def connected_to(socket_path: Path) -> bool:
+    """Whether a client's connection waits in the (stopped) engine's backlog: /proc/net/unix
+    lists it under the socket's path, without the listener's flag. Its request may not be sent
+    yet: a kill then resets the send, which a client takes as it takes a reset read
+    (test_engine_lost_before_request.py)."""
+    with open("/proc/net/unix", encoding="utf-8") as table:
+        rows = [row.split() for row in table if row.rstrip("\n").endswith(f" {socket_path}")]
+    return any(len(row) == 8 and row[3] == "00000000" for row in rows)
+
+
 def test_the_engine_killed_mid_request(indexed: Indexed, folder: Path) -> None:
-    """The engine dies while a client waits for its answer: the client runs the command itself."""
+    """The engine dies while a client waits for its hello: the client runs the command itself
+    and starts a new engine. The kill comes once the client is seen connected, not after a
+    guessed sleep (0.8 s was sometimes before the connect, sometimes after)."""
     here = vaultctx(indexed.args(*QUERY), in_process=True)
     doomed = start_engine()
     os.kill(doomed, signal.SIGSTOP)  # it accepts (the kernel does) but answers nothing
@@ -123,11 +122,14 @@ def test_the_engine_killed_mid_request(indexed: Indexed, folder: Path) -> None:
         text=True,
         env=engine_env(),
     )
-    time.sleep(0.8)  # the client is connected and waiting (it allows 2 s for the hello)
-    os.kill(doomed, signal.SIGKILL)
+    socket_path = client.socket_path()
+    wait_for(lambda: connected_to(socket_path), "the client connects")
+    with contextlib.suppress(ProcessLookupError):  # past its 2 s, the client killed it itself
+        os.kill(doomed, signal.SIGKILL)
     out, err = child.communicate(timeout=240)
     assert child.returncode == 0, err
     assert "answered by the engine" not in err
+    assert err.count("a new engine is started; this command runs in-process") == 1, err
     assert without_timing(out) == without_timing(here.stdout)
     wait_for(lambda: engine_answers() and engine_pid() != doomed, "a new engine answers")
 

@@ -22,9 +22,10 @@ from tests.engine.conftest import (
     Indexed,
     engine_answers,
     engine_env,
+    start_engine,
     wait_for,
 )
-from tests.engine.test_engine import OtherVersionEngine, start_engine
+from tests.engine.test_engine import OtherVersionEngine
 from tests.mcp.conftest import wait_for_models
 from tests.mcp.test_stdio import RawSession
 from vaultctx.engine_link import client

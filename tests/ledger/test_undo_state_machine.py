@@ -201,13 +201,16 @@ def _files(found: Tree) -> Tree:
     return {path: data for path, data in found.items() if data is not None}
 
 
+# 100 random sequences in a developer's run, the full 500 in the slow step (`pytest -m slow`,
+# which CI runs): the same machine and rules, fewer draws.
+@pytest.mark.parametrize("examples", [100, pytest.param(500, marks=pytest.mark.slow)])
 def test_undo_restores_exactly_or_refuses_and_changes_nothing(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, examples: int
 ) -> None:
     isolate_data_dir(tmp_path / "data", monkeypatch)
     started = time.perf_counter()
     UndoMachine.TestCase.settings = settings(
-        max_examples=500,
+        max_examples=examples,
         stateful_step_count=10,
         deadline=None,
         suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],

@@ -122,7 +122,7 @@ def request(
     with connection:
         reader = connection.makefile("rb")
         try:
-            connection.sendall(json.dumps({"version": VERSION, **message}).encode() + b"\n")
+            send_line(connection, {"version": VERSION, **message}, path)
             hello = _line(reader, f"the engine at {path} said no hello in {HELLO_TIMEOUT:g} s")
             if message.get("op") == "stop":
                 return hello, {}
@@ -162,6 +162,19 @@ def connect(path: Path) -> socket.socket:
         connection.close()
         raise EngineForeignError(path, uid)
     return connection
+
+
+def send_line(connection: socket.socket, message: dict[str, Any], path: Path) -> None:
+    """Send one request line. An engine killed between the client's connect and this send
+    resets the connection here (a broken pipe): that is a broken engine, to be replaced like
+    one that says no hello, not an error of the command's."""
+    try:
+        connection.sendall(json.dumps(message).encode() + b"\n")
+    except OSError as exc:
+        raise EngineBrokenError(
+            f"the engine at {path} closed the connection before the request was sent "
+            f"({type(exc).__name__})"
+        ) from exc
 
 
 def _line(reader: Any, problem: str) -> dict[str, Any]:

@@ -85,7 +85,7 @@ def run_turn(request: dict[str, Any], read: Reader) -> int:
             "environment": environment_digest(),
         }
         try:
-            connection.sendall(json.dumps(message).encode() + b"\n")
+            client.send_line(connection, message, path)
             hello = client._line(reader, f"the engine at {path} said no hello")
             if hello.get("version") != client.VERSION:
                 raise client.EngineVersionError(str(hello.get("version")))

@@ -350,7 +350,7 @@ def _session(message: dict[str, Any], deadline: float) -> tuple[socket.socket, A
         if uid != os.getuid():
             raise client.EngineForeignError(path, uid)
         reader = connection.makefile("rb")
-        connection.sendall(json.dumps(message).encode() + b"\n")
+        client.send_line(connection, message, path)
         hello = client._line(reader, f"the engine at {path} said no hello in time")
         if hello.get("version") != client.VERSION:
             raise client.EngineVersionError(str(hello.get("version")))
