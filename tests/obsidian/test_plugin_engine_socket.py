@@ -1,0 +1,118 @@
+"""The plugin's own transport (Node's http over a Unix socket, built from obsidian/src) against a
+real engine that ``vaultctx obsidian connect`` starts: status, search, a chat turn with the
+OpenAI wire fake whose change is confirmed, the ledger and undo. A browser page cannot open a
+Unix socket, so the Chromium tests keep the loopback HTTP path; this is the desktop path."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.agent.cli_support import KEY, openai_toml
+from tests.agent.fakes import Answer, OpenAIFake, ToolCall
+from tests.engine.conftest import DEADLINE, Indexed, engine_env, folder, indexed
+from tests.obsidian.plugin_page import stop_started_server
+from tests.obsidian.test_plugin_unit import PLUGIN_SOURCE, npm_ready, run
+from vaultctx.engine_link import runtime_dir as runtime
+
+__all__ = ["folder", "indexed"]  # the engine tests' fixtures, used here too
+
+CLIENT = Path(__file__).parent / "socket_client.mjs"
+NOTE = "30-resources/databases/SQLite tuning.md"
+CREATED = "00-inbox/From the engine.md"
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> str:
+    """node, once the plugin's transport is built into obsidian/build/ from this source."""
+    node = npm_ready()
+    out = tmp_path_factory.mktemp("plugin-build")
+    run(node, "esbuild.config.mjs", env={"VAULTCTX_PLUGIN_OUT": str(out)})
+    assert (PLUGIN_SOURCE / "build" / "socket_transport.mjs").is_file()
+    return node
+
+
+@pytest.fixture
+def user(
+    tmp_path: Path, folder: Path, indexed: Indexed
+) -> Iterator[tuple[dict[str, str], OpenAIFake]]:
+    """The environment `vaultctx obsidian connect` (and so the engine it starts) runs in: the
+    OpenAI wire fake in the user's own settings, this test's engine folder. A `vaultctx ui`
+    started when the engine was refused is stopped after."""
+    config = tmp_path / "config"
+    with OpenAIFake() as fake:
+        settings = config / "vaultctx" / "vaultctx.toml"
+        settings.parent.mkdir(parents=True)
+        settings.write_text("[agent]\n" + openai_toml(fake) + "translate = false\n")
+        env = engine_env()
+        env.update(
+            XDG_CONFIG_HOME=str(config),
+            OPENAI_TEST=KEY,
+            PYTHON_KEYRING_BACKEND="keyring.backends.fail.Keyring",
+        )
+        try:
+            yield env, fake
+        finally:
+            stop_started_server(indexed.db)
+
+
+def connect(indexed: Indexed, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "vaultctx", "obsidian", "connect", *indexed.args(), *extra],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=DEADLINE + 60,
+        stdin=subprocess.DEVNULL,
+        check=False,
+    )
+
+
+def connected(indexed: Indexed, env: dict[str, str]) -> dict[str, Any]:
+    done = connect(indexed, env)
+    assert done.returncode == 0, done.stderr
+    data: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return {**data, "stderr": done.stderr} if "socket" not in data else data
+
+
+def test_the_plugins_transport_talks_to_a_real_engine(
+    built: str, indexed: Indexed, folder: Path, user: tuple[dict[str, str], OpenAIFake]
+) -> None:
+    env, fake = user
+    found = connected(indexed, env)
+    assert set(found) == {"socket", "base", "pid", "started"}, found  # no token, no address
+    assert found["socket"] == str(folder / runtime.PLUGIN_SOCKET_NAME)
+    assert found["started"] is True
+    assert connected(indexed, env) == {**found, "started": False}  # the same engine, found
+    fake.queue(
+        Answer(tool_calls=[ToolCall("create_note", {"path": CREATED, "content": "# Engine\n"})]),
+        Answer(["Created it."]),
+    )
+    done = subprocess.run(
+        [built, str(CLIENT), json.dumps(found), "WAL mode readers writer", "make a note"],
+        capture_output=True,
+        text=True,
+        env={**os.environ},
+        timeout=300,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answered = json.loads(done.stdout)
+    assert answered["status"]["indexed"] is True and answered["status"]["files"] > 20
+    assert NOTE in answered["search"]
+    answer = answered["answer"]
+    assert answer["done"] and answer["error"] is None, answer
+    assert answer["text"] == "Created it."
+    assert [c["tool"] for c in answer["confirms"]] == ["create_note"]
+    assert "+# Engine" in answer["confirms"][0]["diff"]
+    assert answered["newest"]["paths"] == [CREATED]
+    assert answered["undone"]["paths"] == [CREATED]
+    assert not (indexed.vault / CREATED).exists()
+    assert fake.last("/chat/completions").json["model"] == "gpt-5.2"  # the engine asked the fake
