@@ -192,7 +192,7 @@ class _Handler(socketserver.StreamRequestHandler):
                 self._send(hello)
                 turns.serve(engine, message, self.rfile, self.wfile)
             elif op == "obsidian":  # `vaultctx obsidian connect`: where the plugin's routes are
-                self._send(hello)  # at once: opening the vault may take longer than the hello's wait
+                self._send(hello)  # at once: opening the vault outlasts the hello's wait
                 self._send(_open_for_plugin(engine, message))
             else:
                 self._send({**hello, "answer": {"error": f"unknown op {op!r}"}})
