@@ -21,6 +21,7 @@ from tests.engine.conftest import Indexed, folder, indexed
 from tests.obsidian.test_plugin_engine_socket import connect, connected, user
 from tests.security.test_engine_socket import NOBODY
 from vaultctx.engine import plugin_socket
+from vaultctx.engine_link import peer
 from vaultctx.engine_link import runtime_dir as runtime
 from vaultctx.loopback import server_link
 
@@ -137,10 +138,10 @@ def test_a_peer_of_another_uid_or_unknown_is_refused(monkeypatch: pytest.MonkeyP
     left, right = socket.socketpair(socket.AF_UNIX)
     with left, right:
         assert plugin_socket.same_user(left)
-        monkeypatch.setattr(plugin_socket.os, "getuid", lambda: os.geteuid() + 1)
+        monkeypatch.setattr(os, "getuid", lambda: os.geteuid() + 1)
         assert not plugin_socket.same_user(left)
         monkeypatch.undo()
-        monkeypatch.setattr(plugin_socket.peer, "method", lambda: None)
+        monkeypatch.setattr(peer, "method", lambda: None)
         assert not plugin_socket.same_user(left)
 
 
