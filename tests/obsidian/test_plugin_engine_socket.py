@@ -116,3 +116,16 @@ def test_the_plugins_transport_talks_to_a_real_engine(
     assert answered["undone"]["paths"] == [CREATED]
     assert not (indexed.vault / CREATED).exists()
     assert fake.last("/chat/completions").json["model"] == "gpt-5.2"  # the engine asked the fake
+
+
+def test_an_engine_with_other_settings_is_not_given_to_the_plugin(
+    indexed: Indexed, folder: Path, user: tuple[dict[str, str], OpenAIFake], tmp_path: Path
+) -> None:
+    """The engine reads the settings of the environment it started in: a plugin whose
+    `vaultctx` runs with another config folder must not get answers decided by those."""
+    env, _fake = user
+    assert "socket" in connected(indexed, env)
+    other = {**env, "XDG_CONFIG_HOME": str(tmp_path / "other-config")}
+    done = connect(indexed, other, "--no-start")
+    assert "the engine runs with another XDG_CONFIG_HOME" in done.stderr, done.stderr
+    assert '"socket"' not in done.stdout

@@ -19,7 +19,7 @@ import pytest
 
 from tests.engine.conftest import Indexed, folder, indexed
 from tests.obsidian.test_plugin_engine_socket import connect, connected, user
-from tests.security.test_engine_socket import NOBODY
+from tests.security.test_engine_socket import NOBODY, exchange_as
 from vaultctx.engine import plugin_socket
 from vaultctx.engine_link import peer
 from vaultctx.engine_link import runtime_dir as runtime
@@ -108,30 +108,9 @@ def test_another_user_reaching_the_plugin_socket_gets_no_answer(
 
 def request_as(uid: int | None, found: dict[str, Any]) -> bytes:
     """What a forked child of ``uid`` (None: this user) reads back for a status request."""
-    read, write = os.pipe()
-    child = os.fork()
-    if child == 0:  # pragma: no cover - the child
-        try:
-            os.close(read)
-            if uid is not None:
-                os.setgid(uid)
-                os.setuid(uid)
-            with socket.socket(socket.AF_UNIX) as connection:
-                connection.settimeout(60)
-                connection.connect(found["socket"])
-                head = f"POST {found['base']}/vaultctx/obsidian/status HTTP/1.1\r\n"
-                head += "Host: localhost\r\nContent-Type: application/json\r\n"
-                connection.sendall(head.encode() + b"Content-Length: 2\r\n\r\n{}")
-                os.write(write, b"answer:" + connection.recv(64))
-        except BaseException as exc:
-            os.write(write, f"failed: {exc!r}".encode())
-        finally:
-            os._exit(0)
-    os.close(write)
-    with os.fdopen(read, "rb") as answer:
-        got = answer.read()
-    os.waitpid(child, 0)
-    return got
+    head = f"POST {found['base']}/vaultctx/obsidian/status HTTP/1.1\r\n"
+    head += "Host: localhost\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+    return exchange_as(uid, Path(found["socket"]), head.encode(), size=64)
 
 
 def test_a_peer_of_another_uid_or_unknown_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
