@@ -91,6 +91,15 @@ def test_the_plugins_transport_talks_to_a_real_engine(
     assert found["socket"] == str(folder / runtime.PLUGIN_SOCKET_NAME)
     assert found["started"] is True
     assert connected(indexed, env) == {**found, "started": False}  # the same engine, found
+    status = subprocess.run(
+        [sys.executable, "-m", "vaultctx", "engine", "status"],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        check=False,
+    )
+    assert f"Obsidian plugin socket {found['socket']}" in status.stdout, status.stdout
     fake.queue(
         Answer(tool_calls=[ToolCall("create_note", {"path": CREATED, "content": "# Engine\n"})]),
         Answer(["Created it."]),
