@@ -136,6 +136,9 @@ class PluginSocket:
                 routes = PluginApi(pages, None, same_user_socket=True).routes()
                 self.app.router.routes.append(Mount(VAULTS_PREFIX + key, routes=routes))
                 self._pages[key] = pages
+                # The plugin's first search should not pay for opening the index and models.
+                warm = threading.Thread(target=pages.warm_up, name="vaultctx-plugin", daemon=True)
+                warm.start()
             self._start()
         return VAULTS_PREFIX + key
 
