@@ -5,10 +5,13 @@ Unix socket, so the Chromium tests keep the loopback HTTP path; this is the desk
 
 from __future__ import annotations
 
+import http.client
 import json
 import os
+import socket
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +23,7 @@ from tests.agent.fakes import Answer, OpenAIFake, ToolCall
 from tests.engine.conftest import DEADLINE, Indexed, engine_env, folder, indexed
 from tests.obsidian.plugin_page import stop_started_server
 from tests.obsidian.test_plugin_unit import PLUGIN_SOURCE, npm_ready, run
+from vaultctx.engine_link import client
 from vaultctx.engine_link import runtime_dir as runtime
 
 __all__ = ["folder", "indexed"]  # the engine tests' fixtures, used here too
@@ -61,6 +65,34 @@ def user(
             yield env, fake
         finally:
             stop_started_server(indexed.db)
+
+
+class UnixHTTPConnection(http.client.HTTPConnection):
+    """HTTP to a Unix socket, as Node's ``http.request({ socketPath })`` sends it."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__("localhost", timeout=120)
+        self.path = path
+
+    def connect(self) -> None:
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.settimeout(120)
+        self.sock.connect(self.path)
+
+
+def post(
+    found: dict[str, Any], action: str, headers: dict[str, str] | None = None, base: str = ""
+) -> tuple[int, dict[str, Any]]:
+    connection = UnixHTTPConnection(found["socket"])
+    sent = {"Content-Type": "application/json", **(headers or {})}
+    try:
+        path = f"{base or found['base']}/vaultctx/obsidian/{action}"
+        connection.request("POST", path, body=b"{}", headers=sent)
+        response = connection.getresponse()
+        text = response.read().decode()
+        return response.status, json.loads(text) if text.startswith("{") else {}
+    finally:
+        connection.close()
 
 
 def connect(indexed: Indexed, env: dict[str, str], *extra: str) -> subprocess.CompletedProcess[str]:
@@ -138,3 +170,18 @@ def test_an_engine_with_other_settings_is_not_given_to_the_plugin(
     done = connect(indexed, other, "--no-start")
     assert "the engine runs with another XDG_CONFIG_HOME" in done.stderr, done.stderr
     assert '"socket"' not in done.stdout
+
+
+def test_the_plugins_requests_keep_the_engine_from_its_idle_exit(
+    indexed: Indexed, folder: Path, user: tuple[dict[str, str], OpenAIFake]
+) -> None:
+    found = connected(indexed, {**user[0], client.IDLE_ENV: "4"})
+    until = time.monotonic() + 12  # three idle timeouts, a request a second
+    while time.monotonic() < until:
+        assert post(found, "status")[0] == 200
+        time.sleep(1)
+    deadline = time.monotonic() + DEADLINE  # then silence: it exits, its sockets removed
+    while Path(found["socket"]).exists() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not Path(found["socket"]).exists()
+    assert not (folder / runtime.SOCKET_NAME).exists()

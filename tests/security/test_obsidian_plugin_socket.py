@@ -6,8 +6,6 @@ on the loopback routes."""
 
 from __future__ import annotations
 
-import http.client
-import json
 import os
 import socket
 import stat
@@ -18,7 +16,7 @@ from typing import Any
 import pytest
 
 from tests.engine.conftest import Indexed, folder, indexed
-from tests.obsidian.test_plugin_engine_socket import connect, connected, user
+from tests.obsidian.test_plugin_engine_socket import connect, connected, post, user
 from tests.security.test_engine_socket import NOBODY, exchange_as
 from vaultctx.engine import plugin_socket
 from vaultctx.engine_link import peer
@@ -28,34 +26,6 @@ from vaultctx.loopback import server_link
 __all__ = ["folder", "indexed", "user"]  # fixtures of the engine's and the plugin's tests
 
 Env = tuple[dict[str, str], Any]
-
-
-class UnixHTTPConnection(http.client.HTTPConnection):
-    """HTTP to a Unix socket, as Node's ``http.request({ socketPath })`` sends it."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__("localhost", timeout=120)
-        self.path = path
-
-    def connect(self) -> None:
-        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        self.sock.settimeout(120)
-        self.sock.connect(self.path)
-
-
-def post(
-    found: dict[str, Any], action: str, headers: dict[str, str] | None = None, base: str = ""
-) -> tuple[int, dict[str, Any]]:
-    connection = UnixHTTPConnection(found["socket"])
-    sent = {"Content-Type": "application/json", **(headers or {})}
-    try:
-        path = f"{base or found['base']}/vaultctx/obsidian/{action}"
-        connection.request("POST", path, body=b"{}", headers=sent)
-        response = connection.getresponse()
-        text = response.read().decode()
-        return response.status, json.loads(text) if text.startswith("{") else {}
-    finally:
-        connection.close()
 
 
 @pytest.fixture
