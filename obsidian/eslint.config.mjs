@@ -13,7 +13,8 @@ export default tseslint.config(
       parserOptions: { project: "./tsconfig.json", tsconfigRootDir: import.meta.dirname },
     },
     // Starting vaultctx needs child_process, required behind Platform.isDesktop (desktop-only
-    // plugin); every other require stays forbidden.
-    rules: { "@typescript-eslint/no-require-imports": ["error", { allow: ["^child_process$"] }] },
+    // plugin), and the engine's Unix socket needs http, required only when connect named that
+    // socket; every other require stays forbidden.
+    rules: { "@typescript-eslint/no-require-imports": ["error", { allow: ["^child_process$", "^http$"] }] },
   },
 );

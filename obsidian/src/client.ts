@@ -1,10 +1,17 @@
-// Talks to the vaultctx server over Obsidian's requestUrl (outside the page: no CORS, no
-// cookies). Every call is POST /vaultctx/obsidian/<action> with the bearer token; an answer
-// arrives as a long poll of its events. A server that went away is found (or started) again.
-import { requestUrl, type RequestUrlResponse } from "obsidian";
-import { applyEvent, newTurn, sameServer, type Connection, type TurnEvent, type TurnState } from "./logic";
+// Talks to vaultctx: every call is POST <base>/vaultctx/obsidian/<action> with a JSON body,
+// and an answer arrives as a long poll of its events. Two ways there, chosen by the connection
+// and invisible to the views: the engine's Unix socket (Node's http, no token: the engine
+// checks who connects) on Linux and macOS, or Obsidian's requestUrl to a loopback server with
+// its bearer token (Windows, or where the engine does not serve). A server or engine that went
+// away is found (or started) again.
+import { requestUrl } from "obsidian";
+import {
+	applyEvent, isSocket, newTurn, readReply, sameServer, StaleConnection, VaultctxProblem,
+	type Connection, type HttpConnection, type Reply, type TurnEvent, type TurnState,
+} from "./logic";
+import { postOverSocket } from "./socket_transport";
 
-export class VaultctxProblem extends Error {}
+export { VaultctxProblem };
 
 export interface SearchHit {
 	path: string;
@@ -67,42 +74,23 @@ export class VaultctxClient {
 	 * restarted it), the plugin connects again and, if that found another server, retries once:
 	 * the old one is gone, so nothing it did can be done twice. */
 	async post<T>(action: string, body: Record<string, unknown> = {}): Promise<T> {
-		let response: RequestUrlResponse;
 		try {
-			response = await this.send(action, body);
+			return await this.send<T>(action, body);
 		} catch (error) {
+			if (error instanceof VaultctxProblem) throw error; // vaultctx answered: no retry
 			const before = this.connection;
 			if (!this.reconnect) throw error;
 			this.connection = await this.reconnect();
-			if (sameServer(before, this.connection)) throw error;
-			response = await this.send(action, body);
+			// An engine that had not opened this vault did nothing: retried even if the same.
+			if (sameServer(before, this.connection) && !(error instanceof StaleConnection)) throw error;
+			return this.send<T>(action, body);
 		}
-		return this.answer<T>(response);
 	}
 
-	private send(action: string, body: Record<string, unknown>): Promise<RequestUrlResponse> {
-		return requestUrl({
-			url: `${this.connection.url}/vaultctx/obsidian/${action}`,
-			method: "POST",
-			contentType: "application/json",
-			headers: { Authorization: `Bearer ${this.connection.token}` },
-			body: JSON.stringify(body),
-			throw: false,
-		});
-	}
-
-	private answer<T>(response: RequestUrlResponse): T {
-		const data = (response.json ?? {}) as { error?: string; suggestion?: string };
-		if (response.status === 404) {
-			throw new VaultctxProblem(
-				`the vaultctx server at ${this.connection.url} does not serve the Obsidian plugin (an older vaultctx?); update vaultctx and restart that server`,
-			);
-		}
-		if (response.status >= 400) {
-			const fix = data.suggestion ? ` (${data.suggestion})` : "";
-			throw new VaultctxProblem(`${data.error ?? `HTTP ${response.status}`}${fix}`);
-		}
-		return data as T;
+	private async send<T>(action: string, body: Record<string, unknown>): Promise<T> {
+		const connection = this.connection;
+		const reply = isSocket(connection) ? await postOverSocket(connection, action, body) : await postOverHttp(connection, action, body);
+		return readReply<T>(reply, connection);
 	}
 
 	/** Ask, and hand each new state of the answer to `update` until it is done; `started`
@@ -121,4 +109,22 @@ export class VaultctxClient {
 		}
 		return state;
 	}
+}
+
+async function postOverHttp(connection: HttpConnection, action: string, body: Record<string, unknown>): Promise<Reply> {
+	const response = await requestUrl({
+		url: `${connection.url}/vaultctx/obsidian/${action}`,
+		method: "POST",
+		contentType: "application/json",
+		headers: { Authorization: `Bearer ${connection.token}` },
+		body: JSON.stringify(body),
+		throw: false,
+	});
+	let json: unknown = {};
+	try {
+		json = response.json as unknown;
+	} catch {
+		json = {}; // not JSON (an old or foreign server): its status speaks
+	}
+	return { status: response.status, json };
 }

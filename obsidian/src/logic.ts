@@ -6,16 +6,33 @@ export { isReportable, MAX_WAITING_OPENS, OPEN_DWELL_MS, OpenReporter } from "./
 export type { NoteOpen, OpenedFile } from "./open_reports";
 export type { Language, StringKey } from "./strings";
 
-/** Where the server is and the token for it, as `vaultctx obsidian connect` prints them. */
-export interface Connection {
+/** A loopback HTTP server and the token for it (`vaultctx ui`, `serve --http`): Windows, or
+ * where the engine does not serve. */
+export interface HttpConnection {
 	url: string;
 	token: string;
 }
 
-const LOOPBACK_URL = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}$/;
+/** The engine's plugin socket (HTTP on a Unix socket that checks each caller's user: no
+ * token), this vault's base path on it, and the engine's pid (a restarted engine has another). */
+export interface SocketConnection {
+	socket: string;
+	base: string;
+	pid: number;
+}
 
-/** The connection from `vaultctx obsidian connect`'s output; the token is sent to loopback
- * addresses only, whatever the output says. */
+/** Where vaultctx answers, as `vaultctx obsidian connect` prints it. */
+export type Connection = HttpConnection | SocketConnection;
+
+export function isSocket(connection: Connection): connection is SocketConnection {
+	return "socket" in connection;
+}
+
+const LOOPBACK_URL = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}$/;
+const VAULT_BASE = /^\/vaults\/[0-9a-f]{16}$/;
+
+/** The connection from `vaultctx obsidian connect`'s output; a token is sent to loopback
+ * addresses only, and a socket must be an absolute path, whatever the output says. */
 export function parseConnection(stdout: string): Connection {
 	let data: unknown;
 	try {
@@ -23,7 +40,8 @@ export function parseConnection(stdout: string): Connection {
 	} catch {
 		throw new Error("vaultctx printed no connection (is it older than this plugin?)");
 	}
-	const found = data as { url?: unknown; token?: unknown };
+	const found = (typeof data === "object" && data !== null ? data : {}) as { url?: unknown; token?: unknown; socket?: unknown; base?: unknown; pid?: unknown };
+	if (found.socket !== undefined) return socketConnection(found);
 	if (typeof found.url !== "string" || !LOOPBACK_URL.test(found.url)) {
 		throw new Error("vaultctx named a server that is not on this machine");
 	}
@@ -33,9 +51,59 @@ export function parseConnection(stdout: string): Connection {
 	return { url: found.url, token: found.token };
 }
 
-/** Whether two connections are the same server (a restarted one has a new port or token). */
+function socketConnection(found: { socket?: unknown; base?: unknown; pid?: unknown }): SocketConnection {
+	if (typeof found.socket !== "string" || !found.socket.startsWith("/") || found.socket.includes("\0")) {
+		throw new Error("vaultctx named an engine socket that is not a path on this machine");
+	}
+	if (typeof found.base !== "string" || !VAULT_BASE.test(found.base)) {
+		throw new Error("vaultctx named no vault on its engine socket");
+	}
+	if (typeof found.pid !== "number" || !Number.isInteger(found.pid) || found.pid <= 0) {
+		throw new Error("vaultctx named no engine process");
+	}
+	return { socket: found.socket, base: found.base, pid: found.pid };
+}
+
+/** Whether two connections are the same server (a restarted one has a new port or token, or
+ * a new engine process). */
 export function sameServer(a: Connection, b: Connection): boolean {
+	if (isSocket(a) || isSocket(b)) {
+		return isSocket(a) && isSocket(b) && a.socket === b.socket && a.base === b.base && a.pid === b.pid;
+	}
 	return a.url === b.url && a.token === b.token;
+}
+
+/** Where a connection is, for messages (never the token). */
+export function describeConnection(connection: Connection): string {
+	return isSocket(connection) ? `the vaultctx engine at ${connection.socket}` : `the vaultctx server at ${connection.url}`;
+}
+
+/** What a call answered, whichever way it went (requestUrl, or HTTP on the engine's socket). */
+export interface Reply {
+	status: number;
+	json: unknown;
+}
+
+/** The engine restarted since the plugin connected (it has not opened this vault): connect
+ * again, and the call is retried; nothing was done. */
+export class StaleConnection extends Error {}
+
+export class VaultctxProblem extends Error {}
+
+/** The answer's data, or the problem it reports (with vaultctx's fix) as an error. */
+export function readReply<T>(reply: Reply, connection: Connection): T {
+	const data = (typeof reply.json === "object" && reply.json !== null ? reply.json : {}) as { error?: string; suggestion?: string };
+	if (reply.status === 410 && isSocket(connection)) throw new StaleConnection(data.error ?? "the engine restarted");
+	if (reply.status === 404) {
+		throw new VaultctxProblem(
+			`${describeConnection(connection)} does not serve the Obsidian plugin (an older vaultctx?); update vaultctx and restart that server`,
+		);
+	}
+	if (reply.status >= 400) {
+		const fix = data.suggestion ? ` (${data.suggestion})` : "";
+		throw new VaultctxProblem(`${data.error ?? `HTTP ${reply.status}`}${fix}`);
+	}
+	return data as T;
 }
 
 /** Whether running the executable failed because it is not there (a Notice says how to install). */

@@ -5,7 +5,7 @@ import assert from "node:assert/strict";
 import {
 	applyEvent, attachmentFields, attachmentName, citationLink, citationsIn, debounce, diffLines,
 	droppedLinks, isMissingExecutable, newTurn, parseConnection, pickLanguage, snippetParts,
-	sameServer, statusKey, toBase64, translate, LANGUAGES,
+	sameServer, statusKey, toBase64, translate, LANGUAGES, readReply, StaleConnection, VaultctxProblem,
 } from "../build/logic.mjs";
 
 test("a connection is read from the last line vaultctx prints", () => {
@@ -19,6 +19,39 @@ test("the token is never sent off this machine", () => {
 	}
 	assert.throws(() => parseConnection(JSON.stringify({ url: "http://[::1]:1", token: "" })), /no token/);
 	assert.throws(() => parseConnection("Traceback…"), /no connection/);
+});
+
+const ENGINE = { socket: "/run/user/1000/vaultctx/obsidian.sock", base: "/vaults/0123456789abcdef", pid: 4242 };
+
+test("the engine's socket is read from connect's output, with no token", () => {
+	const out = `no engine yet\n${JSON.stringify({ ...ENGINE, started: true })}\n`;
+	assert.deepEqual(parseConnection(out), ENGINE);
+});
+
+test("an engine socket that is no local path, or no vault on it, is refused", () => {
+	for (const socket of ["obsidian.sock", "http://127.0.0.1:1", "/tmp/a\0b", 7]) {
+		assert.throws(() => parseConnection(JSON.stringify({ ...ENGINE, socket })), /not a path on this machine/);
+	}
+	for (const base of ["/vaults/../../etc", "/vaults/0123", "", "/vaults/0123456789abcdef/x"]) {
+		assert.throws(() => parseConnection(JSON.stringify({ ...ENGINE, base })), /no vault/);
+	}
+	assert.throws(() => parseConnection(JSON.stringify({ ...ENGINE, pid: "1" })), /no engine process/);
+});
+
+test("a restarted engine is told apart by its process, and never equals an HTTP server", () => {
+	assert.equal(sameServer(ENGINE, { ...ENGINE }), true);
+	assert.equal(sameServer(ENGINE, { ...ENGINE, pid: 4243 }), false);
+	assert.equal(sameServer(ENGINE, { url: "http://127.0.0.1:8767", token: "a" }), false);
+});
+
+test("a reply is the data, vaultctx's problem with its fix, or a stale engine to reconnect to", () => {
+	const http = { url: "http://127.0.0.1:8767", token: "a" };
+	assert.deepEqual(readReply({ status: 200, json: { results: [] } }, ENGINE), { results: [] });
+	assert.throws(() => readReply({ status: 400, json: { error: "bad", suggestion: "fix it" } }, ENGINE), (e) => e instanceof VaultctxProblem && e.message === "bad (fix it)");
+	assert.throws(() => readReply({ status: 410, json: { error: "not opened" } }, ENGINE), StaleConnection);
+	assert.throws(() => readReply({ status: 410, json: {} }, http), VaultctxProblem);
+	assert.throws(() => readReply({ status: 404, json: {} }, ENGINE), /the vaultctx engine at \/run\/user/);
+	assert.throws(() => readReply({ status: 500, json: null }, http), /HTTP 500/);
 });
 
 test("a missing executable is told apart from other failures", () => {

@@ -95,6 +95,13 @@ def test_the_engine_listens_on_no_network_port(folder: Path) -> None:
 def ask_status_as(uid: int | None, socket_path: Path) -> bytes:
     """The first line the engine answers a status request made by a process of ``uid`` (a
     forked child that drops to it; None: this user), or what the child failed with."""
+    line = json.dumps({"op": "status", "version": client.VERSION}).encode()
+    return exchange_as(uid, socket_path, line + b"\n")
+
+
+def exchange_as(uid: int | None, socket_path: Path, sent: bytes, size: int = 0) -> bytes:
+    """``answer:`` and what a forked child of ``uid`` (None: this user) reads back after
+    sending ``sent`` to ``socket_path``: a line, or up to ``size`` bytes; or what it failed with."""
     read, write = os.pipe()
     child = os.fork()
     if child == 0:  # pragma: no cover - the child
@@ -104,11 +111,11 @@ def ask_status_as(uid: int | None, socket_path: Path) -> bytes:
                 os.setgid(uid)
                 os.setuid(uid)
             with socket.socket(socket.AF_UNIX) as connection:
-                connection.settimeout(20)
+                connection.settimeout(60)  # a loaded machine
                 connection.connect(str(socket_path))
-                line = json.dumps({"op": "status", "version": client.VERSION}).encode()
-                connection.sendall(line + b"\n")
-                os.write(write, b"answer:" + connection.makefile("rb").readline())
+                connection.sendall(sent)
+                got = connection.recv(size) if size else connection.makefile("rb").readline()
+                os.write(write, b"answer:" + got)
         except BaseException as exc:
             os.write(write, f"failed: {exc!r}".encode())
         finally:

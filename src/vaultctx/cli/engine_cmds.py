@@ -57,6 +57,8 @@ def status() -> None:
     )
     print(f"socket {answer.get('socket')}")
     print(f"log {Path(str(answer.get('socket'))).with_name(runtime.LOG_NAME)}")
+    if answer.get("plugin_socket"):  # an Obsidian plugin connected (engine.plugin_socket)
+        print(f"Obsidian plugin socket {answer.get('plugin_socket')}")
     vaults = answer.get("vaults")
     for held in vaults if isinstance(vaults, list) else []:
         watched = ", watched for changes" if held.get("watching") else ""

@@ -1,7 +1,9 @@
 """``vaultctx obsidian install|uninstall|connect``: the Obsidian plugin and its server.
 
-``connect`` is what the plugin runs at start-up: one line of JSON with the address and token of
-the server for the vault (started when none runs), read from its standard output, never saved.
+``connect`` is what the plugin runs at start-up: one line of JSON, read from its standard output
+and never saved: the engine's plugin socket and the vault's base path on it (the engine started
+when none runs), or, where the engine does not serve, the address and token of the vault's
+loopback server (started when none runs).
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def connect(
         bool, typer.Option("--no-start", help="Only report a running server; start none.")
     ] = False,
 ) -> None:
-    """Print {url, token} of the vault's server as JSON, starting `vaultctx ui` if needed."""
+    """Print where the plugin reaches vaultctx as JSON: the engine's socket, else a server."""
     from vaultctx.obsidian.connect import connect as connect_server
 
     handle = open_vault(vault, db)

@@ -27,6 +27,7 @@ from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
     from vaultctx.api import Vault
+    from vaultctx.engine.plugin_socket import PluginSocket
 
 log = logging.getLogger("vaultctx.engine")
 DEFAULT_IDLE_SECONDS = 15 * 60
@@ -63,6 +64,7 @@ class Engine:
         self._last = time.monotonic()
         self.server: socketserver.UnixStreamServer | None = None
         self.watchers = watching.Watchers(self.drop)
+        self._plugin: PluginSocket | None = None
 
     def vault(self, vault: str, db: str) -> WarmVault:
         with self._vaults_lock:
@@ -96,6 +98,15 @@ class Engine:
         except VaultctxError as exc:
             log.warning("%s: not opened: %s", vault, exc.one_line())
 
+    def plugin_socket(self) -> PluginSocket:
+        """The Obsidian plugin's socket (``engine.plugin_socket``), made on first use."""
+        with self._vaults_lock:
+            if self._plugin is None:
+                from vaultctx.engine.plugin_socket import PluginSocket
+
+                self._plugin = PluginSocket(self.folder, self)
+            return self._plugin
+
     def status(self) -> dict[str, Any]:
         with self._vaults_lock:
             keys = list(self._vaults)
@@ -109,6 +120,7 @@ class Engine:
             "started": self.started,
             "idle_seconds": self.idle_seconds,
             "vaults": vaults,
+            "plugin_socket": str(self._plugin.path) if self._plugin is not None else None,
         }
 
     def begin(self) -> None:
@@ -125,6 +137,8 @@ class Engine:
             return self._busy == 0 and time.monotonic() - self._last >= self.idle_seconds
 
     def close(self) -> None:
+        if self._plugin is not None:
+            self._plugin.close()
         self.watchers.stop_all()
         with self._vaults_lock:
             vaults, self._vaults = list(self._vaults.values()), {}
@@ -177,6 +191,9 @@ class _Handler(socketserver.StreamRequestHandler):
             elif op == "turn":  # ask and chat: both ways on this connection (engine/turns.py)
                 self._send(hello)
                 turns.serve(engine, message, self.rfile, self.wfile)
+            elif op == "obsidian":  # `vaultctx obsidian connect`: where the plugin's routes are
+                self._send(hello)  # at once: opening the vault outlasts the hello's wait
+                self._send(_open_for_plugin(engine, message))
             else:
                 self._send({**hello, "answer": {"error": f"unknown op {op!r}"}})
         finally:
@@ -201,13 +218,9 @@ def _run_cli(
     request = message.get("request")
     if not isinstance(request, dict):
         return {"protocol": PROTOCOL, "fallback": "no request"}
-    theirs, mine = message.get("settings_env"), client.settings_env()
-    if theirs != mine:
-        differ = sorted(k for k in mine if not isinstance(theirs, dict) or theirs.get(k) != mine[k])
-        return {
-            "protocol": PROTOCOL,
-            "fallback": f"the engine runs with another {', '.join(differ) or 'environment'}",
-        }
+    other = _other_settings(message)
+    if other is not None:
+        return {"protocol": PROTOCOL, "fallback": other}
     try:
         warm = engine.vault(str(request.get("vault")), str(request.get("db")))
     except VaultctxError as exc:
@@ -216,6 +229,30 @@ def _run_cli(
         return indexing.run(engine.watchers, warm.vault, request, send)
     with warm.lock, warm.vault.reporting_index_damage():
         return run_request(warm.vault, request)
+
+
+def _other_settings(message: dict[str, Any]) -> str | None:
+    """Why this engine may not answer the client (its settings environment differs), or None."""
+    theirs, mine = message.get("settings_env"), client.settings_env()
+    if theirs == mine:
+        return None
+    differ = sorted(k for k in mine if not isinstance(theirs, dict) or theirs.get(k) != mine[k])
+    return f"the engine runs with another {', '.join(differ) or 'environment'}"
+
+
+def _open_for_plugin(engine: Engine, message: dict[str, Any]) -> dict[str, Any]:
+    """The plugin socket and this vault's base path on it, or why not (``fallback``: the
+    plugin then uses `vaultctx ui`). The vault is also kept warm and watched, as for the CLI."""
+    other = _other_settings(message)
+    if other is not None:
+        return {"fallback": other}
+    vault, db = str(message.get("vault")), str(message.get("db"))
+    try:
+        engine.vault(vault, db)
+        plugin = engine.plugin_socket()
+        return {"socket": str(plugin.path), "base": plugin.open(vault, db)}
+    except VaultctxError as exc:
+        return {"fallback": exc.one_line()}
 
 
 class _Server(socketserver.ThreadingMixIn, socketserver.UnixStreamServer):

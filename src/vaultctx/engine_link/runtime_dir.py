@@ -17,6 +17,7 @@ from vaultctx.errors import VaultctxError
 
 RUNTIME_ENV = "VAULTCTX_RUNTIME_DIR"
 SOCKET_NAME = "engine.sock"
+PLUGIN_SOCKET_NAME = "obsidian.sock"  # the Obsidian plugin's HTTP routes (engine.plugin_socket)
 LOCK_NAME = "engine.lock"
 PID_NAME = "engine.pid"
 LOG_NAME = "engine.log"
@@ -97,10 +98,10 @@ class SocketPathTooLongError(VaultctxError):
         )
 
 
-def socket_path(folder: Path) -> Path:
-    """The engine's socket in ``folder``, refused when the system cannot bind so long a path
-    (it would fail as a bare ``OSError`` deep in ``bind`` or ``connect``)."""
-    path = folder / SOCKET_NAME
+def socket_path(folder: Path, name: str = SOCKET_NAME) -> Path:
+    """The engine's socket ``name`` in ``folder``, refused when the system cannot bind so long
+    a path (it would fail as a bare ``OSError`` deep in ``bind`` or ``connect``)."""
+    path = folder / name
     if len(os.fsencode(path)) >= SUN_PATH_BYTES:
         raise SocketPathTooLongError(path)
     return path

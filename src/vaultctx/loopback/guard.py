@@ -67,10 +67,16 @@ async def read_body(request: Request, limit: int = MAX_BODY_BYTES) -> bytes:
     return bytes(body)
 
 
-async def guarded_body(request: Request, token: str | None, limit: int) -> bytes | Response:
+async def guarded_body(
+    request: Request, token: str | None, limit: int, *, same_user_socket: bool = False
+) -> bytes | Response:
     """The body of a request the endpoint may serve (see ``refusal``), or the answer refusing
-    it; shared by every local-process endpoint, so they check and bound requests alike."""
-    peer = request.client.host if request.client else None
+    it; shared by every local-process endpoint, so they check and bound requests alike.
+
+    ``same_user_socket``: the request came over a Unix socket whose server checked, per
+    connection, that the peer is this user (the engine's plugin socket); such a socket has no
+    peer address, and the kernel's word stands for the loopback check."""
+    peer = "127.0.0.1" if same_user_socket else (request.client.host if request.client else None)
     refused = refusal(request.headers, peer, token)
     if refused is not None:
         return JSONResponse({"error": refused[1]}, status_code=refused[0])

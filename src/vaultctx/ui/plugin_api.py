@@ -1,5 +1,5 @@
-"""The Obsidian plugin's JSON API: ``POST /vaultctx/obsidian/<action>`` on ``vaultctx ui`` and
-``serve --http``.
+"""The Obsidian plugin's JSON API: ``POST /vaultctx/obsidian/<action>`` on ``vaultctx ui``,
+``serve --http`` and the engine's plugin socket (``engine.plugin_socket``).
 
 The plugin calls through Obsidian's ``requestUrl``, which runs outside the page (no CORS, no
 cookie jar, no streaming) and sends ``Origin: app://obsidian.md``. So these routes take the
@@ -89,10 +89,13 @@ def _text(body: dict[str, Any], name: str, limit: int = 20_000) -> str:
 class PluginApi:
     """The routes, over the UI's ``Pages`` (its vault lock, chat rooms and index job)."""
 
-    def __init__(self, pages: Pages, token: str | None) -> None:
-        """``token`` None only for ``serve --http --no-token``, which the user asked for."""
+    def __init__(self, pages: Pages, token: str | None, *, same_user_socket: bool = False) -> None:
+        """``token`` None only for ``serve --http --no-token``, which the user asked for, and
+        on the engine's plugin socket (``same_user_socket``), whose server checks each peer's
+        uid: there the kernel, not a token, says who calls."""
         self.pages = pages
         self.token = token
+        self.same_user_socket = same_user_socket
         self.turns: OrderedDict[str, TurnBuffer] = OrderedDict()
 
     def endpoints(self) -> list[tuple[str, Callable[[Request], Awaitable[Response]]]]:
@@ -107,7 +110,12 @@ class PluginApi:
 
     def _endpoint(self, handler: Handler, limit: int) -> Callable[[Request], Awaitable[Response]]:
         async def endpoint(request: Request) -> Response:
-            body = await guarded_body(_without_obsidian_origin(request), self.token, limit)
+            body = await guarded_body(
+                _without_obsidian_origin(request),
+                self.token,
+                limit,
+                same_user_socket=self.same_user_socket,
+            )
             if isinstance(body, Response):
                 return body
             try:

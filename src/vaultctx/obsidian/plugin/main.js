@@ -321,7 +321,11 @@ var OpenReporter = class {
 };
 
 // src/logic.ts
+function isSocket(connection) {
+  return "socket" in connection;
+}
 var LOOPBACK_URL = /^http:\/\/(127\.0\.0\.1|localhost|\[::1\]):\d{1,5}$/;
+var VAULT_BASE = /^\/vaults\/[0-9a-f]{16}$/;
 function parseConnection(stdout) {
   let data;
   try {
@@ -329,7 +333,8 @@ function parseConnection(stdout) {
   } catch {
     throw new Error("vaultctx printed no connection (is it older than this plugin?)");
   }
-  const found = data;
+  const found = typeof data === "object" && data !== null ? data : {};
+  if (found.socket !== void 0) return socketConnection(found);
   if (typeof found.url !== "string" || !LOOPBACK_URL.test(found.url)) {
     throw new Error("vaultctx named a server that is not on this machine");
   }
@@ -338,8 +343,44 @@ function parseConnection(stdout) {
   }
   return { url: found.url, token: found.token };
 }
+function socketConnection(found) {
+  if (typeof found.socket !== "string" || !found.socket.startsWith("/") || found.socket.includes("\0")) {
+    throw new Error("vaultctx named an engine socket that is not a path on this machine");
+  }
+  if (typeof found.base !== "string" || !VAULT_BASE.test(found.base)) {
+    throw new Error("vaultctx named no vault on its engine socket");
+  }
+  if (typeof found.pid !== "number" || !Number.isInteger(found.pid) || found.pid <= 0) {
+    throw new Error("vaultctx named no engine process");
+  }
+  return { socket: found.socket, base: found.base, pid: found.pid };
+}
 function sameServer(a, b) {
+  if (isSocket(a) || isSocket(b)) {
+    return isSocket(a) && isSocket(b) && a.socket === b.socket && a.base === b.base && a.pid === b.pid;
+  }
   return a.url === b.url && a.token === b.token;
+}
+function describeConnection(connection) {
+  return isSocket(connection) ? `the vaultctx engine at ${connection.socket}` : `the vaultctx server at ${connection.url}`;
+}
+var StaleConnection = class extends Error {
+};
+var VaultctxProblem = class extends Error {
+};
+function readReply(reply, connection) {
+  const data = typeof reply.json === "object" && reply.json !== null ? reply.json : {};
+  if (reply.status === 410 && isSocket(connection)) throw new StaleConnection(data.error ?? "the engine restarted");
+  if (reply.status === 404) {
+    throw new VaultctxProblem(
+      `${describeConnection(connection)} does not serve the Obsidian plugin (an older vaultctx?); update vaultctx and restart that server`
+    );
+  }
+  if (reply.status >= 400) {
+    const fix = data.suggestion ? ` (${data.suggestion})` : "";
+    throw new VaultctxProblem(`${data.error ?? `HTTP ${reply.status}`}${fix}`);
+  }
+  return data;
 }
 function debounce(run, ms, timers) {
   let waiting = null;
@@ -452,9 +493,52 @@ function attachmentFields(pending) {
   return { vault_files: [...new Set(vault)], files };
 }
 
+// src/socket_transport.ts
+var MAX_REPLY_BYTES = 64 * 1024 * 1024;
+var SILENCE_MS = 18e4;
+function postOverSocket(connection, action, body) {
+  const { request } = require("http");
+  const payload = new TextEncoder().encode(JSON.stringify(body));
+  return new Promise((resolve, reject) => {
+    const call = request(
+      {
+        socketPath: connection.socket,
+        path: `${connection.base}/vaultctx/obsidian/${action}`,
+        method: "POST",
+        headers: { "Content-Type": "application/json", "Content-Length": payload.byteLength }
+      },
+      (response) => {
+        const chunks = [];
+        let size = 0;
+        response.on("data", (chunk) => {
+          size += chunk.byteLength;
+          if (size > MAX_REPLY_BYTES) call.destroy(new Error(`the vaultctx engine answered more than ${MAX_REPLY_BYTES} bytes`));
+          else chunks.push(chunk);
+        });
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, json: parsed(chunks) }));
+        response.on("error", reject);
+      }
+    );
+    call.setTimeout(SILENCE_MS, () => call.destroy(new Error("the vaultctx engine stopped answering")));
+    call.on("error", reject);
+    call.end(payload);
+  });
+}
+function parsed(chunks) {
+  const bytes = new Uint8Array(chunks.reduce((n, c) => n + c.byteLength, 0));
+  let at = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, at);
+    at += chunk.byteLength;
+  }
+  try {
+    return JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return {};
+  }
+}
+
 // src/client.ts
-var VaultctxProblem = class extends Error {
-};
 var VaultctxClient = class {
   constructor(connection, reconnect = null) {
     this.connection = connection;
@@ -464,40 +548,21 @@ var VaultctxClient = class {
    * restarted it), the plugin connects again and, if that found another server, retries once:
    * the old one is gone, so nothing it did can be done twice. */
   async post(action, body = {}) {
-    let response;
     try {
-      response = await this.send(action, body);
+      return await this.send(action, body);
     } catch (error) {
+      if (error instanceof VaultctxProblem) throw error;
       const before = this.connection;
       if (!this.reconnect) throw error;
       this.connection = await this.reconnect();
-      if (sameServer(before, this.connection)) throw error;
-      response = await this.send(action, body);
+      if (sameServer(before, this.connection) && !(error instanceof StaleConnection)) throw error;
+      return this.send(action, body);
     }
-    return this.answer(response);
   }
-  send(action, body) {
-    return (0, import_obsidian.requestUrl)({
-      url: `${this.connection.url}/vaultctx/obsidian/${action}`,
-      method: "POST",
-      contentType: "application/json",
-      headers: { Authorization: `Bearer ${this.connection.token}` },
-      body: JSON.stringify(body),
-      throw: false
-    });
-  }
-  answer(response) {
-    const data = response.json ?? {};
-    if (response.status === 404) {
-      throw new VaultctxProblem(
-        `the vaultctx server at ${this.connection.url} does not serve the Obsidian plugin (an older vaultctx?); update vaultctx and restart that server`
-      );
-    }
-    if (response.status >= 400) {
-      const fix = data.suggestion ? ` (${data.suggestion})` : "";
-      throw new VaultctxProblem(`${data.error ?? `HTTP ${response.status}`}${fix}`);
-    }
-    return data;
+  async send(action, body) {
+    const connection = this.connection;
+    const reply = isSocket(connection) ? await postOverSocket(connection, action, body) : await postOverHttp(connection, action, body);
+    return readReply(reply, connection);
   }
   /** Ask, and hand each new state of the answer to `update` until it is done; `started`
    * gets the turn's id (for Stop). */
@@ -516,6 +581,23 @@ var VaultctxClient = class {
     return state;
   }
 };
+async function postOverHttp(connection, action, body) {
+  const response = await (0, import_obsidian.requestUrl)({
+    url: `${connection.url}/vaultctx/obsidian/${action}`,
+    method: "POST",
+    contentType: "application/json",
+    headers: { Authorization: `Bearer ${connection.token}` },
+    body: JSON.stringify(body),
+    throw: false
+  });
+  let json = {};
+  try {
+    json = response.json;
+  } catch {
+    json = {};
+  }
+  return { status: response.status, json };
+}
 
 // src/connection.ts
 var import_obsidian2 = require("obsidian");
