@@ -123,8 +123,9 @@ def test_the_graph_gets_memory_for_its_size_only_while_it_is_built(
         with db.transaction():
             db.execute("SET LOCAL maintenance_work_mem = '1MB'")
             assert build_memory_mb(db, "chunk_vecs") == graph_memory_mb(2000, 256) == 4
+        db.execute("SET maintenance_work_mem = '1MB'")  # this session's own, kept after the build
         ensure_hnsw_indexes(db, ["chunk_vecs"])
-        assert db.execute("SHOW maintenance_work_mem").fetchone()[0] == server_default
+        assert db.execute("SHOW maintenance_work_mem").fetchone()[0] == "1MB"
         index = db.execute(
             "SELECT indexdef FROM pg_indexes WHERE indexname = 'chunk_vecs_hnsw'"
         ).fetchone()
