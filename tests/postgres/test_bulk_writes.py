@@ -154,3 +154,19 @@ def test_only_the_indexers_session_skips_the_flush_wait(tmp_path: Path, postgres
     finally:
         writer.close()
         reader.close()
+
+
+def test_searches_look_at_200_hnsw_candidates(tmp_path: Path, postgres_url: str) -> None:
+    """Fewer missed neighbours of the 30 a hybrid search asks for on a large vault (vectors.py)."""
+    from vaultctx.api import Vault
+
+    vault = _vault(tmp_path)
+    location = PostgresLocation(postgres_url, str(vault))
+    opened = Vault(vault, db=location)
+    try:
+        opened.index(fast=True)
+        assert opened.search("lamp at dusk", limit=5, mode="hybrid").results
+        db = opened.retriever().db
+        assert db.execute("SHOW hnsw.ef_search").fetchone()[0] == "200"
+    finally:
+        opened.close()
