@@ -46,11 +46,15 @@ def _subset(corpus: Path, files: int, target: Path) -> Path:
 def _search_times(vault: Vault, queries: list[str], mode: str, ab: str | None) -> None:
     db: Any = vault.retriever().db  # PostgresIndex: run() takes PostgreSQL's spelling
     name, _, value = (ab or "").partition("=")
-    before = db.run(f"SHOW {name}").fetchone()[0] if ab else None
     plain: list[float] = []
     changed: list[float] = []
     for query in queries[:10]:
         vault.search(query, limit=10, mode=mode)  # warm caches and prepared statements
+    # After the warm-up: an extension's setting (hnsw.ef_search) exists once a search of this
+    # mode has loaded the extension; a mode that never loads it has nothing to compare.
+    before = db.run("SELECT current_setting(%s, true)", (name,)).fetchone()[0] if ab else None
+    if before is None:
+        ab = None
     for query in queries:
         for side, times in (("plain", plain), ("changed", changed)):
             if side == "changed" and ab is None:
