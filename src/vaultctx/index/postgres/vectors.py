@@ -17,12 +17,16 @@ from vaultctx.index.database import IndexDatabase
 from vaultctx.index.postgres.halfvec import (
     halfvec_binary_to_int8,
     halfvec_text_to_int8,
+    int8_rows_to_copy_binary,
     int8_to_halfvec_text,
 )
 
-# HNSW looks at this many candidates per query (pgvector's default is 40): at least the number
-# of results asked for, else a query for 100 neighbours returns 40.
-MIN_EF_SEARCH = 100
+# HNSW looks at this many candidates per query (pgvector's default is 40), and at least the
+# number of results asked for. On the PowerShell docs (130,470 chunks, many identical vectors) the
+# hybrid search's 30 neighbours were within the exact 30th distance for 94.7 % of hits at 100
+# (one query 13 %), 99.0 % at 200 (worst 80 %), no better at 400; 200 cost 0.8 ms more of server
+# time (1.1 -> 1.9 ms, docs/benchmarks.md).
+MIN_EF_SEARCH = 200
 
 
 def register_halfvec(conn: Any) -> None:
@@ -49,6 +53,16 @@ def register_halfvec(conn: Any) -> None:
     conn.adapters.register_loader(info.oid, _Binary)
 
 
+def copy_vectors(conn: Any, table: str, rows: Sequence[tuple[int, bytes]]) -> None:
+    """Append ``(chunk id, int8 vector)`` rows in one binary COPY (halfvec.py spells it)."""
+    if not rows:
+        return
+    data = int8_rows_to_copy_binary(rows)
+    statement = f"COPY {table} (rowid, embedding) FROM STDIN (FORMAT BINARY)"
+    with conn.cursor() as cursor, cursor.copy(statement) as copy:
+        copy.write(data)
+
+
 def ensure_halfvec_table(db: IndexDatabase, table: str, dimension: int) -> bool:
     layout = f"halfvec[{dimension}]"
     if db.meta(f"{table}.layout") != layout and db.has_table(table):
@@ -68,11 +82,48 @@ def ensure_hnsw_indexes(db: IndexDatabase, tables: Sequence[str]) -> None:
     6.6 s build this way (docs/benchmarks.md). Until then a search scans exactly, which is right,
     only slower."""
     for table in tables:
-        if db.has_table(table):
+        if not db.has_table(table) or _has_index(db, f"{table}_hnsw"):
+            continue
+        with db.transaction():
+            db.execute(f"SET LOCAL maintenance_work_mem = '{build_memory_mb(db, table)}MB'")
             db.execute(
                 f"CREATE INDEX IF NOT EXISTS {table}_hnsw ON {table} "
                 "USING hnsw (embedding halfvec_cosine_ops)"
             )
+
+
+# pgvector builds the graph in memory while it fits in maintenance_work_mem, and much more slowly
+# on disk after (PowerShell's 130,470 vectors of 256 dimensions outgrew the server's default 64 MB
+# at 52,683). Measured there: about 1.27 kB a vector at 256 dimensions, so 2 bytes a dimension plus
+# 768 for its neighbours and bookkeeping, with a quarter more to spare.
+_BYTES_PER_VECTOR_BEYOND_VALUES = 768
+MAX_BUILD_MEMORY_MB = 1024
+
+
+def build_memory_mb(db: IndexDatabase, table: str) -> int:
+    """maintenance_work_mem for building ``table``'s graph in memory: never below the server's own
+    setting, at most ``MAX_BUILD_MEMORY_MB`` (a larger table is built partly on disk, as before).
+    Only the build's own transaction uses it."""
+    row = db.execute(
+        f"SELECT count(*), coalesce(max(vector_dims(embedding)), 0) FROM {table}"
+    ).fetchone()
+    current = db.execute(
+        "SELECT setting::bigint / 1024 FROM pg_settings WHERE name = 'maintenance_work_mem'"
+    ).fetchone()
+    return max(int(current[0]), min(graph_memory_mb(int(row[0]), int(row[1])), MAX_BUILD_MEMORY_MB))
+
+
+def graph_memory_mb(rows: int, dimension: int) -> int:
+    """What pgvector's graph of ``rows`` vectors needs, in MB, with a quarter to spare."""
+    per_vector = 2 * dimension + _BYTES_PER_VECTOR_BEYOND_VALUES
+    return rows * per_vector * 5 // 4 // 2**20 + 1
+
+
+def _has_index(db: IndexDatabase, name: str) -> bool:
+    row = db.execute(
+        "SELECT 1 FROM pg_indexes WHERE schemaname = current_schema() AND indexname = ?", (name,)
+    ).fetchone()
+    return row is not None
 
 
 def nearest(
