@@ -26,8 +26,10 @@ from vaultctx.text.korean import KoreanAnalyzerError
 ANALYZER_ENV = "VAULTCTX_KOREAN_ANALYZER"
 # Model meta key under which the indexer records ``analyzer_id()``.
 FTS_ANALYZER_META = "fts_analyzer"
-# Bump when the analysis changes in a way that must re-analyse existing indexes.
+# Bump when the analysis changes in a way that must re-analyse existing indexes. Kiwi's has its
+# own: v2 keeps compound nouns whole beside their parts (text/korean.py); bigram indexes keep v1.
 _SCHEME = "v1"
+_KIWI_SCHEME = "v2"
 _KIWI_PREFIX = "kiwi-"
 _BIGRAM_PREFIX = "hangul-bigram"
 
@@ -63,7 +65,7 @@ def analyzer_id() -> str:
     Kiwi's version is part of it: another version may split words differently.
     """
     if korean_analysis() == "kiwi":
-        return f"{_KIWI_PREFIX}{korean.kiwi_version()}+cjk-bigram/{_SCHEME}"
+        return f"{_KIWI_PREFIX}{korean.kiwi_version()}+cjk-bigram/{_KIWI_SCHEME}"
     return f"{_BIGRAM_PREFIX}+cjk-bigram/{_SCHEME}"
 
 
