@@ -5,9 +5,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import apsw
 import pytest
 
 from vaultctx.api import Vault
+from vaultctx.index.hangul import HANGUL_META
 from vaultctx.text import korean, lexical
 from vaultctx.text.lexical import ANALYZER_ENV
 
@@ -86,3 +88,34 @@ def test_an_index_analysed_before_compounds_is_reanalysed_once(
     assert _ranked(vault, QUESTION)[0] == "전환 가이드.md"
     assert not vault.search(QUESTION, limit=3, notes=True, mode="bm25").notices
     assert not any("text analysis" in w for w in vault.index(fast=True).warnings)
+
+
+@pytest.mark.parametrize("hangul_record", ["0", None])
+def test_an_index_without_korean_is_not_reanalysed_for_a_korean_change(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, hangul_record: str | None
+) -> None:
+    """English (and kana) rows are the same under either Korean analysis: an index known to hold
+    no Hangul only records the new analysis. One without that record is re-analysed, as before."""
+    root = tmp_path / "vault"
+    root.mkdir()
+    (root / "keys.md").write_text(NOTES["keys.md"], encoding="utf-8")
+    (root / "garden.md").write_text(NOTES["garden.md"], encoding="utf-8")
+    (root / "東京.md").write_text("# 天気\n\n東京都の天気は晴れです\n", encoding="utf-8")
+    with monkeypatch.context() as before:
+        _as_before_compounds(before)
+        old = Vault(root, db=tmp_path / "index.db")
+        old.index(fast=True)
+        was = _ranked(old, "rotate keys 東京")
+        old_id = old.status().fts_analyzer
+        old.close()
+    korean.content_morphemes.cache_clear()
+    if hangul_record is None:
+        conn = apsw.Connection(str(tmp_path / "index.db"))
+        conn.execute("DELETE FROM model_meta WHERE key = ?", (HANGUL_META,))
+        conn.close()
+    vault = Vault(root, db=tmp_path / "index.db")
+    report = vault.index(fast=True)
+    rebuilt = [w for w in report.warnings if "text analysis changed" in w]
+    assert bool(rebuilt) == (hangul_record is None)
+    assert old_id != vault.status().fts_analyzer == lexical.analyzer_id()
+    assert _ranked(vault, "rotate keys 東京") == was

@@ -31,6 +31,8 @@ FTS_ANALYZER_META = "fts_analyzer"
 _SCHEME = "v1"
 _KIWI_SCHEME = "v2"
 _KIWI_PREFIX = "kiwi-"
+# Every analysis whose id holds this analyses kana and ideographs the same way (cjk.bigrams).
+_KANA_HAN_SUFFIX = "+cjk-bigram/"
 _BIGRAM_PREFIX = "hangul-bigram"
 
 KoreanAnalysis = Literal["kiwi", "ngram"]
@@ -65,8 +67,16 @@ def analyzer_id() -> str:
     Kiwi's version is part of it: another version may split words differently.
     """
     if korean_analysis() == "kiwi":
-        return f"{_KIWI_PREFIX}{korean.kiwi_version()}+cjk-bigram/{_KIWI_SCHEME}"
-    return f"{_BIGRAM_PREFIX}+cjk-bigram/{_SCHEME}"
+        return f"{_KIWI_PREFIX}{korean.kiwi_version()}{_KANA_HAN_SUFFIX}{_KIWI_SCHEME}"
+    return f"{_BIGRAM_PREFIX}{_KANA_HAN_SUFFIX}{_SCHEME}"
+
+
+def analyses_agree_without_hangul(stored: str, current: str) -> bool:
+    """Whether an index analysed as ``stored`` holds what ``current`` would write for any text
+    without Hangul: both analyse kana and ideographs by bigrams and copy the rest, so they differ
+    in Korean only (Kiwi's version or scheme, Kiwi or bigrams). An index known to hold no Hangul
+    then needs no re-analysis, which an English vault would otherwise pay once per such change."""
+    return all(_KANA_HAN_SUFFIX in analysis for analysis in (stored, current))
 
 
 def fts_document(text: str) -> str:
