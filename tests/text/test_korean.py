@@ -18,8 +18,9 @@ pytestmark = pytest.mark.skipif(not korean.kiwi_installed(), reason="kiwipiepy n
     [
         ("볼트를", ["볼트"]),  # particle dropped
         ("볼트를 설정했다", ["볼트", "설정"]),  # 하/XSV, 었/EP, 다/EF dropped
-        ("은행법에 따른 인가", ["은행", "법", "따르", "인가"]),  # irregular verb → its stem
-        ("예비인가를 받으려는 자는", ["예비", "인가", "받", "자"]),
+        # irregular verb → its stem; the compound noun also whole (test below)
+        ("은행법에 따른 인가", ["은행", "법", "은행법", "따르", "인가"]),
+        ("예비인가를 받으려는 자는", ["예비", "인가", "예비인가", "받", "자"]),
     ],
 )
 def test_content_morphemes_drop_particles_and_endings(text: str, expected: list[str]) -> None:
@@ -63,3 +64,21 @@ def test_kiwi_version_is_the_installed_distributions() -> None:
     if not korean.kiwi_installed():
         pytest.skip("kiwipiepy is not installed")
     assert korean.kiwi_version() == importlib.metadata.version("kiwipiepy")
+
+
+@pytest.mark.parametrize(
+    ("text", "expected"),
+    [
+        # A compound noun: its parts, then the whole word (Nori's "mixed" decompounding).
+        ("시중은행의 인가", ["시중", "은행", "시중은행", "인가"]),
+        ("공무원연금법 제65조", ["공무원", "연금", "법", "공무원연금법", "제", "65", "조"]),
+        # Written apart, the nouns are two words and stay two.
+        ("시중 은행의 인가", ["시중", "은행", "인가"]),
+        # A particle between nouns ends the compound; a single noun is not repeated.
+        ("은행의 인가를", ["은행", "인가"]),
+        # Latin letters end a compound too: only Hangul nouns are joined.
+        ("B2B비즈니스", ["B2B", "비즈니스"]),
+    ],
+)
+def test_compound_nouns_are_kept_whole_after_their_parts(text: str, expected: list[str]) -> None:
+    assert content_morphemes(text).split() == expected

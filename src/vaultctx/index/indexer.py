@@ -71,7 +71,7 @@ from vaultctx.index.text_codec import unpack_text
 from vaultctx.index.vector_memo import VectorMemo
 from vaultctx.scrub import scrub_secrets
 from vaultctx.scrub.fingerprint import SCRUBBER_META, scrubber_fingerprint
-from vaultctx.text.lexical import FTS_ANALYZER_META, analyzer_id
+from vaultctx.text.lexical import FTS_ANALYZER_META, analyses_agree_without_hangul, analyzer_id
 from vaultctx.vault.scanner import VaultFile, scan_vault
 
 if TYPE_CHECKING:
@@ -948,6 +948,14 @@ def _rebuild_fts_if_analysis_changed(db: IndexDatabase, report: IndexReport) -> 
     current = analyzer_id()
     stored = db.meta(FTS_ANALYZER_META)
     if stored == current:
+        return
+    if (
+        stored is not None
+        and db.meta(hangul.HANGUL_META) == "0"
+        and analyses_agree_without_hangul(stored, current)
+    ):
+        with db.transaction():  # no Korean to re-analyse: the rows are what they would be
+            db.set_meta(FTS_ANALYZER_META, current)
         return
     if stored is not None and _has_chunks(db):
         message = f"text analysis changed ({stored} → {current}): re-analysing all chunks for BM25"

@@ -7,6 +7,14 @@ On ko-autorag this measured nDCG@10 0.937 (0.943 with Korean question words drop
 queries); appending the morphemes to the original words instead measured 0.926–0.930, because
 the inflected forms only add noise (docs/benchmarks.md).
 
+Kiwi also splits compound nouns (시중은행 → 시중 + 은행), so a question naming 시중은행 scored a
+page about 지방은행 and 인터넷 뱅킹 as high as one about 시중은행 itself. Each run of nouns written
+as one word is therefore also kept whole, after its parts (``시중 은행 시중은행``): the parts still
+match the compound split or spaced differently, and the whole word ranks the pages that use the
+compound itself first. This is what Lucene's Korean analyser (Nori) calls ``mixed`` decompounding.
+On ko-autorag: nDCG@10 0.9433 → 0.9514; no other Korean set lost (docs/benchmarks.md, "Korean
+compound nouns kept whole").
+
 Kiwi costs ~2 s and ~330 MB to load, so it is loaded once per process, on the first text with
 Hangul, and never for Hangul-free text.
 """
@@ -29,6 +37,8 @@ from vaultctx.text.cjk import HANGUL_RUN
 _DROPPED_TAG_PREFIXES = ("J", "E", "S", "Z")
 _DROPPED_TAGS = frozenset({"VCP", "XSV", "XSA", "XSM"})
 _INSTALL_HINT = "pip install 'vaultctx[ko]'"
+# Kiwi's noun tags (NNG common, NNP proper, NNB bound: 시중/NNG 은행/NNG; 2024년's 년/NNB).
+_NOUN_TAG = "NN"
 
 
 class KoreanAnalyzerError(ConfigError):
@@ -108,9 +118,34 @@ def _keeps(tag: str) -> bool:
     return not tag.startswith(_DROPPED_TAG_PREFIXES) and tag.split("-")[0] not in _DROPPED_TAGS
 
 
+class _Compound:
+    """The nouns of one word as Kiwi splits them (시중 + 은행), to be kept whole as well."""
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.end = -1
+
+    def continued_by(self, token: _Token) -> bool:
+        """Whether ``token`` is a noun written right after the last one (no space between)."""
+        return token.start == self.end and token.tag.startswith(_NOUN_TAG)
+
+    def extend(self, token: _Token, end: int) -> None:
+        if token.tag.startswith(_NOUN_TAG):
+            self.parts.append(token.form)
+            self.end = end
+
+    def flush(self, pieces: list[str]) -> None:
+        """Append the whole compound (only for two or more nouns) and start a new one."""
+        if len(self.parts) > 1:
+            pieces.append(f" {''.join(self.parts)} ")
+        self.parts.clear()
+        self.end = -1
+
+
 @lru_cache(maxsize=4096)  # sections and heading contexts repeat across a note's chunks
 def content_morphemes(text: str) -> str:
-    """``text`` with each Hangul stretch replaced by its content morphemes, space-separated.
+    """``text`` with each Hangul stretch replaced by its content morphemes, space-separated, and
+    each compound noun also whole after its parts (see the module docstring).
 
     Kiwi analyses the whole text (context picks the right split); its tokens outside Hangul are
     ignored and the original characters copied instead, so ``SQLITE_LOCKED`` stays one phrase.
@@ -119,14 +154,20 @@ def content_morphemes(text: str) -> str:
     with _use_lock:
         tokens = kiwi.tokenize(text)
     pieces: list[str] = []
+    compound = _Compound()
     copied_to = 0
     for token in tokens:
         end = token.start + token.len
         if not HANGUL_RUN.search(text, token.start, end):
+            compound.flush(pieces)
             continue
         if token.start > copied_to:
             pieces.append(text[copied_to : token.start])
+        if not compound.continued_by(token):
+            compound.flush(pieces)
         copied_to = max(copied_to, end)
         pieces.append(f" {token.form} " if _keeps(token.tag) else " ")
+        compound.extend(token, end)
+    compound.flush(pieces)
     pieces.append(text[copied_to:])
     return "".join(pieces)

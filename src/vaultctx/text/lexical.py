@@ -26,9 +26,13 @@ from vaultctx.text.korean import KoreanAnalyzerError
 ANALYZER_ENV = "VAULTCTX_KOREAN_ANALYZER"
 # Model meta key under which the indexer records ``analyzer_id()``.
 FTS_ANALYZER_META = "fts_analyzer"
-# Bump when the analysis changes in a way that must re-analyse existing indexes.
+# Bump when the analysis changes in a way that must re-analyse existing indexes. Kiwi's has its
+# own: v2 keeps compound nouns whole beside their parts (text/korean.py); bigram indexes keep v1.
 _SCHEME = "v1"
+_KIWI_SCHEME = "v2"
 _KIWI_PREFIX = "kiwi-"
+# Every analysis whose id holds this analyses kana and ideographs the same way (cjk.bigrams).
+_KANA_HAN_SUFFIX = "+cjk-bigram/"
 _BIGRAM_PREFIX = "hangul-bigram"
 
 KoreanAnalysis = Literal["kiwi", "ngram"]
@@ -63,8 +67,16 @@ def analyzer_id() -> str:
     Kiwi's version is part of it: another version may split words differently.
     """
     if korean_analysis() == "kiwi":
-        return f"{_KIWI_PREFIX}{korean.kiwi_version()}+cjk-bigram/{_SCHEME}"
-    return f"{_BIGRAM_PREFIX}+cjk-bigram/{_SCHEME}"
+        return f"{_KIWI_PREFIX}{korean.kiwi_version()}{_KANA_HAN_SUFFIX}{_KIWI_SCHEME}"
+    return f"{_BIGRAM_PREFIX}{_KANA_HAN_SUFFIX}{_SCHEME}"
+
+
+def analyses_agree_without_hangul(stored: str, current: str) -> bool:
+    """Whether an index analysed as ``stored`` holds what ``current`` would write for any text
+    without Hangul: both analyse kana and ideographs by bigrams and copy the rest, so they differ
+    in Korean only (Kiwi's version or scheme, Kiwi or bigrams). An index known to hold no Hangul
+    then needs no re-analysis, which an English vault would otherwise pay once per such change."""
+    return all(_KANA_HAN_SUFFIX in analysis for analysis in (stored, current))
 
 
 def fts_document(text: str) -> str:
