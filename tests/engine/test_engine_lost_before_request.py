@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 from pathlib import Path
 
 import pytest
@@ -42,9 +43,23 @@ def kill_after_the_connect(monkeypatch: pytest.MonkeyPatch, pid: int) -> None:
         if armed.pop() if armed else False:
             os.kill(pid, signal.SIGKILL)
             wait_for(lambda: process_gone(pid), "the engine is gone")
+            # The kernel resets the connection a moment after the process is gone; wait for
+            # that (and take the reset), so the send meets a closed peer every time.
+            wait_for(lambda: _reset(connection), "the connection is reset")
         return uid
 
     monkeypatch.setattr(client, "peer_uid", peer_uid)
+
+
+def _reset(connection: object) -> bool:
+    """Whether the engine's end of ``connection`` is closed (a reset or an end of stream)."""
+    assert isinstance(connection, socket.socket)
+    try:
+        return connection.recv(1, socket.MSG_PEEK | socket.MSG_DONTWAIT) == b""
+    except BlockingIOError:
+        return False
+    except ConnectionResetError:
+        return True
 
 
 def stopped_engine(monkeypatch: pytest.MonkeyPatch) -> int:
