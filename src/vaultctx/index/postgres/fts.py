@@ -58,28 +58,34 @@ def write_rows(db: Any, rows: Sequence[tuple[int, tuple[str, str, str]]]) -> Non
     """Index (chunk id, analysed columns), as an INSERT into the FTS5 table does.
 
     The postings go in as one COPY in its text format, spelled here: psycopg's per-row array
-    adaptation was two thirds of the indexer's write time on SciFact."""
+    adaptation was two thirds of the indexer's write time on SciFact. Each posting carries its
+    row's token count (BM25's document length, read with the posting: migration pg002)."""
     if not rows:
         return
-    docs: list[tuple[int, int]] = []
+    docs: list[str] = []
     lines: list[str] = []
     total = 0
     for chunk_id, columns in rows:
+        postings: list[tuple[str, int, list[int]]] = []
         length = 0
         for col, text in enumerate(columns):
             found = tokens(text)
             length += len(found)
-            for term, positions in _positions(found).items():
-                spelled = ",".join(map(str, positions))
-                lines.append(
-                    f"{_copy_text(term)}\t{chunk_id}\t{col}\t{len(positions)}\t{{{spelled}}}\n"
-                )
-        docs.append((chunk_id, length))
+            postings += [(term, col, at) for term, at in _positions(found).items()]
+        lines += [
+            f"{_copy_text(term)}\t{chunk_id}\t{col}\t{len(at)}\t{{{','.join(map(str, at))}}}"
+            f"\t{length}\n"
+            for term, col, at in postings
+        ]
+        docs.append(f"{chunk_id}\t{length}\n")
         total += length
     with db.reporting_loss(), db.conn.cursor() as cursor:
-        with cursor.copy("COPY fts_terms (term, chunk_id, col, n, positions) FROM STDIN") as copy:
+        with cursor.copy(
+            "COPY fts_terms (term, chunk_id, col, n, positions, tokens) FROM STDIN"
+        ) as copy:
             copy.write("".join(lines))
-        cursor.executemany("INSERT INTO fts_docs(chunk_id, tokens) VALUES (%s, %s)", docs)
+        with cursor.copy("COPY fts_docs (chunk_id, tokens) FROM STDIN") as copy:
+            copy.write("".join(docs))
         cursor.execute(
             "UPDATE fts_totals SET rows = rows + %s, tokens = tokens + %s", (len(docs), total)
         )
@@ -120,12 +126,12 @@ def delete_all(db: Any) -> None:
     db.run("UPDATE fts_totals SET rows = 0, tokens = 0")
 
 
-# The keyword table's indexes, by name, as migration pg001 creates them.
+# The keyword table's indexes, by name, as migrations pg001 and pg002 leave them.
 _TERM_INDEXES = (
     (
         "fts_terms_pkey",
         "ALTER TABLE fts_terms ADD CONSTRAINT fts_terms_pkey "
-        "PRIMARY KEY (term, chunk_id, col) INCLUDE (n)",
+        "PRIMARY KEY (term, chunk_id, col) INCLUDE (n, tokens)",
     ),
     ("fts_terms_chunk", "CREATE INDEX fts_terms_chunk ON fts_terms(chunk_id)"),
     (
@@ -237,13 +243,23 @@ def _joined_sql(count: int) -> str:
         for i in range(1, count)
     )
     return (
-        "SELECT t.term, t.chunk_id, t.col, t.n, t.positions FROM fts_terms t "
+        "SELECT t.term, t.chunk_id, t.col, t.n, t.positions, t.tokens FROM fts_terms t "
         f"JOIN (SELECT a0.chunk_id, a0.col FROM fts_terms a0 {joins} WHERE a0.term = %s) m "
         "ON t.chunk_id = m.chunk_id AND t.col = m.col WHERE t.term = ANY(%s)"
     )
 
 
-def _fetch(db: Any, phrases: list[Phrase]) -> tuple[_Postings, dict[str, list[str]]]:
+@dataclass
+class _Fetched:
+    """The postings of a query's phrases, per prefix the terms it matched, and the token count
+    of every row they are in (BM25's document length)."""
+
+    postings: _Postings
+    matched: dict[str, list[str]]
+    lengths: dict[int, int]
+
+
+def _fetch(db: Any, phrases: list[Phrase]) -> _Fetched:
     """The postings of every term the phrases name (of a joined phrase only where all its
     terms are), and per prefix the terms it matched."""
     exact: set[str] = set()
@@ -261,8 +277,8 @@ def _fetch(db: Any, phrases: list[Phrase]) -> tuple[_Postings, dict[str, list[st
         if len(phrase.terms) > 1 or phrase.initial:
             need_positions.update(phrase.terms)
     sql = [
-        "SELECT term, chunk_id, col, n, CASE WHEN term = ANY(%s) OR %s THEN positions END "
-        "FROM fts_terms WHERE term = ANY(%s)"
+        "SELECT term, chunk_id, col, n, CASE WHEN term = ANY(%s) OR %s THEN positions END, "
+        "tokens FROM fts_terms WHERE term = ANY(%s)"
     ]
     params: list[Any] = [sorted(need_positions), False, sorted(exact)]
     for terms in joined:
@@ -270,20 +286,21 @@ def _fetch(db: Any, phrases: list[Phrase]) -> tuple[_Postings, dict[str, list[st
         params += [*terms[1:], terms[0], terms]
     for prefix in sorted(prefixes):
         sql.append(
-            "SELECT term, chunk_id, col, n, CASE WHEN %s THEN positions END FROM fts_terms "
-            "WHERE term >= %s AND term < %s"
+            "SELECT term, chunk_id, col, n, CASE WHEN %s THEN positions END, tokens "
+            "FROM fts_terms WHERE term >= %s AND term < %s"
         )
         params += [prefix in need_positions, prefix, prefix + _LAST_CODE_POINT]
-    postings: _Postings = {}
-    matched: dict[str, list[str]] = {prefix: [] for prefix in prefixes}
-    for term, chunk_id, col, count, positions in db.run(" UNION ALL ".join(sql), params):
+    found = _Fetched({}, {prefix: [] for prefix in prefixes}, {})
+    postings, matched = found.postings, found.matched
+    for term, chunk_id, col, count, positions, length in db.run(" UNION ALL ".join(sql), params):
+        found.lengths[int(chunk_id)] = int(length)
         entry = postings.setdefault((int(chunk_id), int(col)), {})
         known = entry.get(term)  # a term both asked for and matched by a prefix comes twice
         entry[term] = (int(count), positions if known is None else known[1] or positions)
         for prefix in prefixes:
             if term.startswith(prefix):
                 matched[prefix].append(term)
-    return postings, matched
+    return found
 
 
 def _instances(phrase: Phrase, terms: dict[str, tuple[int, list[int] | None]]) -> int:
@@ -343,7 +360,7 @@ def matching_chunks(db: Any, match: str) -> set[int]:
         if phrase.initial and phrase.column is not None and not phrase.prefix and phrase.terms:
             found |= _initial_phrase_chunks(db, phrase)
         else:
-            postings, _ = _fetch(db, [phrase])
+            postings = _fetch(db, [phrase]).postings
             found |= set(_frequencies([phrase], postings, (1.0, 1.0, 1.0))[0])
     return found
 
@@ -387,16 +404,21 @@ def _initial_phrase_chunks(db: Any, phrase: Phrase) -> set[int]:
 
 
 # FTS5's bm25() over the hits: plain phrases counted here from fts_terms, the others' weighted
-# frequencies passed in (``given``); idf from each phrase's number of rows, over the whole vault.
+# frequencies passed in (``given``); idf from each phrase's number of rows, over the whole vault;
+# each row's length read from its postings (the covering primary key), so the cost follows the
+# query's postings: a join to fts_docs for it hashed that whole table on every search.
 _BM25_SQL = """
 WITH q(idx, term) AS (SELECT * FROM unnest(%(idx)s::int[], %(terms)s::text[])),
 w(col, weight) AS (SELECT * FROM unnest(ARRAY[0, 1, 2]::int[], %(weights)s::float8[])),
 hits AS (
-    SELECT q.idx, t.chunk_id, sum(t.n * w.weight) AS f
+    SELECT q.idx, t.chunk_id, sum(t.n * w.weight) AS f, min(t.tokens) AS len
     FROM q JOIN fts_terms t ON t.term = q.term JOIN w ON w.col = t.col
     GROUP BY q.idx, t.chunk_id
     UNION ALL
-    SELECT * FROM unnest(%(given_idx)s::int[], %(given_chunk)s::bigint[], %(given_f)s::float8[])
+    SELECT * FROM unnest(
+        %(given_idx)s::int[], %(given_chunk)s::bigint[], %(given_f)s::float8[],
+        %(given_len)s::int[]
+    )
 ),
 idf AS (
     SELECT idx, ln((%(n)s - count(*) + 0.5::float8) / (count(*) + 0.5::float8)) AS v
@@ -404,9 +426,9 @@ idf AS (
 )
 SELECT h.chunk_id, -1.0 * sum(
     (CASE WHEN i.v > 0.0 THEN i.v ELSE 1e-6 END)
-    * ((h.f * (%(k1)s + 1.0)) / (h.f + %(k1)s * (1 - %(b)s + %(b)s * d.tokens::float8 / %(avgdl)s)))
+    * ((h.f * (%(k1)s + 1.0)) / (h.f + %(k1)s * (1 - %(b)s + %(b)s * h.len::float8 / %(avgdl)s)))
 ) AS score
-FROM hits h JOIN idf i ON i.idx = h.idx JOIN fts_docs d ON d.chunk_id = h.chunk_id
+FROM hits h JOIN idf i ON i.idx = h.idx
 {where}
 GROUP BY h.chunk_id ORDER BY score, h.chunk_id LIMIT %(limit)s
 """
@@ -430,12 +452,12 @@ def bm25(
     phrases = parse(match)
     plain = [(index, p.terms[0]) for index, p in enumerate(phrases) if _is_plain(p)]
     other = [(index, p) for index, p in enumerate(phrases) if not _is_plain(p)]
-    given: list[tuple[int, int, float]] = []
+    given: list[tuple[int, int, float, int]] = []
     if other:
-        postings, _ = _fetch(db, [p for _, p in other])
-        frequencies = _frequencies([p for _, p in other], postings, weights)
+        fetched = _fetch(db, [p for _, p in other])
+        frequencies = _frequencies([p for _, p in other], fetched.postings, weights)
         for (index, _), found in zip(other, frequencies, strict=True):
-            given += [(index, chunk_id, f) for chunk_id, f in found.items()]
+            given += [(index, c, f, fetched.lengths[c]) for c, f in found.items()]
     rows, total_tokens = db.run("SELECT rows, tokens FROM fts_totals").fetchone()
     if not rows:
         return []
@@ -448,6 +470,7 @@ def bm25(
         "given_idx": [g[0] for g in given],
         "given_chunk": [g[1] for g in given],
         "given_f": [g[2] for g in given],
+        "given_len": [g[3] for g in given],
         "k1": K1,
         "b": B,
         "limit": limit,
