@@ -1,0 +1,108 @@
+"""BM25's document length is read from each posting (migration pg002): every posting carries its
+row's token count, an index from before pg002 is upgraded in place and then ranks as FTS5 does,
+and a reader of an old index is told to upgrade it (postgres/fts.py, postgres/migrations.py)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.postgres.conftest import location_for
+from tests.postgres.test_same_answers import QUERIES, WEIGHTS
+from vaultctx.config import Config, Settings
+from vaultctx.db_location import IndexLocation, PostgresLocation
+from vaultctx.embed.static import StaticEmbedder
+from vaultctx.index.database import IndexOutdatedError
+from vaultctx.index.db import open_index
+from vaultctx.index.indexer import Indexer
+from vaultctx.index.search_queries import bm25_candidates
+from vaultctx.search.fts_query import build_fts_query
+
+
+def _index(vault: Path, db: IndexLocation) -> None:
+    Indexer(Config(vault=vault, db=db, settings=Settings()), StaticEmbedder()).run(fast=True)
+
+
+def _wrong_lengths(location: PostgresLocation) -> int:
+    db = open_index(location, readonly=True)
+    try:
+        row = db.execute(
+            "SELECT count(*) FROM fts_terms t LEFT JOIN fts_docs d ON d.chunk_id = t.chunk_id "
+            "WHERE d.tokens IS DISTINCT FROM t.tokens"
+        ).fetchone()
+        return int(row[0])
+    finally:
+        db.close()
+
+
+def _as_before_pg002(location: PostgresLocation) -> None:
+    """The schema as a vaultctx without pg002 left it: no lengths in the postings."""
+    db = open_index(location)
+    try:
+        with db.transaction():
+            db.execute("ALTER TABLE fts_terms DROP CONSTRAINT fts_terms_pkey")
+            db.execute("ALTER TABLE fts_terms DROP COLUMN tokens")
+            db.execute(
+                "ALTER TABLE fts_terms ADD CONSTRAINT fts_terms_pkey "
+                "PRIMARY KEY (term, chunk_id, col) INCLUDE (n)"
+            )
+            db.execute("DELETE FROM _migrations WHERE name = 'pg002_row_tokens_in_postings'")
+    finally:
+        db.close()
+
+
+def _assert_ranks_as_fts5(sqlite: IndexLocation, postgres: IndexLocation) -> int:
+    a, b = open_index(sqlite, readonly=True), open_index(postgres, readonly=True)
+    compared = 0
+    try:
+        for query in QUERIES:
+            match = build_fts_query(query)
+            assert match is not None
+            for weights in WEIGHTS:
+                expected = bm25_candidates(a, match, 20, weights)
+                found = bm25_candidates(b, match, 20, weights)
+                assert [round(s, 9) for _, s in found] == [round(s, 9) for _, s in expected]
+                compared += len(found)
+    finally:
+        a.close()
+        b.close()
+    return compared
+
+
+def test_every_posting_carries_its_rows_length_through_edits(
+    example_vault: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    location = location_for("postgres", example_vault, tmp_path, request)
+    assert isinstance(location, PostgresLocation)
+    _index(example_vault, location)
+    note = next(example_vault.rglob("*.md"))
+    note.write_text(note.read_text() + "\n\nA zebracorn grazes by the lighthouse, twice.\n")
+    _index(example_vault, location)
+    db = open_index(location, readonly=True)
+    try:
+        postings = db.execute("SELECT count(*) FROM fts_terms").fetchone()[0]
+        key = db.execute(
+            "SELECT indexdef FROM pg_indexes WHERE indexname = 'fts_terms_pkey'"
+        ).fetchone()[0]
+    finally:
+        db.close()
+    assert postings > 1000
+    assert "INCLUDE (n, tokens)" in key  # read by an index-only scan
+    assert _wrong_lengths(location) == 0
+
+
+def test_an_index_from_before_pg002_is_upgraded_and_ranks_as_fts5(
+    example_vault: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    sqlite = location_for("sqlite", example_vault, tmp_path, request)
+    postgres = location_for("postgres", example_vault, tmp_path, request)
+    assert isinstance(postgres, PostgresLocation)
+    _index(example_vault, sqlite)
+    _index(example_vault, postgres)
+    _as_before_pg002(postgres)
+    with pytest.raises(IndexOutdatedError):  # a reader does not migrate
+        open_index(postgres, readonly=True)
+    open_index(postgres).close()  # a writer does
+    assert _wrong_lengths(postgres) == 0
+    assert _assert_ranks_as_fts5(sqlite, postgres) > 100
