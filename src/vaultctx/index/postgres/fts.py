@@ -4,9 +4,10 @@ PostgreSQL's own text search analyses text differently and ``ts_rank`` is not BM
 answers would drift from the SQLite store's. Instead each chunk's three analysed columns (chunk
 text, section, heading context: ``prepare.fts_columns``) are tokenized by SQLite's own tokenizer
 (``porter unicode61 remove_diacritics 2`` through apsw, the very code FTS5 runs), and the store
-keeps, per chunk, column and term, the token positions (``fts_terms``), per chunk its number of
-tokens (``fts_docs``) and for the vault the rows and tokens (``fts_totals``), kept in the same
-transaction as the chunks.
+keeps, per chunk, column and term, the token positions and the chunk's number of tokens
+(``fts_terms``), per chunk its number of tokens once more (``fts_docs``: what the vault's totals
+and doctor's check count) and for the vault the rows and tokens (``fts_totals``), kept in the
+same transaction as the chunks.
 
 A query is one of the expressions ``search/fts_query.py`` builds: quoted phrases OR-ed, a ``*``
 prefix on a one-word phrase, or a column filter with ``^`` (starts the column). It is parsed into
