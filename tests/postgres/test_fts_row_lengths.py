@@ -16,6 +16,7 @@ from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.database import IndexOutdatedError
 from vaultctx.index.db import open_index
 from vaultctx.index.indexer import Indexer
+from vaultctx.index.postgres.fts import bm25, delete_all
 from vaultctx.index.search_queries import bm25_candidates
 from vaultctx.search.fts_query import build_fts_query
 
@@ -106,3 +107,24 @@ def test_an_index_from_before_pg002_is_upgraded_and_ranks_as_fts5(
     open_index(postgres).close()  # a writer does
     assert _wrong_lengths(postgres) == 0
     assert _assert_ranks_as_fts5(sqlite, postgres) > 100
+
+
+def test_an_empty_keyword_index_answers_nothing(tmp_path: Path, postgres_url: str) -> None:
+    """The vault's totals are read inside the BM25 statement: with no rows there is no average
+    length to divide by, and the answer is empty, not an error."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "lamp.md").write_text("# Lamp\n\nThe lamp was lit at dusk.\n")
+    location = PostgresLocation(postgres_url, str(vault))
+    _index(vault, location)
+    db = open_index(location)
+    try:
+        match = build_fts_query("lamp")
+        assert match is not None
+        assert bm25(db, match, 5, (1.0, 1.0, 1.0))
+        with db.transaction():
+            delete_all(db)
+            db.execute("INSERT INTO fts_terms SELECT 'lamp', 1, 0, 1, '{0}', 1")
+        assert bm25(db, match, 5, (1.0, 1.0, 1.0)) == []
+    finally:
+        db.close()

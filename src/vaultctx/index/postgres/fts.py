@@ -421,7 +421,9 @@ def _initial_phrase_chunks(db: Any, phrase: Phrase) -> set[int]:
 # FTS5's bm25() over the hits: plain phrases counted here from fts_terms, the others' weighted
 # frequencies passed in (``given``); idf from each phrase's number of rows, over the whole vault;
 # each row's length read from its postings (the covering primary key), so the cost follows the
-# query's postings: a join to fts_docs for it hashed that whole table on every search.
+# query's postings: a join to fts_docs for it hashed that whole table on every search. The
+# vault's totals are scalar subqueries (computed once, and no join for the planner to misjudge),
+# read in the same round trip.
 _BM25_SQL = """
 WITH q(idx, term) AS (SELECT * FROM unnest(%(idx)s::int[], %(terms)s::text[])),
 w(col, weight) AS (SELECT * FROM unnest(ARRAY[0, 1, 2]::int[], %(weights)s::float8[])),
@@ -436,18 +438,21 @@ hits AS (
     )
 ),
 idf AS (
-    SELECT idx, ln((%(n)s - count(*) + 0.5::float8) / (count(*) + 0.5::float8)) AS v
+    SELECT idx, ln(((SELECT rows::float8 FROM fts_totals) - count(*) + 0.5::float8)
+        / (count(*) + 0.5::float8)) AS v
     FROM hits GROUP BY idx
 )
 SELECT h.chunk_id, -1.0 * sum(
     (CASE WHEN i.v > 0.0 THEN i.v ELSE 1e-6 END)
-    * ((h.f * (%(k1)s + 1.0)) / (h.f + %(k1)s * (1 - %(b)s + %(b)s * h.len::float8 / %(avgdl)s)))
+    * ((h.f * (%(k1)s + 1.0)) / (h.f + %(k1)s * (1 - %(b)s + %(b)s * h.len::float8 / (
+        SELECT tokens::float8 / nullif(rows, 0)::float8 FROM fts_totals
+    ))))
 ) AS score
 FROM hits h JOIN idf i ON i.idx = h.idx
-{where}
+WHERE (SELECT rows FROM fts_totals) > 0 {where}
 GROUP BY h.chunk_id ORDER BY score, h.chunk_id LIMIT %(limit)s
 """
-_IN_NOTES = "WHERE h.chunk_id IN (SELECT id FROM chunks WHERE file_id = ANY(%(files)s))"
+_IN_NOTES = "AND h.chunk_id IN (SELECT id FROM chunks WHERE file_id = ANY(%(files)s))"
 
 
 def bm25(
@@ -473,12 +478,7 @@ def bm25(
         frequencies = _frequencies([p for _, p in other], fetched.postings, weights)
         for (index, _), found in zip(other, frequencies, strict=True):
             given += [(index, c, f, fetched.lengths[c]) for c, f in found.items()]
-    rows, total_tokens = db.run("SELECT rows, tokens FROM fts_totals").fetchone()
-    if not rows:
-        return []
     params = {
-        "n": float(rows),
-        "avgdl": float(total_tokens) / float(rows),
         "idx": [i for i, _ in plain],
         "terms": [t for _, t in plain],
         "weights": list(weights),
