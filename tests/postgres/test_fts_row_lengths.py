@@ -16,7 +16,7 @@ from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.database import IndexOutdatedError
 from vaultctx.index.db import open_index
 from vaultctx.index.indexer import Indexer
-from vaultctx.index.postgres.fts import bm25, delete_all
+from vaultctx.index.postgres.fts import bm25, build_term_indexes, delete_all
 from vaultctx.index.search_queries import bm25_candidates
 from vaultctx.search.fts_query import build_fts_query
 
@@ -126,5 +126,24 @@ def test_an_empty_keyword_index_answers_nothing(tmp_path: Path, postgres_url: st
             delete_all(db)
             db.execute("INSERT INTO fts_terms SELECT 'lamp', 1, 0, 1, '{0}', 1")
         assert bm25(db, match, 5, (1.0, 1.0, 1.0)) == []
+    finally:
+        db.close()
+
+
+def test_index_builds_leave_the_sessions_memory_setting_as_it_was(
+    tmp_path: Path, postgres_url: str
+) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "lamp.md").write_text("# Lamp\n\nThe lamp was lit at dusk.\n")
+    location = PostgresLocation(postgres_url, str(vault))
+    _index(vault, location)
+    db = open_index(location)
+    try:
+        before = db.execute("SHOW maintenance_work_mem").fetchone()[0]
+        db.execute("DROP INDEX fts_terms_chunk")
+        build_term_indexes(db)
+        assert db.execute("SHOW maintenance_work_mem").fetchone()[0] == before
+        assert db.execute("SELECT to_regclass('fts_terms_chunk')").fetchone()[0] is not None
     finally:
         db.close()
