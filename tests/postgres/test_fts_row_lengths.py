@@ -9,7 +9,9 @@ from pathlib import Path
 import pytest
 
 from tests.postgres.conftest import location_for
-from tests.postgres.test_same_answers import QUERIES, WEIGHTS
+from tests.postgres.test_same_answers import (
+    test_bm25_scores_and_order_equal_fts5 as assert_ranks_as_fts5,
+)
 from vaultctx.config import Config, Settings
 from vaultctx.db_location import IndexLocation, PostgresLocation
 from vaultctx.embed.static import StaticEmbedder
@@ -17,7 +19,6 @@ from vaultctx.index.database import IndexOutdatedError
 from vaultctx.index.db import open_index
 from vaultctx.index.indexer import Indexer
 from vaultctx.index.postgres.fts import bm25, build_term_indexes, delete_all
-from vaultctx.index.search_queries import bm25_candidates
 from vaultctx.search.fts_query import build_fts_query
 
 
@@ -51,24 +52,6 @@ def _as_before_pg002(location: PostgresLocation) -> None:
             db.execute("DELETE FROM _migrations WHERE name = 'pg002_row_tokens_in_postings'")
     finally:
         db.close()
-
-
-def _assert_ranks_as_fts5(sqlite: IndexLocation, postgres: IndexLocation) -> int:
-    a, b = open_index(sqlite, readonly=True), open_index(postgres, readonly=True)
-    compared = 0
-    try:
-        for query in QUERIES:
-            match = build_fts_query(query)
-            assert match is not None
-            for weights in WEIGHTS:
-                expected = bm25_candidates(a, match, 20, weights)
-                found = bm25_candidates(b, match, 20, weights)
-                assert [round(s, 9) for _, s in found] == [round(s, 9) for _, s in expected]
-                compared += len(found)
-    finally:
-        a.close()
-        b.close()
-    return compared
 
 
 def test_every_posting_carries_its_rows_length_through_edits(
@@ -106,18 +89,24 @@ def test_an_index_from_before_pg002_is_upgraded_and_ranks_as_fts5(
         open_index(postgres, readonly=True)
     open_index(postgres).close()  # a writer does
     assert _wrong_lengths(postgres) == 0
-    assert _assert_ranks_as_fts5(sqlite, postgres) > 100
+    assert_ranks_as_fts5((example_vault, sqlite, postgres))  # the whole parity check
 
 
-def test_an_empty_keyword_index_answers_nothing(tmp_path: Path, postgres_url: str) -> None:
-    """The vault's totals are read inside the BM25 statement: with no rows there is no average
-    length to divide by, and the answer is empty, not an error."""
+@pytest.fixture
+def lamp(tmp_path: Path, postgres_url: str) -> PostgresLocation:
+    """A one-note vault indexed into PostgreSQL."""
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "lamp.md").write_text("# Lamp\n\nThe lamp was lit at dusk.\n")
     location = PostgresLocation(postgres_url, str(vault))
     _index(vault, location)
-    db = open_index(location)
+    return location
+
+
+def test_an_empty_keyword_index_answers_nothing(lamp: PostgresLocation) -> None:
+    """The vault's totals are read inside the BM25 statement: with no rows there is no average
+    length to divide by, and the answer is empty, not an error."""
+    db = open_index(lamp)
     try:
         match = build_fts_query("lamp")
         assert match is not None
@@ -131,14 +120,9 @@ def test_an_empty_keyword_index_answers_nothing(tmp_path: Path, postgres_url: st
 
 
 def test_index_builds_leave_the_sessions_memory_setting_as_it_was(
-    tmp_path: Path, postgres_url: str
+    lamp: PostgresLocation,
 ) -> None:
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "lamp.md").write_text("# Lamp\n\nThe lamp was lit at dusk.\n")
-    location = PostgresLocation(postgres_url, str(vault))
-    _index(vault, location)
-    db = open_index(location)
+    db = open_index(lamp)
     try:
         before = db.execute("SHOW maintenance_work_mem").fetchone()[0]
         db.execute("DROP INDEX fts_terms_chunk")
