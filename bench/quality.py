@@ -1,8 +1,11 @@
 """Retrieval quality on BEIR-format sets: nDCG@10, Recall@100, MRR@10 per ranker and for hybrid.
 
-Run: .venv/bin/python bench/quality.py [--dataset NAME ...] [--limit-queries N]
+Run: .venv/bin/python bench/quality.py [--dataset NAME ...] [--limit-queries N] [--fast]
+     [--db postgresql://...]
 Each document becomes one note (title as front matter title) in a temporary vault, indexed by the
 real indexer; queries go through the public API exactly as users' searches do, one result per note.
+``--db URL`` indexes into that PostgreSQL database (one schema per dataset's vault) instead of the
+cached SQLite file, to compare the two stores' figures.
 Prints one line per (dataset, mode, metric).
 """
 
@@ -18,6 +21,7 @@ from typing import Any
 
 from corpora import SHARED_DATA, dataset_index_dir
 from vaultctx.api import Vault
+from vaultctx.db_location import PostgresLocation
 
 Qrels = dict[str, dict[str, int]]
 
@@ -112,6 +116,7 @@ def main() -> None:
     parser.add_argument(
         "--fast", action="store_true", help="pass 1 only: vectors are the static engine's"
     )
+    parser.add_argument("--db", help="a postgresql:// URL: index there instead of a SQLite file")
     args = parser.parse_args()
     for name in args.dataset:
         corpus, queries, qrels = load_beir(name)
@@ -119,7 +124,10 @@ def main() -> None:
             queries = dict(list(queries.items())[: args.limit_queries])
         root = dataset_index_dir(name + ("-fast" if args.fast else ""))
         paths = build_vault(corpus, root / "vault")
-        vault = Vault(root / "vault", db=root / "index.db")
+        db: Path | PostgresLocation = root / "index.db"
+        if args.db:
+            db = PostgresLocation(args.db, str((root / "vault").resolve()))
+        vault = Vault(root / "vault", db=db)
         started = time.perf_counter()
         report = vault.index(fast=args.fast)
         print(

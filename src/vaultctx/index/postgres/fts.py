@@ -4,9 +4,10 @@ PostgreSQL's own text search analyses text differently and ``ts_rank`` is not BM
 answers would drift from the SQLite store's. Instead each chunk's three analysed columns (chunk
 text, section, heading context: ``prepare.fts_columns``) are tokenized by SQLite's own tokenizer
 (``porter unicode61 remove_diacritics 2`` through apsw, the very code FTS5 runs), and the store
-keeps, per chunk, column and term, the token positions (``fts_terms``), per chunk its number of
-tokens (``fts_docs``) and for the vault the rows and tokens (``fts_totals``), kept in the same
-transaction as the chunks.
+keeps, per chunk, column and term, the token positions and the chunk's number of tokens
+(``fts_terms``), per chunk its number of tokens once more (``fts_docs``: what the vault's totals
+and doctor's check count) and for the vault the rows and tokens (``fts_totals``), kept in the
+same transaction as the chunks.
 
 A query is one of the expressions ``search/fts_query.py`` builds: quoted phrases OR-ed, a ``*``
 prefix on a one-word phrase, or a column filter with ``^`` (starts the column). It is parsed into
@@ -58,28 +59,26 @@ def write_rows(db: Any, rows: Sequence[tuple[int, tuple[str, str, str]]]) -> Non
     """Index (chunk id, analysed columns), as an INSERT into the FTS5 table does.
 
     The postings go in as one COPY in its text format, spelled here: psycopg's per-row array
-    adaptation was two thirds of the indexer's write time on SciFact."""
+    adaptation was two thirds of the indexer's write time on SciFact. Each posting carries its
+    row's token count (BM25's document length, read with the posting: migration pg002)."""
     if not rows:
         return
-    docs: list[tuple[int, int]] = []
+    docs: list[str] = []
     lines: list[str] = []
     total = 0
+    escaped: dict[str, str] = {}
     for chunk_id, columns in rows:
-        length = 0
-        for col, text in enumerate(columns):
-            found = tokens(text)
-            length += len(found)
-            for term, positions in _positions(found).items():
-                spelled = ",".join(map(str, positions))
-                lines.append(
-                    f"{_copy_text(term)}\t{chunk_id}\t{col}\t{len(positions)}\t{{{spelled}}}\n"
-                )
-        docs.append((chunk_id, length))
+        text, length = _chunk_postings(chunk_id, columns, escaped)
+        lines.append(text)
+        docs.append(f"{chunk_id}\t{length}\n")
         total += length
     with db.reporting_loss(), db.conn.cursor() as cursor:
-        with cursor.copy("COPY fts_terms (term, chunk_id, col, n, positions) FROM STDIN") as copy:
+        with cursor.copy(
+            "COPY fts_terms (term, chunk_id, col, n, positions, tokens) FROM STDIN"
+        ) as copy:
             copy.write("".join(lines))
-        cursor.executemany("INSERT INTO fts_docs(chunk_id, tokens) VALUES (%s, %s)", docs)
+        with cursor.copy("COPY fts_docs (chunk_id, tokens) FROM STDIN") as copy:
+            copy.write("".join(docs))
         cursor.execute(
             "UPDATE fts_totals SET rows = rows + %s, tokens = tokens + %s", (len(docs), total)
         )
@@ -88,17 +87,39 @@ def write_rows(db: Any, rows: Sequence[tuple[int, tuple[str, str, str]]]) -> Non
 _COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
-def _copy_text(term: str) -> str:
-    """``term`` as a field of COPY's text format (the tokenizer never emits these characters,
-    but a term is data, so it is escaped all the same)."""
-    return term.translate(_COPY_ESCAPES)
-
-
-def _positions(found: list[str]) -> dict[str, list[int]]:
-    where: dict[str, list[int]] = {}
-    for position, term in enumerate(found):
-        where.setdefault(term, []).append(position)
-    return where
+def _chunk_postings(
+    chunk_id: int, columns: tuple[str, str, str], escaped: dict[str, str]
+) -> tuple[str, int]:
+    """One chunk's COPY lines (term, chunk, column, count, positions, the chunk's tokens) and
+    its number of tokens. This runs once per posting, millions of times on a large vault, so
+    it is written for speed: a term is escaped once per batch (``escaped``; the tokenizer never
+    emits COPY's special characters, but a term is data, so it is escaped all the same), and
+    the row's length, known only after the last column, is added by the final join."""
+    fields: list[str] = []
+    length = 0
+    for col, text in enumerate(columns):
+        found = tokens(text)
+        length += len(found)
+        where: dict[str, list[int]] = {}
+        for position, term in enumerate(found):
+            at = where.get(term)
+            if at is None:
+                where[term] = [position]
+            else:
+                at.append(position)
+        middle = f"\t{chunk_id}\t{col}\t"
+        for term, at in where.items():
+            spelled = escaped.get(term)
+            if spelled is None:
+                spelled = escaped[term] = term.translate(_COPY_ESCAPES)
+            if len(at) == 1:
+                fields.append(f"{spelled}{middle}1\t{{{at[0]}}}")
+            else:
+                fields.append(f"{spelled}{middle}{len(at)}\t{{{','.join(map(str, at))}}}")
+    if not fields:
+        return "", length
+    end = f"\t{length}\n"
+    return end.join(fields) + end, length
 
 
 def delete_rows(db: Any, chunk_ids: Sequence[int]) -> None:
@@ -120,12 +141,12 @@ def delete_all(db: Any) -> None:
     db.run("UPDATE fts_totals SET rows = 0, tokens = 0")
 
 
-# The keyword table's indexes, by name, as migration pg001 creates them.
+# The keyword table's indexes, by name, as migrations pg001 and pg002 leave them.
 _TERM_INDEXES = (
     (
         "fts_terms_pkey",
         "ALTER TABLE fts_terms ADD CONSTRAINT fts_terms_pkey "
-        "PRIMARY KEY (term, chunk_id, col) INCLUDE (n)",
+        "PRIMARY KEY (term, chunk_id, col) INCLUDE (n, tokens)",
     ),
     ("fts_terms_chunk", "CREATE INDEX fts_terms_chunk ON fts_terms(chunk_id)"),
     (
@@ -133,6 +154,11 @@ _TERM_INDEXES = (
         "CREATE INDEX fts_terms_first ON fts_terms(term, col) WHERE positions[1] = 0",
     ),
 )
+
+
+# Building fts_terms_chunk at 130k chunks (5.8M postings): 5.2-5.7 s with 64 MB, 4.0-4.4 s with
+# this (docs/benchmarks.md).
+_BUILD_MEMORY = "256MB"
 
 
 def defer_term_indexes(db: Any) -> None:
@@ -161,10 +187,21 @@ def build_term_indexes(db: Any) -> None:
         )
     }
     missing = [sql for name, sql in _TERM_INDEXES if name not in present]
-    for sql in missing:
-        db.run(sql)
-    if missing:
-        db.run("ANALYZE fts_terms, fts_docs, chunks")
+    if not missing:
+        return
+    # Sorting millions of postings in 64 MB (the server's default) spills to disk; more memory
+    # for this session's builds only, and never less than the server already allows.
+    db.run(
+        "SELECT set_config('maintenance_work_mem', %s, false) WHERE "
+        "pg_size_bytes(current_setting('maintenance_work_mem')) < pg_size_bytes(%s)",
+        (_BUILD_MEMORY, _BUILD_MEMORY),
+    )
+    try:
+        for sql in missing:
+            db.run(sql)
+    finally:
+        db.run("RESET maintenance_work_mem")
+    db.run("ANALYZE fts_terms, fts_docs, chunks")
 
 
 def statistics_problems(db: Any) -> list[str]:
@@ -237,13 +274,23 @@ def _joined_sql(count: int) -> str:
         for i in range(1, count)
     )
     return (
-        "SELECT t.term, t.chunk_id, t.col, t.n, t.positions FROM fts_terms t "
+        "SELECT t.term, t.chunk_id, t.col, t.n, t.positions, t.tokens FROM fts_terms t "
         f"JOIN (SELECT a0.chunk_id, a0.col FROM fts_terms a0 {joins} WHERE a0.term = %s) m "
         "ON t.chunk_id = m.chunk_id AND t.col = m.col WHERE t.term = ANY(%s)"
     )
 
 
-def _fetch(db: Any, phrases: list[Phrase]) -> tuple[_Postings, dict[str, list[str]]]:
+@dataclass
+class _Fetched:
+    """The postings of a query's phrases, per prefix the terms it matched, and the token count
+    of every row they are in (BM25's document length)."""
+
+    postings: _Postings
+    matched: dict[str, list[str]]
+    lengths: dict[int, int]
+
+
+def _fetch(db: Any, phrases: list[Phrase]) -> _Fetched:
     """The postings of every term the phrases name (of a joined phrase only where all its
     terms are), and per prefix the terms it matched."""
     exact: set[str] = set()
@@ -261,8 +308,8 @@ def _fetch(db: Any, phrases: list[Phrase]) -> tuple[_Postings, dict[str, list[st
         if len(phrase.terms) > 1 or phrase.initial:
             need_positions.update(phrase.terms)
     sql = [
-        "SELECT term, chunk_id, col, n, CASE WHEN term = ANY(%s) OR %s THEN positions END "
-        "FROM fts_terms WHERE term = ANY(%s)"
+        "SELECT term, chunk_id, col, n, CASE WHEN term = ANY(%s) OR %s THEN positions END, "
+        "tokens FROM fts_terms WHERE term = ANY(%s)"
     ]
     params: list[Any] = [sorted(need_positions), False, sorted(exact)]
     for terms in joined:
@@ -270,20 +317,21 @@ def _fetch(db: Any, phrases: list[Phrase]) -> tuple[_Postings, dict[str, list[st
         params += [*terms[1:], terms[0], terms]
     for prefix in sorted(prefixes):
         sql.append(
-            "SELECT term, chunk_id, col, n, CASE WHEN %s THEN positions END FROM fts_terms "
-            "WHERE term >= %s AND term < %s"
+            "SELECT term, chunk_id, col, n, CASE WHEN %s THEN positions END, tokens "
+            "FROM fts_terms WHERE term >= %s AND term < %s"
         )
         params += [prefix in need_positions, prefix, prefix + _LAST_CODE_POINT]
-    postings: _Postings = {}
-    matched: dict[str, list[str]] = {prefix: [] for prefix in prefixes}
-    for term, chunk_id, col, count, positions in db.run(" UNION ALL ".join(sql), params):
+    found = _Fetched({}, {prefix: [] for prefix in prefixes}, {})
+    postings, matched = found.postings, found.matched
+    for term, chunk_id, col, count, positions, length in db.run(" UNION ALL ".join(sql), params):
+        found.lengths[int(chunk_id)] = int(length)
         entry = postings.setdefault((int(chunk_id), int(col)), {})
         known = entry.get(term)  # a term both asked for and matched by a prefix comes twice
         entry[term] = (int(count), positions if known is None else known[1] or positions)
         for prefix in prefixes:
             if term.startswith(prefix):
                 matched[prefix].append(term)
-    return postings, matched
+    return found
 
 
 def _instances(phrase: Phrase, terms: dict[str, tuple[int, list[int] | None]]) -> int:
@@ -343,7 +391,7 @@ def matching_chunks(db: Any, match: str) -> set[int]:
         if phrase.initial and phrase.column is not None and not phrase.prefix and phrase.terms:
             found |= _initial_phrase_chunks(db, phrase)
         else:
-            postings, _ = _fetch(db, [phrase])
+            postings = _fetch(db, [phrase]).postings
             found |= set(_frequencies([phrase], postings, (1.0, 1.0, 1.0))[0])
     return found
 
@@ -387,30 +435,40 @@ def _initial_phrase_chunks(db: Any, phrase: Phrase) -> set[int]:
 
 
 # FTS5's bm25() over the hits: plain phrases counted here from fts_terms, the others' weighted
-# frequencies passed in (``given``); idf from each phrase's number of rows, over the whole vault.
+# frequencies passed in (``given``); idf from each phrase's number of rows, over the whole vault;
+# each row's length read from its postings (the covering primary key), so the cost follows the
+# query's postings: a join to fts_docs for it hashed that whole table on every search. The
+# vault's totals are scalar subqueries (computed once, and no join for the planner to misjudge),
+# read in the same round trip.
 _BM25_SQL = """
 WITH q(idx, term) AS (SELECT * FROM unnest(%(idx)s::int[], %(terms)s::text[])),
 w(col, weight) AS (SELECT * FROM unnest(ARRAY[0, 1, 2]::int[], %(weights)s::float8[])),
 hits AS (
-    SELECT q.idx, t.chunk_id, sum(t.n * w.weight) AS f
+    SELECT q.idx, t.chunk_id, sum(t.n * w.weight) AS f, min(t.tokens) AS len
     FROM q JOIN fts_terms t ON t.term = q.term JOIN w ON w.col = t.col
     GROUP BY q.idx, t.chunk_id
     UNION ALL
-    SELECT * FROM unnest(%(given_idx)s::int[], %(given_chunk)s::bigint[], %(given_f)s::float8[])
+    SELECT * FROM unnest(
+        %(given_idx)s::int[], %(given_chunk)s::bigint[], %(given_f)s::float8[],
+        %(given_len)s::int[]
+    )
 ),
 idf AS (
-    SELECT idx, ln((%(n)s - count(*) + 0.5::float8) / (count(*) + 0.5::float8)) AS v
+    SELECT idx, ln(((SELECT rows::float8 FROM fts_totals) - count(*) + 0.5::float8)
+        / (count(*) + 0.5::float8)) AS v
     FROM hits GROUP BY idx
 )
 SELECT h.chunk_id, -1.0 * sum(
     (CASE WHEN i.v > 0.0 THEN i.v ELSE 1e-6 END)
-    * ((h.f * (%(k1)s + 1.0)) / (h.f + %(k1)s * (1 - %(b)s + %(b)s * d.tokens::float8 / %(avgdl)s)))
+    * ((h.f * (%(k1)s + 1.0)) / (h.f + %(k1)s * (1 - %(b)s + %(b)s * h.len::float8 / (
+        SELECT tokens::float8 / nullif(rows, 0)::float8 FROM fts_totals
+    ))))
 ) AS score
-FROM hits h JOIN idf i ON i.idx = h.idx JOIN fts_docs d ON d.chunk_id = h.chunk_id
-{where}
+FROM hits h JOIN idf i ON i.idx = h.idx
+WHERE (SELECT rows FROM fts_totals) > 0 {where}
 GROUP BY h.chunk_id ORDER BY score, h.chunk_id LIMIT %(limit)s
 """
-_IN_NOTES = "WHERE h.chunk_id IN (SELECT id FROM chunks WHERE file_id = ANY(%(files)s))"
+_IN_NOTES = "AND h.chunk_id IN (SELECT id FROM chunks WHERE file_id = ANY(%(files)s))"
 
 
 def bm25(
@@ -430,24 +488,20 @@ def bm25(
     phrases = parse(match)
     plain = [(index, p.terms[0]) for index, p in enumerate(phrases) if _is_plain(p)]
     other = [(index, p) for index, p in enumerate(phrases) if not _is_plain(p)]
-    given: list[tuple[int, int, float]] = []
+    given: list[tuple[int, int, float, int]] = []
     if other:
-        postings, _ = _fetch(db, [p for _, p in other])
-        frequencies = _frequencies([p for _, p in other], postings, weights)
+        fetched = _fetch(db, [p for _, p in other])
+        frequencies = _frequencies([p for _, p in other], fetched.postings, weights)
         for (index, _), found in zip(other, frequencies, strict=True):
-            given += [(index, chunk_id, f) for chunk_id, f in found.items()]
-    rows, total_tokens = db.run("SELECT rows, tokens FROM fts_totals").fetchone()
-    if not rows:
-        return []
+            given += [(index, c, f, fetched.lengths[c]) for c, f in found.items()]
     params = {
-        "n": float(rows),
-        "avgdl": float(total_tokens) / float(rows),
         "idx": [i for i, _ in plain],
         "terms": [t for _, t in plain],
         "weights": list(weights),
         "given_idx": [g[0] for g in given],
         "given_chunk": [g[1] for g in given],
         "given_f": [g[2] for g in given],
+        "given_len": [g[3] for g in given],
         "k1": K1,
         "b": B,
         "limit": limit,
