@@ -141,7 +141,3 @@ def digests(state: State) -> set[str]:
     if isinstance(state, FolderState):
         return set().union(*(digests(child) for _, child in state.children))
     return set()
-
-
-def total_bytes(state: State) -> int:
-    return sum(s.size for _, s in files_in(state, "") if isinstance(s, FileState))
