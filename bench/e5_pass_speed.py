@@ -27,6 +27,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from corpora import CACHE
@@ -113,7 +114,7 @@ def main() -> None:
     args = parser.parse_args()
     for spec in args.graph:
         name, folder = spec.split("=", 1)
-        VARIANTS[name] = lambda folder=folder: E5Embedder(folder, name=BUNDLED_E5_NAME)
+        VARIANTS[name] = partial(E5Embedder, folder, name=BUNDLED_E5_NAME)
         args.variants.append(name)
     by_vault = korean_chunks()
     pool = [text for texts in by_vault.values() for text in texts]
