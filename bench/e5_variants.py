@@ -2,8 +2,11 @@
 
     VAULTCTX_SHARED_DATA=DATA PYTHONPATH=src:bench .venv/bin/python \
         bench/e5_variants.py [--variants windowed first256 ...] [--sets ohs tldr autorag] \
-        [--same-language-weights 0.1 0.2 ...]
+        [--same-language-weights 0.1 0.2 ...] [--other-graph DIR]
 
+``--other-graph DIR`` adds the variant ``other-graph``: the shipped engine (first window) reading
+the model.onnx and tokenizer.json in DIR under the bundled engine's name, e.g. the graph shipped
+before a rebuild (scripts/build_multilingual_model.py --out DIR on an older commit).
 A variant is the shipped engine read differently (every window, or only the first N tokens; see
 bench/e5_pass_speed.py). Pass 1 of each dev vault is indexed once (a ``base`` index); each variant
 starts from a copy of it, so only the multilingual pass runs per variant, and its time is printed
@@ -30,7 +33,7 @@ from corpora import CACHE
 from multilingual_quality import LOADERS, DevSet, evaluate
 from vaultctx.api import Vault
 from vaultctx.config import Config, Settings
-from vaultctx.embed.e5 import E5Embedder
+from vaultctx.embed.e5 import BUNDLED_E5_NAME, E5Embedder
 from vaultctx.embed.registry import register_engine
 
 FOLDER = CACHE / "e5-variants"
@@ -42,8 +45,11 @@ VARIANTS = {
 }
 
 
-def _register(variant: str) -> str:
+def _register(variant: str, other_graph: Path | None = None) -> str:
     name = f"e5-{variant}"
+    if variant == "other-graph" and other_graph is not None:
+        register_engine(name, lambda _dir: E5Embedder(other_graph, name=BUNDLED_E5_NAME))
+        return name
     options = VARIANTS[variant]
     register_engine(name, lambda _dir: E5Embedder(name=name, **options))  # type: ignore[arg-type]
     return name
@@ -84,9 +90,11 @@ def main() -> None:
     parser.add_argument("--variants", nargs="+", default=["windowed", "first256"])
     parser.add_argument("--sets", nargs="+", default=list(LOADERS), choices=list(LOADERS))
     parser.add_argument("--same-language-weights", nargs="*", type=float, default=[])
+    parser.add_argument("--other-graph", type=Path, default=None)
     args = parser.parse_args()
     FOLDER.mkdir(parents=True, exist_ok=True)
-    engines = [_register(variant) for variant in args.variants]
+    variants = args.variants + (["other-graph"] if args.other_graph else [])
+    engines = [_register(variant, args.other_graph) for variant in variants]
     for loader in args.sets:
         for dev in LOADERS[loader]():
             chunks = "all" if dev.all_chunks else "auto"

