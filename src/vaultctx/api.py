@@ -204,8 +204,11 @@ class Vault:
         try:
             yield
         except VaultctxError as exc:
+            from vaultctx.index.database import IndexUnreachableError
             from vaultctx.index.db import IndexMissingError, IndexNeedsRebuildError
 
+            if isinstance(exc, IndexUnreachableError):
+                self.close()  # the server went away: the next call connects afresh
             if isinstance(exc, IndexMissingError):
                 raise type(exc)(exc.message, f"run `{self.index_command()}`") from exc
             if isinstance(exc, IndexNeedsRebuildError):

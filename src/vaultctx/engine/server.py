@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vaultctx.db_location import is_postgres_url
 from vaultctx.engine import indexing, logs, turns, watching
 from vaultctx.engine_link import client
 from vaultctx.engine_link import runtime_dir as runtime
@@ -201,13 +202,10 @@ def _run_cli(
     request = message.get("request")
     if not isinstance(request, dict):
         return {"protocol": PROTOCOL, "fallback": "no request"}
-    theirs, mine = message.get("settings_env"), client.settings_env()
-    if theirs != mine:
-        differ = sorted(k for k in mine if not isinstance(theirs, dict) or theirs.get(k) != mine[k])
-        return {
-            "protocol": PROTOCOL,
-            "fallback": f"the engine runs with another {', '.join(differ) or 'environment'}",
-        }
+    postgres = is_postgres_url(str(request.get("db")))
+    problem = client.settings_problem(message.get("settings_env"), postgres=postgres)
+    if problem is not None:
+        return {"protocol": PROTOCOL, "fallback": problem}
     try:
         warm = engine.vault(str(request.get("vault")), str(request.get("db")))
     except VaultctxError as exc:
