@@ -101,3 +101,22 @@ def test_another_pgpassfile_runs_in_process(
     assert done.returncode == 0, done.stderr
     assert not by_engine(done)
     assert "the engine runs with another PGPASSFILE" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("url", "holds"),
+    [
+        ("postgresql://alice@db.example.com:5432/vaultctx", False),
+        ("postgresql://alice:@db.example.com/vaultctx", False),  # empty: none, as libpq reads it
+        ("postgresql://alice@/vaultctx?host=/run/postgresql", False),
+        ("postgresql://[::1]:5432/vaultctx", False),
+        ("postgresql://alice:hunter2@db.example.com/vaultctx", True),
+        ("postgres://alice:p@ss@db.example.com/vaultctx", True),
+        ("postgresql://db.example.com/vaultctx?password=hunter2", True),
+        ("postgresql://db.example.com/vaultctx?sslmode=require&PASSWORD=hunter2", True),
+    ],
+)
+def test_which_urls_may_hold_a_password(url: str, holds: bool) -> None:
+    from vaultctx.cli.forward import _may_hold_password
+
+    assert _may_hold_password(url) is holds
