@@ -13,7 +13,8 @@ import pytest
 from tests.conftest import copy_example_vault
 from tests.postgres.conftest import location_for
 from vaultctx.api import Vault
-from vaultctx.mcp.readers import Readers
+from vaultctx.db_location import PostgresLocation
+from vaultctx.mcp.readers import Readers, pool_size
 from vaultctx.mcp.server import VaultService
 
 DEADLINE_S = 60.0  # generous: the machine is shared; a blocked read would wait for ever
@@ -53,7 +54,15 @@ def test_a_read_does_not_wait_for_a_write_holding_the_vault(service: VaultServic
     assert found == [expected]
 
 
+def test_pool_sizes_follow_the_store(service: VaultService) -> None:
+    """Four readers for PostgreSQL, one for SQLite (measured: mcp/readers.py)."""
+    postgres = isinstance(service.vault.db_path, PostgresLocation)
+    assert pool_size(service.vault.db_path) == (4 if postgres else 1)
+    assert service.readers._size == pool_size(service.vault.db_path)
+
+
 def test_two_reads_run_at_once_each_on_its_own_connection(service: VaultService) -> None:
+    service.readers = Readers(service.vault, service._lock, size=2)  # SQLite's pool is one
     inside = threading.Event()
     release = threading.Event()
     connections: list[object] = []

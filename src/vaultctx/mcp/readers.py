@@ -4,7 +4,8 @@ A server's clients used to queue behind one lock per vault (its one connection),
 clients in flight each search waited for ~19 others (docs/benchmarks.md). Readers do not need
 that: SQLite in WAL mode lets readers run beside each other and beside a writer, PostgreSQL
 gives each connection its own snapshot. So each concurrent read-only call gets a ``Vault.reader``
-of its own: its own connection, the vault's models (loaded once by the warm-up; ONNX sessions,
+of its own (for PostgreSQL; SQLite's searches measured faster one at a time, see
+``pool_size``): its own connection, the vault's models (loaded once by the warm-up; ONNX sessions,
 tokenizers and the static model's table are safe to call from several threads; Kiwi has its own
 lock) and the vault's in-memory vectors (``InMemoryVectors.sharing``: one copy of the matrices).
 
@@ -21,18 +22,29 @@ import threading
 from collections.abc import Iterator
 
 from vaultctx.api import Vault
+from vaultctx.db_location import IndexLocation, PostgresLocation
 
 log = logging.getLogger(__name__)
 
-# Handles per vault: two cores stay busy with four (a search waits on its database part of the
-# time); more only add connections (bench/http_concurrency.py, docs/benchmarks.md).
-READERS = 4
+# Handles per vault, as measured with 20 clients on 2 cores (bench/http_concurrency.py,
+# docs/benchmarks.md). PostgreSQL: a search waits on the server's processes much of its time,
+# and four at once answered ~25 % more searches per second with a ~20 % lower p95. SQLite: the
+# search runs in this process, mostly under the interpreter lock, and four at once answered
+# ~14 % fewer; one reader keeps its searches off the writers' lock and nothing more.
+POSTGRES_READERS = 4
+SQLITE_READERS = 1
+
+
+def pool_size(location: IndexLocation) -> int:
+    """How many searches of an index at ``location`` run at once."""
+    return POSTGRES_READERS if isinstance(location, PostgresLocation) else SQLITE_READERS
 
 
 class Readers:
     """Up to ``size`` reader handles on ``vault``, each used by one thread at a time."""
 
-    def __init__(self, vault: Vault, vault_lock: threading.Lock, size: int = READERS) -> None:
+    def __init__(self, vault: Vault, vault_lock: threading.Lock, size: int | None = None) -> None:
+        size = pool_size(vault.db_path) if size is None else size
         if size < 1:
             raise ValueError("a pool needs at least one reader")
         self._vault = vault
