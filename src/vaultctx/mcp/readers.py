@@ -7,7 +7,8 @@ gives each connection its own snapshot. So each concurrent read-only call gets a
 of its own (for PostgreSQL; SQLite's searches measured faster one at a time, see
 ``pool_size``): its own connection, the vault's models (loaded once by the warm-up; ONNX sessions,
 tokenizers and the static model's table are safe to call from several threads; Kiwi has its own
-lock) and the vault's in-memory vectors (``InMemoryVectors.sharing``: one copy of the matrices).
+lock) and, on PostgreSQL, the vault's in-memory vectors (``InMemoryVectors.sharing``: one copy
+of the matrices; a SQLite reader holds its own, see ``share_vectors``).
 
 The pool grows to ``size`` handles as calls overlap, and a call beyond that waits for one to be
 free. Writes (index runs, note writes) keep the vault's own handle and lock: a reader never takes
@@ -23,6 +24,7 @@ from collections.abc import Iterator
 
 from vaultctx.api import Vault
 from vaultctx.db_location import IndexLocation, PostgresLocation
+from vaultctx.index.database import POSTGRES
 
 log = logging.getLogger(__name__)
 
@@ -32,7 +34,7 @@ log = logging.getLogger(__name__)
 # search runs in this process, mostly under the interpreter lock, and four at once answered
 # ~14 % fewer; one reader keeps its searches off the writers' lock and nothing more.
 POSTGRES_READERS = 4
-SQLITE_READERS = 1
+SQLITE_READERS = 4
 
 
 def pool_size(location: IndexLocation) -> int:
@@ -78,6 +80,10 @@ class Readers:
         except Exception as exc:  # missing, damaged, unreachable: the next search says so
             log.debug("reader not sharing vectors: %s", exc)
             return
+        if mine.db.dialect != POSTGRES:
+            # SQLite's data version is per connection: the vault's matrices, stamped with its
+            # own connection's, would look stale to every reader and reload on every query.
+            return  # the reader loads a copy of its own after a few vector queries
         mine.memory_after = None
         if mine.memory is not None or not self._vault_lock.acquire(blocking=False):
             return
