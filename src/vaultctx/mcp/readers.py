@@ -4,8 +4,7 @@ A server's clients used to queue behind one lock per vault (its one connection),
 clients in flight each search waited for ~19 others (docs/benchmarks.md). Readers do not need
 that: SQLite in WAL mode lets readers run beside each other and beside a writer, PostgreSQL
 gives each connection its own snapshot. So each concurrent read-only call gets a ``Vault.reader``
-of its own (for PostgreSQL; SQLite's searches measured faster one at a time, see
-``pool_size``): its own connection, the vault's models (loaded once by the warm-up; ONNX sessions,
+of its own: its own connection, the vault's models (loaded once by the warm-up; ONNX sessions,
 tokenizers and the static model's table are safe to call from several threads; Kiwi has its own
 lock) and, on PostgreSQL, the vault's in-memory vectors (``InMemoryVectors.sharing``: one copy
 of the matrices; a SQLite reader holds its own, see ``share_vectors``).
@@ -29,10 +28,9 @@ from vaultctx.index.database import POSTGRES
 log = logging.getLogger(__name__)
 
 # Handles per vault, as measured with 20 clients on 2 cores (bench/http_concurrency.py,
-# docs/benchmarks.md). PostgreSQL: a search waits on the server's processes much of its time,
-# and four at once answered ~25 % more searches per second with a ~20 % lower p95. SQLite: the
-# search runs in this process, mostly under the interpreter lock, and four at once answered
-# ~14 % fewer; one reader keeps its searches off the writers' lock and nothing more.
+# docs/benchmarks.md): four answered ~25 % more searches per second on PostgreSQL (a search
+# waits on the server's processes much of its time) and ~57 % more on SQLite (sqlite3, numpy and
+# the tokenizers release the interpreter lock), each with a lower p95.
 POSTGRES_READERS = 4
 SQLITE_READERS = 4
 
