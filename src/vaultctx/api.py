@@ -86,6 +86,8 @@ class Vault:
         self._multilingual_checked = False
         self._retrievers: IndexRetriever | None = None
         self._changer: NoteChanger | None = None
+        # The handle whose models this one uses (``reader``); None: its own.
+        self._models_from: Vault | None = None
         # Set by a caller that can ask a running server (``vaultctx ask``): it answers a search
         # there, or returns None and the search runs here.
         self.search_elsewhere: Callable[[SearchRequest], SearchResponse | None] | None = None
@@ -100,7 +102,9 @@ class Vault:
 
     def embedder(self) -> Embedder:
         """The pass-1 engine (``engine`` in vaultctx.toml; the bundled static model by default),
-        loaded once per ``Vault``."""
+        loaded once per ``Vault`` (and its readers)."""
+        if self._models_from is not None:
+            return self._models_from.embedder()
         if self._embedder is None:
             self._embedder = _create_engine(self.config.settings.engine, "engine")
         return self._embedder
@@ -125,6 +129,8 @@ class Vault:
     def quality_embedder(self) -> Embedder | None:
         """The pass-2 engine (``quality_engine``; the bundled transformer by default); None when
         it is switched off (``quality_engine = ""``) or its runtime is not installed."""
+        if self._models_from is not None:
+            return self._models_from.quality_embedder()
         name = self.config.settings.quality_engine
         if self._quality_embedder is None and name:
             try:
@@ -136,6 +142,8 @@ class Vault:
     def multilingual_embedder(self) -> Embedder | None:
         """The engine for notes and questions the English models cannot read
         (``multilingual_engine``; "auto": the best one installed); None when there is none."""
+        if self._models_from is not None:
+            return self._models_from.multilingual_embedder()
         if not self._multilingual_checked:
             from vaultctx.embed.registry import UnknownEngineError, create_multilingual_embedder
 
@@ -150,6 +158,14 @@ class Vault:
                     f"multilingual_engine in vaultctx.toml: {exc.message}", exc.suggestion
                 ) from exc
         return self._multilingual_embedder
+
+    def reader(self) -> Vault:
+        """Another handle on this index for a thread of its own (a server answering several
+        searches at once): its own connection, as SQLite's WAL and PostgreSQL let readers run
+        side by side, and this handle's models, loaded once and safe to call from threads."""
+        twin = Vault(config=self.config)
+        twin._models_from = self._models_from or self
+        return twin
 
     def retriever(self, *, vectors: bool = True) -> Retriever:
         """A read-only retriever, opened once and reused so models stay warm between queries;
@@ -188,8 +204,11 @@ class Vault:
         try:
             yield
         except VaultctxError as exc:
+            from vaultctx.index.database import IndexUnreachableError
             from vaultctx.index.db import IndexMissingError, IndexNeedsRebuildError
 
+            if isinstance(exc, IndexUnreachableError):
+                self.close()  # the server went away: the next call connects afresh
             if isinstance(exc, IndexMissingError):
                 raise type(exc)(exc.message, f"run `{self.index_command()}`") from exc
             if isinstance(exc, IndexNeedsRebuildError):

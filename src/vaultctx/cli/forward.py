@@ -94,11 +94,11 @@ def note(message: str) -> None:
         print(f"vaultctx: {message}", file=sys.stderr)
 
 
-def located_request(argv: list[str]) -> tuple[dict[str, Any], Path, Path] | None:
+def located_request(argv: list[str]) -> tuple[dict[str, Any], Path, Path | str] | None:
     """The request every forwarded command starts from (its command line, working folder, the
     environment its output depends on, the terminal), with the vault and index it names; None
     when they cannot be found (the in-process run says what is wrong, in its own words)."""
-    located = _locate(*_vault_and_db(argv[1:]))
+    located = _locate_index(*_vault_and_db(argv[1:]))
     if located is None:
         return None
     vault, db = located
@@ -127,7 +127,8 @@ def _ask_server(argv: list[str]) -> tuple[str, str, int] | None:
     request, vault, db = located
     if event is not None:
         request["stdin"] = event
-    server = served(vault, db) if argv[0] in FORWARDED else None
+    # A PostgreSQL index (a URL) is answered by the engine, not looked for beside a file.
+    server = served(vault, db) if argv[0] in FORWARDED and isinstance(db, Path) else None
     if server is None:
         return _ask_engine(request, vault, db)
     data = server.post(request)
@@ -142,7 +143,7 @@ def _hook_event() -> str | None:
     return text if len(text) <= MAX_HOOK_EVENT_CHARS else None
 
 
-_engine_to_start: list[tuple[Path, Path]] = []
+_engine_to_start: list[tuple[Path, Path | str]] = []
 
 
 def start_engine_if_wanted() -> None:
@@ -165,7 +166,9 @@ def start_engine_if_wanted() -> None:
         note(f"the engine did not start ({type(exc).__name__}: {exc})")
 
 
-def _ask_engine(request: dict[str, Any], vault: Path, db: Path) -> tuple[str, str, int] | None:
+def _ask_engine(
+    request: dict[str, Any], vault: Path, db: Path | str
+) -> tuple[str, str, int] | None:
     """The engine's answer; None (the command runs here) when there is none yet, in which case
     one is started for the next command, or when it is broken, in which case it is replaced."""
     from vaultctx.engine_link import client
@@ -264,16 +267,36 @@ def served(vault: Path, db: Path) -> Served | None:
     return Served(server.url, address, server.token, vault, db)
 
 
+def _locate_index(vault: str | None, db: str | None) -> tuple[Path, Path | str] | None:
+    """As ``_locate``, and a PostgreSQL URL given by ``--db`` or ``DB_PATH`` as it is: the
+    engine's name for that index. The engine opens it and reads the password as this command
+    would, from the keyring or ``PGPASSFILE``. A URL that may hold a password never leaves this
+    process (the in-process run refuses it), nor does one from ``DB_URL``, which the engine's
+    check of the caller's environment (``cli.served``) does not see."""
+    db_value = db if db is not None else os.environ.get("DB_PATH")
+    from vaultctx.db_location import is_postgres_url
+
+    if not db_value or not is_postgres_url(db_value) or _may_hold_password(db_value):
+        return _locate(vault, db)
+    vault_path = _vault_folder(vault)
+    return None if vault_path is None else (vault_path, db_value.strip())
+
+
+def _may_hold_password(url: str) -> bool:
+    """Whether ``url`` may carry a password (``user:secret@``, ``?password=``); in doubt yes.
+    An empty one (``user:@host``, as pgserver writes them) is none, as libpq reads it."""
+    rest = url.strip().split("://", 1)[-1]
+    authority, _, query = rest.partition("?")
+    credentials = authority.split("/", 1)[0].rpartition("@")[0]
+    return bool(credentials.partition(":")[2]) or "password" in query.lower()
+
+
 def _locate(vault: str | None, db: str | None) -> tuple[Path, Path] | None:
     """The vault folder and index file the command would open, as ``config.load_config``
     resolves them; None where it would refuse them (it then says why, in-process)."""
-    vault_value = vault if vault is not None else os.environ.get("VAULT_PATH")
-    if not vault_value or not vault_value.strip():
+    vault_path = _vault_folder(vault)
+    if vault_path is None:
         return None
-    vault_path = Path(vault_value).expanduser()
-    if not vault_path.is_dir():
-        return None
-    vault_path = vault_path.resolve()
     db_value = db if db is not None else os.environ.get("DB_PATH") or os.environ.get("DB_URL")
     from vaultctx.db_location import default_db_path, is_postgres_url
 
@@ -283,6 +306,15 @@ def _locate(vault: str | None, db: str | None) -> tuple[Path, Path] | None:
         return vault_path, Path(db_value).expanduser().resolve()
 
     return vault_path, default_db_path(vault_path)
+
+
+def _vault_folder(vault: str | None) -> Path | None:
+    """``--vault`` (or ``VAULT_PATH``) resolved, if it is a folder."""
+    vault_value = vault if vault is not None else os.environ.get("VAULT_PATH")
+    if not vault_value or not vault_value.strip():
+        return None
+    vault_path = Path(vault_value).expanduser()
+    return vault_path.resolve() if vault_path.is_dir() else None
 
 
 def declined_option(argv: list[str]) -> bool:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 from vaultctx.cli import common
 from vaultctx.cli.forward import CLIENT_ENV, ENGINE_FORWARDED, FORWARDED, PROTOCOL, declined_option
+from vaultctx.db_location import IndexLocation, PostgresLocation
 from vaultctx.errors import VaultctxError
 
 if TYPE_CHECKING:
@@ -195,8 +196,14 @@ def _search(vault: Vault, request: Mapping[str, Any]) -> dict[str, Any]:
 def _check_served(vault: Vault, request: Mapping[str, Any]) -> None:
     if request.get("protocol") != PROTOCOL:
         raise DeclinedError("another protocol version", f"this server speaks {PROTOCOL}")
-    if request.get("db") != str(vault.db_path) or request.get("vault") != str(vault.path):
+    if request.get("db") != served_name(vault.db_path) or request.get("vault") != str(vault.path):
         raise DeclinedError("this server serves another index", f"it serves {vault.db_path}")
+
+
+def served_name(location: IndexLocation) -> str:
+    """How a forwarded request names ``location`` (``cli.forward``): the file's path, or the
+    PostgreSQL URL as given, which carries no password (one that might is never forwarded)."""
+    return location.url if isinstance(location, PostgresLocation) else str(location)
 
 
 def _parse(
@@ -264,10 +271,11 @@ def request_scope(
 
 def _resolve_as_caller(
     vault: Vault, given_vault: str | None, given_db: str | None, cwd: str, env: Mapping[str, str]
-) -> tuple[Path, Path] | None:
+) -> tuple[Path, IndexLocation] | None:
     """The vault and index the caller's process would open, with its working directory and
     environment; the settings files are the server's (it read them at start)."""
     from vaultctx.config import check_db_location, default_db_path
+    from vaultctx.db_location import index_location, is_postgres_url
 
     def absolute(value: str) -> Path:
         return (Path(cwd) / Path(value).expanduser()).resolve()
@@ -277,6 +285,8 @@ def _resolve_as_caller(
         return None
     vault_path = absolute(vault_value)
     db_value = given_db if given_db is not None else env.get("DB_PATH")
+    if db_value and is_postgres_url(db_value):
+        return vault_path, index_location(db_value, vault_path)
     db_path = absolute(db_value) if db_value else default_db_path(vault_path)
     try:
         check_db_location(vault_path, db_path)

@@ -15,6 +15,7 @@ import json
 import threading
 from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
+from vaultctx.db_location import is_postgres_url
 from vaultctx.engine_link import client
 from vaultctx.errors import VaultctxError
 
@@ -44,7 +45,8 @@ _lock = threading.Lock()
 def serve_mcp(engine: Engine, message: dict[str, Any], reader: BinaryIO, writer: BinaryIO) -> None:
     """Answer ``{"ready": true}`` and serve the session, or ``{"fallback": why}`` when the
     relay must serve in-process (another environment, a vault that does not open)."""
-    problem = settings_problem(message.get("settings_env"))
+    postgres = is_postgres_url(str(message.get("db")))
+    problem = client.settings_problem(message.get("settings_env"), postgres=postgres)
     if problem is None:
         try:
             server = _server(
@@ -59,15 +61,6 @@ def serve_mcp(engine: Engine, message: dict[str, Any], reader: BinaryIO, writer:
     from vaultctx.mcp.line_session import serve_lines
 
     serve_lines(server, reader, writer)
-
-
-def settings_problem(theirs: object) -> str | None:
-    """Why a client's settings environment is not the engine's, or None when it is."""
-    mine = client.settings_env()
-    if theirs == mine:
-        return None
-    differ = sorted(k for k in mine if not isinstance(theirs, dict) or theirs.get(k) != mine[k])
-    return f"the engine runs with another {', '.join(differ) or 'environment'}"
 
 
 def _server(engine: Engine, vault: str, db: str, writes: object) -> MCPServer[Any]:

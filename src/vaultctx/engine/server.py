@@ -20,6 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from vaultctx.db_location import is_postgres_url
 from vaultctx.engine import indexing, logs, turns, watching
 from vaultctx.engine_link import client
 from vaultctx.engine_link import runtime_dir as runtime
@@ -218,9 +219,9 @@ def _run_cli(
     request = message.get("request")
     if not isinstance(request, dict):
         return {"protocol": PROTOCOL, "fallback": "no request"}
-    other = _other_settings(message)
-    if other is not None:
-        return {"protocol": PROTOCOL, "fallback": other}
+    problem = _other_settings(message, postgres=is_postgres_url(str(request.get("db"))))
+    if problem is not None:
+        return {"protocol": PROTOCOL, "fallback": problem}
     try:
         warm = engine.vault(str(request.get("vault")), str(request.get("db")))
     except VaultctxError as exc:
@@ -231,22 +232,19 @@ def _run_cli(
         return run_request(warm.vault, request)
 
 
-def _other_settings(message: dict[str, Any]) -> str | None:
-    """Why this engine may not answer the client (its settings environment differs), or None."""
-    theirs, mine = message.get("settings_env"), client.settings_env()
-    if theirs == mine:
-        return None
-    differ = sorted(k for k in mine if not isinstance(theirs, dict) or theirs.get(k) != mine[k])
-    return f"the engine runs with another {', '.join(differ) or 'environment'}"
+def _other_settings(message: dict[str, Any], *, postgres: bool = False) -> str | None:
+    """Why this engine may not answer the client (its settings environment differs, libpq's
+    too for a PostgreSQL index), or None."""
+    return client.settings_problem(message.get("settings_env"), postgres=postgres)
 
 
 def _open_for_plugin(engine: Engine, message: dict[str, Any]) -> dict[str, Any]:
     """The plugin socket and this vault's base path on it, or why not (``fallback``: the
     plugin then uses `vaultctx ui`). The vault is also kept warm and watched, as for the CLI."""
-    other = _other_settings(message)
+    vault, db = str(message.get("vault")), str(message.get("db"))
+    other = _other_settings(message, postgres=is_postgres_url(db))
     if other is not None:
         return {"fallback": other}
-    vault, db = str(message.get("vault")), str(message.get("db"))
     try:
         engine.vault(vault, db)
         plugin = engine.plugin_socket()

@@ -98,8 +98,39 @@ def enabled() -> bool:
     return not off and runtime.supported()
 
 
+# Where a PostgreSQL index's server and password are found (libpq's variables, the keyring's
+# session bus): the engine answers for such an index only when the command's are its own.
+# Compared only then, so shells that differ in them still share the engine for SQLite indexes.
+POSTGRES_ENV = (
+    "PGPASSFILE",
+    "PGHOST",
+    "PGHOSTADDR",
+    "PGPORT",
+    "PGUSER",
+    "PGDATABASE",
+    "PGSERVICE",
+    "PGSERVICEFILE",
+    "PGSYSCONFDIR",
+    "PGSSLMODE",
+    "PGSSLROOTCERT",
+    "PGSSLCERT",
+    "PGSSLKEY",
+    "PGOPTIONS",
+    "DBUS_SESSION_BUS_ADDRESS",
+)
+
+
 def settings_env() -> dict[str, str | None]:
-    return {name: os.environ.get(name) for name in SETTINGS_ENV}
+    return {name: os.environ.get(name) for name in (*SETTINGS_ENV, *POSTGRES_ENV)}
+
+
+def settings_problem(theirs: object, *, postgres: bool = False) -> str | None:
+    """Why a command's settings environment is not the engine's, or None when it is; the
+    PostgreSQL variables count for a ``postgres`` index only."""
+    mine = settings_env()
+    names = [*SETTINGS_ENV, *(POSTGRES_ENV if postgres else ())]
+    differ = sorted(n for n in names if not isinstance(theirs, dict) or theirs.get(n) != mine[n])
+    return f"the engine runs with another {', '.join(differ)}" if differ else None
 
 
 def socket_path(folder: Path | None = None) -> Path:
@@ -204,7 +235,7 @@ def running_pid() -> int | None:
     return pid
 
 
-def start(warm: tuple[Path, Path] | None = None) -> int | None:
+def start(warm: tuple[Path, Path | str] | None = None) -> int | None:
     """Start the engine detached unless one holds the lock; its pid, or None if one runs (or
     is starting) already. Returns at once: it never waits for the engine to answer."""
     import fcntl
@@ -284,7 +315,7 @@ def _command_line(pid: int) -> bytes:
     return listed.stdout
 
 
-def replace(warm: tuple[Path, Path] | None = None) -> None:
+def replace(warm: tuple[Path, Path | str] | None = None) -> None:
     """A broken engine gone, a new one started (not waited for)."""
     pid = running_pid()
     if pid is not None:

@@ -51,6 +51,7 @@ from vaultctx.loopback.hook_endpoint import add_hook_endpoint
 from vaultctx.loopback.server_link import CLI_PATH
 from vaultctx.loopback.serving import run_while_serving
 from vaultctx.mcp import outputs
+from vaultctx.mcp.readers import Readers
 from vaultctx.mcp.tool_binding import WRITE_INSTRUCTIONS, add_tools
 from vaultctx.scrub import scrub_secrets
 from vaultctx.search.request import SearchRequest
@@ -72,9 +73,10 @@ T = TypeVar("T")
 class VaultService:
     """The vault behind the tools.
 
-    One lock serialises every call on ``vault``, so the retriever (one SQLite connection, models
-    loaded once) is never initialised twice or used by two worker threads at once; a local server
-    answers one client's queries in milliseconds, so the lock costs nothing noticeable.
+    Writes (``call``) are serialised by one lock on ``vault``, so its retriever and indexer are
+    never initialised twice or used by two worker threads at once. Reads (``read``) run side by
+    side once the warm-up is over, each on a reader handle of its own (mcp/readers.py): many
+    clients' searches no longer queue behind one another, nor behind a write.
 
     The warm-up holds that lock while the models load (seconds). Meanwhile, calls that need no
     model (``call_soon``: keyword search, reading and listing notes) run on a second handle of
@@ -96,15 +98,28 @@ class VaultService:
         self._ready = threading.Event()  # the warm-up is over, models loaded or failed
         self._keywords_lock = threading.Lock()
         self._keywords: Vault | None = None  # set while a keyword index can answer early
+        self.readers = Readers(vault, self._lock)
 
     def call(self, action: Callable[[Vault], T]) -> T:
         with self._lock, self.vault.reporting_index_damage():
             return action(self.vault)
 
+    def read(self, action: Callable[[Vault], T]) -> T:
+        """``action``, which only reads, on a reader of its own beside other reads and writes;
+        until the warm-up is over as ``call`` (the readers share the models it loads)."""
+        if not self._ready.is_set():
+            return self.call(action)
+        with self.readers.handle() as reader:
+            try:
+                with reader.reporting_index_damage():
+                    return action(reader)
+            finally:
+                self.readers.share_vectors(reader)
+
     def call_soon(
         self, action: Callable[[Vault], T], *, while_warming: Callable[[Vault], T] | None = None
     ) -> T:
-        """``action`` as ``call`` once the warm-up is over; until then at once, on the keyword
+        """``action`` as ``read`` once the warm-up is over; until then at once, on the keyword
         handle, as ``while_warming`` if given (e.g. a keyword-only search), else as ``action``.
 
         Only for actions that load no model while warming: on the keyword handle they would load
@@ -116,7 +131,7 @@ class VaultService:
             if self._keywords is not None:
                 with self._keywords.reporting_index_damage():
                     return (while_warming or action)(self._keywords)
-        return self.call(action)
+        return self.read(action)
 
     @property
     def warming(self) -> bool:
@@ -234,14 +249,14 @@ def build_server(
     )
     add_tools(
         server,
-        lambda run, render, soon, warming: _respond(
-            service, run, render, soon=soon, while_warming=warming
+        lambda run, render, soon, warming, writes: _respond(
+            service, run, render, soon=soon, while_warming=warming, writes=writes
         ),
         service.warming_for,
         allow_writes=allow_writes,
     )
     _add_note_resource(server, service)
-    add_hook_endpoint(server, service.call, token, hook_excerpts)
+    add_hook_endpoint(server, service.read, token, hook_excerpts)
     if cli is not None:
         route = server.custom_route(CLI_PATH, methods=["POST"], include_in_schema=False)
         route(cli_endpoint(service.call, token, cli))
@@ -295,11 +310,13 @@ def _respond(
     *,
     soon: bool = False,
     while_warming: Callable[[Vault], OutputT] | None = None,
+    writes: bool = False,
 ) -> CallToolResult:
     """Run one tool against the vault and package the result, or the error a model can act on.
 
     ``soon`` (or a ``while_warming`` variant) answers without waiting for the model warm-up
     (``VaultService.call_soon``): for tools that need no model, or a keyword-only variant.
+    A tool that ``writes`` waits for the vault's lock; the others read beside each other.
 
     An error's ``{error, suggestion}`` travels as JSON text, not as ``structuredContent``: the
     TypeScript SDK behind Claude Code, Cursor and the Inspector validates ``structuredContent``
@@ -307,10 +324,12 @@ def _respond(
     error object there would reach the model as a schema violation instead of the advice.
     """
     try:
-        if soon or while_warming is not None:
+        if writes:
+            output = service.call(run)
+        elif soon or while_warming is not None:
             output = service.call_soon(run, while_warming=while_warming)
         else:
-            output = service.call(run)
+            output = service.read(run)
     except VaultctxError as exc:
         failure = error_output(exc)
         text = json.dumps(_scrub_tree(failure.model_dump()), ensure_ascii=False)

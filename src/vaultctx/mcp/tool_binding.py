@@ -61,8 +61,9 @@ OUTPUTS: dict[str, tuple[type[BaseModel], Callable[[Any], Any], Callable[[Any], 
 
 Run = Callable[[Vault], Any]
 # Runs one call against the vault and packages its result or error (server._respond): the run,
-# the text for the model, ``soon``, and the run while the models load (or None).
-Respond = Callable[[Run, Callable[[Any], str], bool, Run | None], CallToolResult]
+# the text for the model, ``soon``, the run while the models load (or None), and whether the
+# tool writes (writes wait for each other; reads run side by side).
+Respond = Callable[[Run, Callable[[Any], str], bool, Run | None, bool], CallToolResult]
 
 
 def add_tools(
@@ -99,6 +100,7 @@ def sdk_function(
             render,
             call.soon,
             None if warming is None else (lambda vault: convert(warming(vault, warming_for))),
+            face.writes,
         )
 
     signature = inspect.signature(face.arguments, eval_str=True)

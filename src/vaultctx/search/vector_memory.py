@@ -133,6 +133,14 @@ class InMemoryVectors:
         self._loading: dict[str, threading.Thread] = {}
         self._lock = threading.Lock()
 
+    def sharing(self, db: IndexDatabase) -> InMemoryVectors:
+        """The same matrices, checked against ``db``'s data version: for another connection to
+        this index used by another thread (a server's parallel readers), so each reader ranks
+        from RAM without a copy of its own. A reload started by either is seen by both."""
+        view = InMemoryVectors(db, self._open)
+        view._matrices, view._loading, view._lock = self._matrices, self._loading, self._lock
+        return view
+
     def load(self, tables: Sequence[str], *, wait: bool = False) -> None:
         """Start loading ``tables``; ``wait`` returns once they are current (benchmarks, tests)."""
         version = self._db.data_version()
