@@ -19,50 +19,23 @@ from typing import Any
 
 from vaultctx.index.database import IndexDatabase, IndexDatabaseError
 from vaultctx.index.db import ensure_vector_table
-from vaultctx.index.indexer import analyse_stored_chunks, index_vectors
+from vaultctx.index.indexer import (
+    CHUNK_COLUMNS,
+    FILE_COLUMNS,
+    LINK_COLUMNS,
+    analyse_stored_chunks,
+    index_vectors,
+)
 from vaultctx.index.schema import VECTOR_TABLES
 from vaultctx.index.vector_queries import stored_vectors, vector_dimension
 
 # The tables and columns both stores have (index/migrations.py, index/postgres/migrations.py).
 TABLES: tuple[tuple[str, tuple[str, ...]], ...] = (
-    (
-        "files",
-        (
-            "id",
-            "path",
-            "mtime_ns",
-            "size",
-            "content_hash",
-            "title",
-            "type",
-            "status",
-            "front_matter",
-            "tags",
-            "aliases",
-            "problems",
-            "indexed_at",
-        ),
-    ),
-    (
-        "chunks",
-        (
-            "id",
-            "file_id",
-            "ordinal",
-            "section",
-            "heading_path",
-            "body",
-            "heading_context",
-            "text_hash",
-            "mtime_ns",
-            "embedded_at",
-            "quality_embedded_at",
-            "lang",
-            "multi_embedded_at",
-        ),
-    ),
+    ("files", FILE_COLUMNS),
+    # The indexer's chunk rows leave the multilingual pass's mark to that pass; a copy keeps it.
+    ("chunks", (*CHUNK_COLUMNS, "multi_embedded_at")),
     ("file_tags", ("file_id", "tag")),
-    ("links", ("file_id", "target", "heading", "block", "alias", "kind", "line")),
+    ("links", LINK_COLUMNS),
 )
 BATCH = 1000
 
