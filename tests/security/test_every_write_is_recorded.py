@@ -350,6 +350,7 @@ FILE_WRITERS = {
     "conversations/location.py": "the conversation store's folder, user data dir",
     "loopback/server_link.py": "the running server's address and token, user state dir",
     "engine/server.py": "the engine's socket and lock, the user's 0700 runtime dir",
+    "engine/plugin_socket.py": "the Obsidian plugin's socket, the user's 0700 runtime dir",
     "engine/logs.py": "the engine's rotated log and pid file (0600), the user's 0700 runtime dir",
     "engine_link/client.py": "the engine's start lock and log, the user's 0700 runtime dir",
     "engine_link/runtime_dir.py": "the user's 0700 runtime dir itself",

@@ -350,6 +350,10 @@ def main(argv: list[str]) -> int:
             log.info("another engine runs already")
             return 0
     logs.write_private(folder / runtime.PID_NAME, f"{os.getpid()}\n")
+    # Imported here, before any thread: numpy's first import is not thread-safe, and the warm-up
+    # thread, the watcher and the first requests would otherwise import it at the same time.
+    import numpy  # noqa: F401
+
     engine = Engine(folder, idle_seconds())
     if "--warm" in argv:
         at = argv.index("--warm")

@@ -19,13 +19,14 @@ wait. Kiwi, the Korean analyser (~330 MB), is loaded only for an index that hold
 
 from __future__ import annotations
 
+import contextlib
 import hmac
 import json
 import logging
 import socket
 import threading
 import time
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
 from typing import Any, Literal, TypeVar
@@ -44,6 +45,7 @@ from vaultctx.api import Vault
 from vaultctx.db_location import local_anchor
 from vaultctx.errors import VaultctxError
 from vaultctx.hooks.context import hook_excerpts
+from vaultctx.index.db import IndexNeedsRebuildError
 from vaultctx.index.hangul import index_has_hangul
 from vaultctx.loopback import policy, server_link
 from vaultctx.loopback.cli_endpoint import CliRunner, cli_endpoint
@@ -101,15 +103,26 @@ class VaultService:
         self.readers = Readers(vault, self._lock)
 
     def call(self, action: Callable[[Vault], T]) -> T:
-        with self._lock, self.vault.reporting_index_damage():
+        with self._damage_closes_the_readers(), self._lock, self.vault.reporting_index_damage():
             return action(self.vault)
+
+    @contextlib.contextmanager
+    def _damage_closes_the_readers(self) -> Iterator[None]:
+        """A damaged index is rebuilt as a new file (the old one kept aside): the handle that met
+        the damage closes itself, and every idle reader is closed too, or each would read the
+        damaged file once more after the rebuild."""
+        try:
+            yield
+        except IndexNeedsRebuildError:
+            self.readers.close()
+            raise
 
     def read(self, action: Callable[[Vault], T]) -> T:
         """``action``, which only reads, on a reader of its own beside other reads and writes;
         until the warm-up is over as ``call`` (the readers share the models it loads)."""
         if not self._ready.is_set():
             return self.call(action)
-        with self.readers.handle() as reader:
+        with self._damage_closes_the_readers(), self.readers.handle() as reader:
             try:
                 with reader.reporting_index_damage():
                     return action(reader)

@@ -29,6 +29,10 @@ def embedded_side_by_side(query: str, embedders: Sequence[Callable[[str], Vector
     here, in the caller's thread, after every thread has ended."""
     if not embedders:
         return []
+    if len(embedders) > 1:
+        # numpy's first import is not thread-safe (two threads importing it at once can see it
+        # half-initialised: "cannot import name '__cpu_features__'"), and every model needs it.
+        import numpy  # noqa: F401
     others = [SideLoad(partial(embed, query), "vaultctx-query-vector") for embed in embedders[1:]]
     try:
         first = embedders[0](query)
