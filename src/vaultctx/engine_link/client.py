@@ -52,6 +52,8 @@ HELLO_TIMEOUT = 2.0  # no hello in this time: the engine is wedged, and replaced
 ANSWER_TIMEOUT = 60.0  # a command's own time, after the hello
 MAX_LINE_BYTES = 32 * 1024 * 1024
 STOP_WAIT = 10.0
+# How long a replacement waits for the old engine's lock to be released.
+REPLACE_WAIT = 10.0
 
 
 class EngineNotRunningError(VaultctxError):
@@ -321,11 +323,19 @@ def _command_line(pid: int) -> bytes:
 
 
 def replace(warm: tuple[Path, Path | str] | None = None) -> None:
-    """A broken engine gone, a new one started (not waited for)."""
+    """A broken engine gone, a new one started (not waited for). The old engine's lock can
+    outlive it by a moment (its files close after it is reported gone on a loaded machine), so
+    a start that finds the lock held tries again for a while, unless another engine has taken
+    over meanwhile (a pid file naming a live process other than the old one)."""
     pid = running_pid()
     if pid is not None:
         kill(pid)
-    start(warm)
+    deadline = time.monotonic() + REPLACE_WAIT
+    while start(warm) is None and time.monotonic() < deadline:
+        now = running_pid()
+        if now is not None and now != pid:
+            return  # another client's engine runs, or is starting
+        time.sleep(0.1)
 
 
 def _gone(pid: int, wait: float) -> bool:
