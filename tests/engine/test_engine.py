@@ -98,14 +98,14 @@ def test_a_wedged_engine_is_replaced_and_the_command_runs_here(
     wait_for(lambda: engine_answers() and engine_pid() != wedged, "a new engine answers")
 
 
-def connected_to(socket_path: Path) -> bool:
-    """Whether a client's connection waits in the (stopped) engine's backlog: /proc/net/unix
-    lists it under the socket's path, without the listener's flag. Its request may not be sent
-    yet: a kill then resets the send, which a client takes as it takes a reset read
-    (test_engine_lost_before_request.py)."""
+def server_side_connections(socket_path: Path) -> int:
+    """How many connections the engine holds on its socket, accepted or still in its backlog:
+    /proc/net/unix lists each under the socket's path, without the listener's flag. A client's
+    request may not be sent yet when its connection is counted: a kill then resets the send,
+    which a client takes as it takes a reset read (test_engine_lost_before_request.py)."""
     with open("/proc/net/unix", encoding="utf-8") as table:
         rows = [row.split() for row in table if row.rstrip("\n").endswith(f" {socket_path}")]
-    return any(len(row) == 8 and row[3] == "00000000" for row in rows)
+    return sum(1 for row in rows if len(row) == 8 and row[3] == "00000000")
 
 
 def test_the_engine_killed_mid_request(indexed: Indexed, folder: Path) -> None:
@@ -115,6 +115,11 @@ def test_the_engine_killed_mid_request(indexed: Indexed, folder: Path) -> None:
     here = vaultctx(indexed.args(*QUERY), in_process=True)
     doomed = start_engine()
     os.kill(doomed, signal.SIGSTOP)  # it accepts (the kernel does) but answers nothing
+    socket_path = client.socket_path()
+    # The status request that found the pid may still be open on the engine's side, frozen
+    # there now: counting it as the client's connection killed the engine before the client
+    # connected (a CI failure: the client then saw no engine at all).
+    before = server_side_connections(socket_path)
     child = subprocess.Popen(
         [sys.executable, "-m", "vaultctx", *indexed.args(*QUERY)],
         stdout=subprocess.PIPE,
@@ -122,8 +127,7 @@ def test_the_engine_killed_mid_request(indexed: Indexed, folder: Path) -> None:
         text=True,
         env=engine_env(),
     )
-    socket_path = client.socket_path()
-    wait_for(lambda: connected_to(socket_path), "the client connects")
+    wait_for(lambda: server_side_connections(socket_path) > before, "the client connects")
     with contextlib.suppress(ProcessLookupError):  # past its 2 s, the client killed it itself
         os.kill(doomed, signal.SIGKILL)
     out, err = child.communicate(timeout=240)
