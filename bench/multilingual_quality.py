@@ -19,6 +19,16 @@ the shared benchmark data (corpora.py) by the loaders below (nothing is copied i
 - ``ko-conceptual``: ko-autorag's questions that share fewest words with their answer: the quarter
   with the lowest share of their Korean words (by two-syllable stem) found in the answer document.
 - ``ko-autorag``: every ko-autorag question, as bench/quality.py runs it.
+- ``ohs-ko-concepts`` (loader ``concepts``): 92 Korean questions written by hand for vaultctx
+  (bench/ko_conceptual_ohs.tsv), each paraphrasing the idea of one Korean Obsidian Help note
+  without its distinctive words (synonyms, the problem it solves), asked over the Korean vault.
+  ``ohs-en-concepts-to-ko``: 23 of them also asked in English over the Korean vault;
+  ``ohs-ko-concepts-to-en``: the Korean questions over the English vault (the twin note, by
+  ``permalink``). Only the questions and note paths are in the repo; the vault stays outside.
+
+``--methods`` adds the rankers alone on the routed index: ``bm25`` (keywords only) and
+``vector`` (the multilingual vectors alone, every chunk, whatever the question's language).
+``--metrics`` prints recall@10 and MRR@10 beside nDCG@10.
 """
 
 from __future__ import annotations
@@ -34,9 +44,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from corpora import CACHE, SHARED_DATA
-from quality import Qrels, build_vault, load_beir, ndcg_at
+from quality import Qrels, build_vault, load_beir, mrr_at, ndcg_at, recall_at
 from vaultctx.api import Vault
 from vaultctx.config import Config, Settings
+from vaultctx.search import language_routing
 
 
 @dataclass
@@ -172,13 +183,44 @@ def autorag_sets() -> list[DevSet]:
     ]
 
 
+# --- hand-written Korean conceptual questions over Obsidian Help -------------------------------
+
+CONCEPTS = Path(__file__).with_name("ko_conceptual_ohs.tsv")
+
+
+def concept_sets() -> list[DevSet]:
+    root = SHARED_DATA / "obsidian-help"
+    lines = CONCEPTS.read_text(encoding="utf-8").splitlines()
+    rows = [line.split("\t") for line in lines if line and not line.startswith("#")][1:]
+    en = _permalinks(root / "en")
+    ko_to_en = {ko: en[link] for link, ko in _permalinks(root / "ko").items() if link in en}
+    korean = {qid: question for qid, _, question, _ in rows}
+    english = {qid: question for qid, _, _, question in rows if question}
+    answers = {qid: path for qid, path, _, _ in rows}
+    answer = {q: {path: 1} for q, path in answers.items()}
+    return [
+        DevSet("ohs-ko-concepts", root / "ko", korean, answer),
+        DevSet("ohs-en-concepts-to-ko", root / "ko", english, answer),
+        DevSet(
+            "ohs-ko-concepts-to-en",
+            root / "en",
+            korean,
+            {q: {ko_to_en[answers[q]]: 1} for q in korean},
+            all_chunks=True,
+        ),
+    ]
+
+
 # --- running --------------------------------------------------------------------------------------
 
 LOADERS: dict[str, Callable[[], list[DevSet]]] = {
     "ohs": ohs_sets,
     "tldr": tldr_sets,
     "autorag": autorag_sets,
+    "concepts": concept_sets,
 }
+# Configurations: how the index is read (routed or not) and which rankers rank.
+METHODS = ("main", "routed", "bm25", "vector")
 
 
 def _vault(dev: DevSet, engine: str, *, routed: bool) -> Vault:
@@ -192,21 +234,43 @@ def _vault(dev: DevSet, engine: str, *, routed: bool) -> Vault:
     return Vault(config=Config(dev.vault, db, replace(settings, multilingual_engine="")))
 
 
-def evaluate(dev: DevSet, vault: Vault) -> float:
+def evaluate(dev: DevSet, vault: Vault, mode: str = "hybrid") -> tuple[float, float, float]:
+    """Mean nDCG@10, recall@10 and MRR@10 of the first ten notes."""
     scores = []
     for qid, text in dev.queries.items():
-        results = vault.search(text, limit=10, max_tokens=10**9, notes=True).results
-        scores.append(ndcg_at([r.file_path for r in results], dev.qrels[qid]))
-    return sum(scores) / len(scores)
+        response = vault.search(text, limit=10, max_tokens=10**9, notes=True, mode=mode)
+        ranked, relevant = [r.file_path for r in response.results], dev.qrels[qid]
+        scores.append(
+            (ndcg_at(ranked, relevant), recall_at(ranked, relevant, 10), mrr_at(ranked, relevant))
+        )
+    return tuple(sum(column) / len(scores) for column in zip(*scores, strict=True))  # type: ignore[return-value]
+
+
+def run_method(dev: DevSet, engine: str, method: str) -> tuple[float, float, float]:
+    """``vector`` lets the multilingual list rank every chunk, the question's language too."""
+    vault = _vault(dev, engine, routed=method != "main")
+    same_language = language_routing.MULTILINGUAL_SAME_LANGUAGE
+    language_routing.MULTILINGUAL_SAME_LANGUAGE = method == "vector" or same_language
+    try:
+        mode = {"bm25": "bm25", "vector": "vector"}.get(method, "hybrid")
+        return evaluate(dev, vault, mode)
+    finally:
+        language_routing.MULTILINGUAL_SAME_LANGUAGE = same_language
+        vault.close()
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--engine", default="e5-multilingual")
     parser.add_argument("--sets", nargs="+", default=list(LOADERS), choices=list(LOADERS))
+    parser.add_argument("--methods", nargs="+", default=["main", "routed"], choices=METHODS)
+    parser.add_argument("--only", nargs="+", help="run these dev sets of the loaders only")
+    parser.add_argument("--metrics", action="store_true", help="recall@10 and MRR@10 too")
     args = parser.parse_args()
     for loader in args.sets:
         for dev in LOADERS[loader]():
+            if args.only and dev.name not in args.only:
+                continue
             indexing = _vault(dev, args.engine, routed=True)
             started = time.perf_counter()
             report = indexing.index()
@@ -216,10 +280,11 @@ def main() -> None:
                 f"{time.perf_counter() - started:.1f} s",
                 file=sys.stderr,
             )
-            for label, routed in (("main", False), ("routed", True)):
-                vault = indexing if routed else _vault(dev, args.engine, routed=False)
-                print(f"{dev.name} {label} nDCG@10: {evaluate(dev, vault):.4f}", flush=True)
-                vault.close()
+            indexing.close()
+            for method in args.methods:
+                ndcg, recall, mrr = run_method(dev, args.engine, method)
+                extra = f"  recall@10 {recall:.4f}  MRR@10 {mrr:.4f}" if args.metrics else ""
+                print(f"{dev.name} {method} nDCG@10: {ndcg:.4f}{extra}", flush=True)
 
 
 if __name__ == "__main__":
