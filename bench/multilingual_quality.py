@@ -28,7 +28,8 @@ the shared benchmark data (corpora.py) by the loaders below (nothing is copied i
 
 ``--methods`` adds the rankers alone on the routed index: ``bm25`` (keywords only) and
 ``vector`` (the multilingual vectors alone, every chunk, whatever the question's language).
-``--metrics`` prints recall@10 and MRR@10 beside nDCG@10.
+``korean``: bench/korean_keywords.py's ``ohs-ko`` and ``tldr-ko`` (Korean questions taken from
+the notes' own text), routed. ``--metrics`` prints recall@10 and MRR@10 beside nDCG@10.
 """
 
 from __future__ import annotations
@@ -211,6 +212,15 @@ def concept_sets() -> list[DevSet]:
     ]
 
 
+def korean_sets() -> list[DevSet]:
+    """bench/korean_keywords.py's Korean Obsidian Help and tldr sets (questions from the notes'
+    own text), read here with the multilingual vectors: a change to Korean routing must not
+    lower them."""
+    from korean_keywords import ohs_ko_sets, tldr_ko_sets
+
+    return [*ohs_ko_sets(), *tldr_ko_sets()]
+
+
 # --- running --------------------------------------------------------------------------------------
 
 LOADERS: dict[str, Callable[[], list[DevSet]]] = {
@@ -218,6 +228,7 @@ LOADERS: dict[str, Callable[[], list[DevSet]]] = {
     "tldr": tldr_sets,
     "autorag": autorag_sets,
     "concepts": concept_sets,
+    "korean": korean_sets,
 }
 # Configurations: how the index is read (routed or not) and which rankers rank.
 METHODS = ("main", "routed", "bm25", "vector")

@@ -40,6 +40,9 @@ _TITLE_IN_NOTES = (
     "ORDER BY c.ordinal"
 )
 _NOTE_COUNT = "SELECT count(*) FROM files"
+_CHUNK_COUNT = "SELECT count(*) FROM chunks"
+_TERM_CHUNKS = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ?"
+_TERM_IN_CHUNK = "SELECT count(*) FROM chunks_fts WHERE chunks_fts MATCH ? AND rowid = ?"
 
 
 def bm25_candidates(
@@ -63,6 +66,23 @@ def bm25_candidates(
     else:
         rows = db.execute(_BM25_IN_NOTES, (*weights, match, json.dumps(list(file_ids)), limit))
     return [(int(rowid), float(score)) for rowid, score in rows]
+
+
+def term_spread(
+    db: IndexDatabase, phrases: Sequence[str], chunk_id: int
+) -> tuple[int, list[tuple[int, bool]]] | None:
+    """The number of chunks, and for each FTS5 phrase how many chunks hold it and whether chunk
+    ``chunk_id`` does; None on PostgreSQL (not measured there: its keyword side is its own)."""
+    if db.dialect == POSTGRES:
+        return None
+    spread = [
+        (
+            int(db.scalar(_TERM_CHUNKS, (phrase,))),
+            bool(db.scalar(_TERM_IN_CHUNK, (phrase, chunk_id))),
+        )
+        for phrase in phrases
+    ]
+    return int(db.scalar(_CHUNK_COUNT) or 0), spread
 
 
 def title_candidates(

@@ -17,6 +17,12 @@ vectors read every language. So, for a vault with multilingual vectors:
   question's Korean notes), and a note in another language ranks high only when, in the
   multilingual model's eyes, it beats them (``MULTILINGUAL_SAME_LANGUAGE`` says why).
 
+A question BM25 plainly misunderstood is the exception: one that says in other words what a note
+in its own language says (a "conceptual" question) shares few words with it, and BM25's best hit
+then holds little of the question. ``meaning_weight`` gives the multilingual list that question's
+own language back, weighted by how little BM25 matched; the retriever measures the match
+(search/keyword_coverage.py). Non-English questions only: English ones have the English vectors.
+
 An English question over an English vault routes exactly as it did before multilingual search
 existed: same lists, same weights, same results.
 """
@@ -28,6 +34,8 @@ from dataclasses import dataclass
 from vaultctx.search.ranking_constants import (
     ENGLISH_PRESENT_SHARE,
     FOREIGN_KEYWORD_WEIGHT,
+    KEYWORD_COVERAGE_TRUSTED,
+    MEANING_WHEN_KEYWORDS_MISS,
     MIN_LANGUAGE_SHARE,
     MULTILINGUAL_SAME_LANGUAGE,
 )
@@ -55,3 +63,12 @@ def route_question(question: str, languages: dict[str, int]) -> Route:
         multilingual=question != ENGLISH or others,
         multilingual_foreign_only=readable and not MULTILINGUAL_SAME_LANGUAGE,
     )
+
+
+def meaning_weight(coverage: float) -> float:
+    """The multilingual list's weight, relative to BM25's, over chunks in the question's own
+    language, when BM25's best hit holds ``coverage`` (0–1, IDF-weighted) of the question's
+    terms: 0 (foreign chunks only, as routed) from ``KEYWORD_COVERAGE_TRUSTED`` up, rising as
+    coverage falls."""
+    missed = 1.0 - coverage / KEYWORD_COVERAGE_TRUSTED
+    return MEANING_WHEN_KEYWORDS_MISS * missed if missed > 0 else 0.0

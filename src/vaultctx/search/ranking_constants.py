@@ -36,6 +36,16 @@ MULTILINGUAL_VECTOR_WEIGHT = 0.5
 # e5-multilingual (bench/e5_variants.py, 2026-12-06): first-window vectors 0.935 / 0.926 / 0.920
 # at 0.15 / 0.3 / 0.5, every-window vectors 0.941 / 0.938 / 0.936 at 0.05 / 0.1 / 0.2.
 MULTILINGUAL_SAME_LANGUAGE = False
+# ... except when BM25 plainly missed the question's words: its best hit holds under
+# KEYWORD_COVERAGE_TRUSTED of the question's terms (each weighed by its IDF, search/
+# keyword_coverage.py). Then the multilingual list ranks the question's own language too, at
+# MEANING_WHEN_KEYWORDS_MISS × (1 − coverage / KEYWORD_COVERAGE_TRUSTED) of BM25's weight: the
+# less BM25 matched, the more meaning counts. Measured on hand-written Korean paraphrases
+# (bench/ko_conceptual_ohs.tsv, docs/benchmarks.md "Korean conceptual questions"): their best
+# BM25 hit holds a median 0.31 of the question (ko-autorag's 0.70, Korean Obsidian Help's first
+# sentences 1.0), so ko-autorag, which every fixed weight lowered, keeps BM25's ranking.
+KEYWORD_COVERAGE_TRUSTED = 0.5
+MEANING_WHEN_KEYWORDS_MISS = 2.0
 # BM25's weight, relative to the above, for a question in a language no note is written in.
 FOREIGN_KEYWORD_WEIGHT = 0.0
 # A language counts as present in a vault from this share of its chunks; English from a larger

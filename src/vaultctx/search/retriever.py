@@ -49,7 +49,8 @@ from vaultctx.search.graph import (
     related_mocs,
     reserve_keyword_slots,
 )
-from vaultctx.search.language_routing import Route, route_question
+from vaultctx.search.keyword_coverage import keyword_coverage
+from vaultctx.search.language_routing import Route, meaning_weight, route_question
 from vaultctx.search.query_vectors import embedded_side_by_side
 from vaultctx.search.ranking_constants import (
     BM25_TOP_K,
@@ -58,7 +59,7 @@ from vaultctx.search.ranking_constants import (
     VECTOR_TOP_K,
 )
 from vaultctx.search.request import Mode, SearchRequest
-from vaultctx.text.language import text_language
+from vaultctx.text.language import ENGLISH, text_language
 from vaultctx.text.lexical import FTS_ANALYZER_META, query_notice
 
 if TYPE_CHECKING:
@@ -178,6 +179,8 @@ class _Search:
     keyword_scale: float = 1.0  # language_routing.py: BM25 read the question's language?
     # The multilingual list adds only chunks not in this language (language_routing.py).
     only_not_in: str | None = None
+    # Its measured weight when BM25 missed the question (language_routing.meaning_weight).
+    meaning_weight: float | None = None
 
 
 def citation_for(path: str, section: str) -> str:
@@ -345,6 +348,8 @@ class Retriever:
     def _rank_each_list(self, search: _Search) -> list[RankedList]:
         keywords = search.mode != "vector" and self.has_fts and search.keyword_scale > 0
         lists = [self._keyword_list(search)] if keywords else []
+        if lists and search.only_not_in is not None and search.mode == "hybrid":
+            self._trust_meaning_if_keywords_missed(search, lists[0])
         if search.sources:
             self._count_vector_query()
         vectors = embedded_side_by_side(
@@ -366,6 +371,17 @@ class Retriever:
         weight = request.weights.keyword(graph=False) * search.keyword_scale
         return RankedList("bm25", [(chunk_id, -score) for chunk_id, score in hits], weight)
 
+    def _trust_meaning_if_keywords_missed(self, search: _Search, keywords: RankedList) -> None:
+        """A question BM25 plainly missed lets the multilingual list rank its own language too
+        (language_routing.py, ``meaning_weight``). English questions keep the English vectors."""
+        if search.only_not_in == ENGLISH or self.multilingual not in search.sources:
+            return
+        best = keywords.hits[0][0] if keywords.hits else None
+        coverage = keyword_coverage(self.db, search.request.query, best)
+        weight = meaning_weight(coverage) if coverage is not None else 0.0
+        if weight > 0:
+            search.only_not_in, search.meaning_weight = None, weight
+
     def _vector_list(
         self, search: _Search, source: VectorSource, vector: npt.NDArray[np.float32]
     ) -> RankedList:
@@ -378,7 +394,10 @@ class Retriever:
             hits = self.memory.search(source.table, vector, k, file_ids=search.file_ids)
         if hits is None:
             hits = vector_search(self.db, source.table, vector, k, file_ids=search.file_ids)
-        weight = request.weights.vectors(source.weight)
+        measured = source.weight
+        if source is self.multilingual and search.meaning_weight is not None:
+            measured = search.meaning_weight
+        weight = request.weights.vectors(measured)
         ranked = RankedList("vector", hits, weight, source.table, vector, source.weak_below)
         if search.only_not_in and source is self.multilingual and hits:
             return _foreign_only(self.db, ranked, search.only_not_in)
