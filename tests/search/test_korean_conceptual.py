@@ -58,7 +58,7 @@ def test_a_conceptual_korean_question_is_found_by_meaning(korean_vault: Vault) -
 
 
 def test_a_korean_question_in_the_notes_words_keeps_bm25s_ranking(korean_vault: Vault) -> None:
-    question = "돼지고기 김치 요리"
+    question = "돼지고기 김치 두부"
     hybrid = korean_vault.search(question, notes=True).results
     keywords = korean_vault.search(question, notes=True, mode="bm25").results
     assert [r.file_path for r in hybrid] == [r.file_path for r in keywords]

@@ -43,8 +43,10 @@ MULTILINGUAL_SAME_LANGUAGE = False
 # less BM25 matched, the more meaning counts. Measured on hand-written Korean paraphrases
 # (bench/ko_conceptual_ohs.tsv, docs/benchmarks.md "Korean conceptual questions"): their best
 # BM25 hit holds a median 0.31 of the question (ko-autorag's 0.70, Korean Obsidian Help's first
-# sentences 1.0), so ko-autorag, which every fixed weight lowered, keeps BM25's ranking.
-KEYWORD_COVERAGE_TRUSTED = 0.5
+# sentences 1.0), so ko-autorag, which every fixed weight lowered, keeps BM25's ranking. Tried
+# (weight, coverage): (2, 0.5) 0.352, (2, 0.6) 0.368, (2, 0.7) 0.366 but ko-autorag 0.949,
+# (3, 0.5) 0.361, (3, 0.6) 0.366, (1, 0.7) 0.345; BM25 alone 0.324.
+KEYWORD_COVERAGE_TRUSTED = 0.6
 MEANING_WHEN_KEYWORDS_MISS = 2.0
 # BM25's weight, relative to the above, for a question in a language no note is written in.
 FOREIGN_KEYWORD_WEIGHT = 0.0
