@@ -21,6 +21,7 @@ from vaultctx.index.schema import VECTOR_TABLE
 from vaultctx.index.search_queries import bm25_candidates, title_candidates
 from vaultctx.index.vector_queries import nearest_chunks, stored_vectors
 from vaultctx.search.fts_query import build_fts_query, build_title_query
+from vaultctx.search.keyword_coverage import keyword_coverage
 
 QUERIES = [
     "meeting notes",
@@ -238,6 +239,11 @@ def test_korean_keyword_scores_equal_fts5(
             assert [i for i, _ in found] == [i for i, _ in expected], query
             assert [s for _, s in found] == pytest.approx([s for _, s in expected], abs=1e-9)
             matched += bool(expected)
+            # How much of the question BM25's best chunk holds decides whether meaning ranks
+            # a Korean question too: both stores must count alike.
+            for best in {i for i, _ in expected[:3]} | {None}:
+                on_sqlite = keyword_coverage(a, query, best)
+                assert keyword_coverage(b, query, best) == pytest.approx(on_sqlite, abs=1e-12)
         assert matched >= 4
     finally:
         a.close()

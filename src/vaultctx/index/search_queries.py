@@ -70,18 +70,22 @@ def bm25_candidates(
 
 def term_spread(
     db: IndexDatabase, phrases: Sequence[str], chunk_id: int
-) -> tuple[int, list[tuple[int, bool]]] | None:
+) -> tuple[int, list[tuple[int, bool]]]:
     """The number of chunks, and for each FTS5 phrase how many chunks hold it and whether chunk
-    ``chunk_id`` does; None on PostgreSQL (not measured there: its keyword side is its own)."""
+    ``chunk_id`` does: the same counts on both stores, so both rank a question alike."""
     if db.dialect == POSTGRES:
-        return None
-    spread = [
-        (
-            int(db.scalar(_TERM_CHUNKS, (phrase,))),
-            bool(db.scalar(_TERM_IN_CHUNK, (phrase, chunk_id))),
-        )
-        for phrase in phrases
-    ]
+        from vaultctx.index.postgres.fts import matching_chunks
+
+        holding = [matching_chunks(db, phrase) for phrase in phrases]
+        spread = [(len(chunks), chunk_id in chunks) for chunks in holding]
+    else:
+        spread = [
+            (
+                int(db.scalar(_TERM_CHUNKS, (phrase,))),
+                bool(db.scalar(_TERM_IN_CHUNK, (phrase, chunk_id))),
+            )
+            for phrase in phrases
+        ]
     return int(db.scalar(_CHUNK_COUNT) or 0), spread
 
 
