@@ -28,6 +28,8 @@ from typing import Any
 
 import apsw
 
+from vaultctx.index.postgres.bm25_topk import Ranking, Scorer, top
+
 K1 = 1.2
 B = 0.75
 COLUMNS = ("chunk_text", "section", "heading_context")
@@ -475,7 +477,7 @@ SELECT h.chunk_id, -1.0 * sum(
     (CASE WHEN i.v > 0.0 THEN i.v ELSE 1e-6 END)
     * ((h.f * (%(k1)s + 1.0)) / (h.f + %(k1)s * (1 - %(b)s + %(b)s * h.len::float8 / (
         SELECT tokens::float8 / nullif(rows, 0)::float8 FROM fts_totals
-    ))))
+    )))) ORDER BY h.idx
 ) AS score
 FROM hits h JOIN idf i ON i.idx = h.idx
 WHERE (SELECT rows FROM fts_totals) > 0 {where}
@@ -496,7 +498,9 @@ def bm25(
 
     PostgreSQL aggregates and ranks, so only the top ``limit`` rows cross the wire: a common
     word's thousands of postings never reach Python. Phrases that need token positions (several
-    tokens, a prefix) are counted in Python first and handed over with their frequencies.
+    tokens, a prefix) are counted in Python first and handed over with their frequencies. A query
+    of several phrases is ranked without scoring every posting of its common words where that
+    provably gives the same top ``limit`` (bm25_topk.py); otherwise every posting is scored.
     """
     phrases = parse(match)
     plain = [(index, p.terms[0]) for index, p in enumerate(phrases) if _is_plain(p)]
@@ -507,6 +511,11 @@ def bm25(
         frequencies = _frequencies([p for _, p in other], fetched.postings, weights)
         for (index, _), found in zip(other, frequencies, strict=True):
             given += [(index, c, f, fetched.lengths[c]) for c, f in found.items()]
+    scorers = [Scorer(i, t) for i, t in plain]
+    scorers += [Scorer(i, None, sum(1 for g in given if g[0] == i)) for i, _ in other]
+    pruned = top(db, scorers, given, Ranking(K1, B, weights, limit, file_ids))
+    if pruned is not None:
+        return pruned
     params = {
         "idx": [i for i, _ in plain],
         "terms": [t for _, t in plain],
