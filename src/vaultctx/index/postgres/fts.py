@@ -28,7 +28,7 @@ from typing import Any
 
 import apsw
 
-from vaultctx.index.postgres.bm25_topk import Ranking, Scorer, top
+from vaultctx.index.postgres import bm25_topk
 
 K1 = 1.2
 B = 0.75
@@ -511,9 +511,10 @@ def bm25(
         frequencies = _frequencies([p for _, p in other], fetched.postings, weights)
         for (index, _), found in zip(other, frequencies, strict=True):
             given += [(index, c, f, fetched.lengths[c]) for c, f in found.items()]
-    scorers = [Scorer(i, t) for i, t in plain]
-    scorers += [Scorer(i, None, sum(1 for g in given if g[0] == i)) for i, _ in other]
-    pruned = top(db, scorers, given, Ranking(K1, B, weights, limit, file_ids))
+    scorers = [bm25_topk.Scorer(i, t) for i, t in plain]
+    scorers += [bm25_topk.Scorer(i, None, sum(1 for g in given if g[0] == i)) for i, _ in other]
+    ranking = bm25_topk.Ranking(K1, B, weights, limit, file_ids)
+    pruned = bm25_topk.top(db, scorers, given, ranking)
     if pruned is not None:
         return pruned
     params = {
