@@ -94,8 +94,8 @@ def test_the_top_k_equals_the_full_ranking_and_fts5(
             assert [s for _, s in found] == pytest.approx([s for _, s in expected], abs=1e-9)
             zeta_rows = {i for i, _ in bm25_candidates(b, '"zeta"', 50, WEIGHTS)}
             assert ({i for i, _ in found} <= zeta_rows) == zeta_wins, match
-        # Where the rare word's rows win, the pruned answer stood; otherwise none could.
-        assert pruned == [rare_wins, True, rare_wins]
+        # Where the rare word's rows win, the first candidates' answer stood.
+        assert pruned[1] and (not rare_wins or all(pruned))
     finally:
         a.close()
         b.close()

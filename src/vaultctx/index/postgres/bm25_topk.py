@@ -89,11 +89,12 @@ _IN_NOTES = "AND h.chunk_id IN (SELECT id FROM chunks WHERE file_id = ANY(%(file
 _MAX_COUNTS = 4096
 # The first candidates are the rows of the rarest words, at least this many times k of them...
 _PROBE_ROWS = 2
-# A primary-key probe costs about this many postings read in a scan (EXPLAIN ANALYZE at 130k:
-# ~2 us a probe against ~0.5 us a posting), and pruning is used when it reads less than this
-# share of what a full ranking reads.
-_PROBE_COST = 4
-_WORTH = 0.7
+# A primary-key probe costs about this many postings scored in a full ranking, and pruning is
+# used when it costs less than that ranking. Fitted at 130k chunks (PowerShell docs), one split
+# timed against the full ranking on four queries: a probe 1.5-1.75 postings' worth, and each
+# split this admits was faster (252 vs 348 ms, 126 vs 195 ms, ... at load ~24; docs/benchmarks.md).
+_PROBE_COST = 2
+_WORTH = 1.0
 # Float rounding of the bounds' sum against the statement's scores.
 _MARGIN = 1e-9
 
