@@ -52,6 +52,13 @@ def test_a_reader_reads_model_meta_once_and_sees_a_writers_change(
         assert writer.meta("model_hash") is None  # a writer always reads the row
         time.sleep(store.META_FRESH_SECONDS + 0.05)
         assert reader.meta("model_hash") is None
+
+        # A write transaction is seen at once by a reader that reads the data version.
+        assert reader.meta("model_hash") is None
+        with writer.transaction():
+            writer.set_meta("model_hash", "in a transaction")
+        reader.data_version()
+        assert reader.meta("model_hash") == "in a transaction"
     finally:
         reader.close()
         writer.close()

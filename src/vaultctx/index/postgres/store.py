@@ -53,7 +53,9 @@ _REACH_ADVICE = (
 # indexer's meta writes are single statements outside ``transaction()``, which does not bump the
 # counter, so a version-keyed copy could stay stale until the next write transaction. The bound
 # is about one search on a loaded machine, so a meta change is seen by the next search, as if
-# that search had started a moment earlier.
+# that search had started a moment earlier; and a reader that reads ``data_version`` (a search
+# ranking vectors from memory does, each time) drops its copy at once when a write transaction
+# has moved it.
 META_FRESH_SECONDS = 0.25
 
 
@@ -98,6 +100,7 @@ class PostgresIndex(IndexDatabase):
         self._types: dict[str, dict[str, int]] = {}
         self._meta: dict[str, str] | None = None
         self._meta_read_at = 0.0
+        self._meta_version: int | None = None
 
     @contextlib.contextmanager
     def reporting_loss(self) -> Iterator[None]:
@@ -175,7 +178,10 @@ class PostgresIndex(IndexDatabase):
         return row is not None
 
     def data_version(self) -> int:
-        return int(self.run("SELECT n FROM data_version").fetchone()[0])
+        version = int(self.run("SELECT n FROM data_version").fetchone()[0])
+        if version != self._meta_version:
+            self._meta = None  # a write transaction since: the next meta read fetches again
+        return version
 
     def meta(self, key: str) -> str | None:
         """A reader answers from its copy of ``model_meta`` (``META_FRESH_SECONDS``); a writer
@@ -184,8 +190,11 @@ class PostgresIndex(IndexDatabase):
             return super().meta(key)
         now = time.monotonic()
         if self._meta is None or now - self._meta_read_at > META_FRESH_SECONDS:
-            rows = self.run("SELECT key, value FROM model_meta")
-            self._meta = {str(k): str(v) for k, v in rows}
+            rows = self.run(
+                "SELECT d.n, m.key, m.value FROM data_version d LEFT JOIN model_meta m ON true"
+            ).fetchall()
+            self._meta = {str(k): str(v) for _, k, v in rows if k is not None}
+            self._meta_version = int(rows[0][0]) if rows else None
             self._meta_read_at = now
         return self._meta.get(key)
 
