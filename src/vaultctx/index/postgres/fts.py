@@ -28,6 +28,8 @@ from typing import Any
 
 import apsw
 
+from vaultctx.index.postgres import bm25_topk
+
 K1 = 1.2
 B = 0.75
 COLUMNS = ("chunk_text", "section", "heading_context")
@@ -384,8 +386,8 @@ def _is_plain(phrase: Phrase) -> bool:
 
 def matching_chunks(db: Any, match: str) -> set[int]:
     """The chunks ``match`` finds (the title lookup: a filter, not a ranking). A phrase that
-    must start its column is looked up from its first token at position 0 (a short list), each
-    further token checked by primary key; others go through ``_frequencies``."""
+    must start its column is looked up from its rarest token, each other token checked by
+    primary key (``_initial_phrase_chunks``); others go through ``_frequencies``."""
     found: set[int] = set()
     for phrase in parse(match):
         if phrase.initial and phrase.column is not None and not phrase.prefix and phrase.terms:
@@ -396,20 +398,36 @@ def matching_chunks(db: Any, match: str) -> set[int]:
     return found
 
 
-# A phrase that starts its column: the rows whose column begins with its first token (the
-# partial index fts_terms_first) and holds each further token at its offset. The first few
-# further tokens are joins, so PostgreSQL can start from the rarest (on PowerShell thousands of
-# headings begin with "get"); any others are checked by NOT EXISTS over two arrays, keeping the
-# number of statement texts and the planner's join search small (a join per token of a 20-word
-# title took up to 140 ms to plan).
+# A one-token phrase that starts its column: the partial index fts_terms_first lists exactly
+# the rows whose column begins with a token.
+_INITIAL_TOKEN_SQL = (
+    "SELECT chunk_id FROM fts_terms WHERE term = %s AND col = %s AND positions[1] = 0"
+)
+
+# A phrase of several tokens that starts its column is looked up from its RAREST token: each
+# token's postings in the column are counted up to ``_RARITY_CAP`` (a few index pages each), the
+# token with the fewest (the earliest on a tie) drives, and every other token is checked at its
+# offset by primary key. The planner cannot choose this itself: it estimates the partial index's
+# ``positions[1] = 0`` at a fixed 0.5 %, so on the PowerShell docs it started every "Get-…" title
+# from the 33,587 headings that begin with "get" (200-500 ms) where a rare token (or one with no
+# postings at all) answers in a few milliseconds (docs/benchmarks.md). One statement text for
+# every phrase, and its shape (one driving row) is the same under a generic plan.
+_RARITY_CAP = 1000
 _INITIAL_PHRASE_SQL = """
-SELECT a.chunk_id FROM fts_terms a {joins}
-WHERE a.term = %s AND a.col = %s AND a.positions[1] = 0
-AND NOT EXISTS (
-    SELECT 1 FROM unnest(%s::text[], %s::int[]) AS p(term, pos)
-    WHERE NOT EXISTS (
+WITH p(term, pos) AS (SELECT * FROM unnest(%(terms)s::text[], %(offsets)s::int[])),
+d AS (
+    SELECT p.term, p.pos FROM p ORDER BY (
+        SELECT count(*) FROM (
+            SELECT 1 FROM fts_terms x WHERE x.term = p.term AND x.col = %(col)s LIMIT %(cap)s
+        ) s
+    ), p.pos LIMIT 1
+)
+SELECT a.chunk_id FROM d JOIN fts_terms a
+ON a.term = d.term AND a.col = %(col)s AND d.pos = ANY(a.positions)
+WHERE NOT EXISTS (
+    SELECT 1 FROM p WHERE NOT EXISTS (
         SELECT 1 FROM fts_terms x
-        WHERE x.term = p.term AND x.chunk_id = a.chunk_id AND x.col = a.col
+        WHERE x.term = p.term AND x.chunk_id = a.chunk_id AND x.col = %(col)s
         AND p.pos = ANY(x.positions)
     )
 )
@@ -417,21 +435,18 @@ AND NOT EXISTS (
 
 
 def _initial_phrase_chunks(db: Any, phrase: Phrase) -> set[int]:
-    rest = list(enumerate(phrase.terms[1:], 1))
-    joined, checked = rest[: _MAX_JOINED - 1], rest[_MAX_JOINED - 1 :]
-    joins = " ".join(
-        f"JOIN fts_terms j{i} ON j{i}.chunk_id = a.chunk_id AND j{i}.col = a.col "
-        f"AND j{i}.term = %s AND {i} = ANY(j{i}.positions)"
-        for i, _ in joined
-    )
-    params = (
-        *(term for _, term in joined),
-        phrase.terms[0],
-        phrase.column,
-        [term for _, term in checked],
-        [offset for offset, _ in checked],
-    )
-    return {int(r[0]) for r in db.run(_INITIAL_PHRASE_SQL.format(joins=joins), params)}
+    """The rows whose column ``phrase.column`` starts with the phrase's tokens, in order."""
+    if len(phrase.terms) == 1:
+        rows = db.run(_INITIAL_TOKEN_SQL, (phrase.terms[0], phrase.column))
+    else:
+        params = {
+            "terms": list(phrase.terms),
+            "offsets": list(range(len(phrase.terms))),
+            "col": phrase.column,
+            "cap": _RARITY_CAP,
+        }
+        rows = db.run(_INITIAL_PHRASE_SQL, params)
+    return {int(r[0]) for r in rows}
 
 
 # FTS5's bm25() over the hits: plain phrases counted here from fts_terms, the others' weighted
@@ -462,7 +477,7 @@ SELECT h.chunk_id, -1.0 * sum(
     (CASE WHEN i.v > 0.0 THEN i.v ELSE 1e-6 END)
     * ((h.f * (%(k1)s + 1.0)) / (h.f + %(k1)s * (1 - %(b)s + %(b)s * h.len::float8 / (
         SELECT tokens::float8 / nullif(rows, 0)::float8 FROM fts_totals
-    ))))
+    )))) ORDER BY h.idx
 ) AS score
 FROM hits h JOIN idf i ON i.idx = h.idx
 WHERE (SELECT rows FROM fts_totals) > 0 {where}
@@ -483,7 +498,9 @@ def bm25(
 
     PostgreSQL aggregates and ranks, so only the top ``limit`` rows cross the wire: a common
     word's thousands of postings never reach Python. Phrases that need token positions (several
-    tokens, a prefix) are counted in Python first and handed over with their frequencies.
+    tokens, a prefix) are counted in Python first and handed over with their frequencies. A query
+    of several phrases is ranked without scoring every posting of its common words where that
+    provably gives the same top ``limit`` (bm25_topk.py); otherwise every posting is scored.
     """
     phrases = parse(match)
     plain = [(index, p.terms[0]) for index, p in enumerate(phrases) if _is_plain(p)]
@@ -494,6 +511,12 @@ def bm25(
         frequencies = _frequencies([p for _, p in other], fetched.postings, weights)
         for (index, _), found in zip(other, frequencies, strict=True):
             given += [(index, c, f, fetched.lengths[c]) for c, f in found.items()]
+    scorers = [bm25_topk.Scorer(i, t) for i, t in plain]
+    scorers += [bm25_topk.Scorer(i, None, sum(1 for g in given if g[0] == i)) for i, _ in other]
+    ranking = bm25_topk.Ranking(K1, B, weights, limit, file_ids)
+    pruned = bm25_topk.top(db, scorers, given, ranking)
+    if pruned is not None:
+        return pruned
     params = {
         "idx": [i for i, _ in plain],
         "terms": [t for _, t in plain],

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import time
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -45,6 +46,17 @@ _REACH_ADVICE = (
     "check that the server is running and the URL, user and password are right (the password "
     "comes from your keyring or PGPASSFILE), or leave out --db to use the local index file"
 )
+
+# A search reads ``model_meta`` six times (analyser id, Korean flag, model hashes, ...); each read
+# was a round trip, 6 of a hybrid search's 13 statements. A reader keeps the whole table for this
+# long and reads it again in one statement after. Not keyed by ``data_version``: some of the
+# indexer's meta writes are single statements outside ``transaction()``, which does not bump the
+# counter, so a version-keyed copy could stay stale until the next write transaction. The bound
+# is about one search on a loaded machine, so a meta change is seen by the next search, as if
+# that search had started a moment earlier; and a reader that reads ``data_version`` (a search
+# ranking vectors from memory does, each time) drops its copy at once when a write transaction
+# has moved it.
+META_FRESH_SECONDS = 0.25
 
 
 def _connect(location: PostgresLocation) -> Any:
@@ -86,6 +98,9 @@ class PostgresIndex(IndexDatabase):
         self.capabilities = capabilities
         self._operational = _psycopg().OperationalError
         self._types: dict[str, dict[str, int]] = {}
+        self._meta: dict[str, str] | None = None
+        self._meta_read_at = 0.0
+        self._meta_version: int | None = None
 
     @contextlib.contextmanager
     def reporting_loss(self) -> Iterator[None]:
@@ -163,7 +178,25 @@ class PostgresIndex(IndexDatabase):
         return row is not None
 
     def data_version(self) -> int:
-        return int(self.run("SELECT n FROM data_version").fetchone()[0])
+        version = int(self.run("SELECT n FROM data_version").fetchone()[0])
+        if version != self._meta_version:
+            self._meta = None  # a write transaction since: the next meta read fetches again
+        return version
+
+    def meta(self, key: str) -> str | None:
+        """A reader answers from its copy of ``model_meta`` (``META_FRESH_SECONDS``); a writer
+        reads the row, so it always sees what it just wrote."""
+        if not self.readonly:
+            return super().meta(key)
+        now = time.monotonic()
+        if self._meta is None or now - self._meta_read_at > META_FRESH_SECONDS:
+            rows = self.run(
+                "SELECT d.n, m.key, m.value FROM data_version d LEFT JOIN model_meta m ON true"
+            ).fetchall()
+            self._meta = {str(k): str(v) for _, k, v in rows if k is not None}
+            self._meta_version = int(rows[0][0]) if rows else None
+            self._meta_read_at = now
+        return self._meta.get(key)
 
     def integrity_problems(self, *, quick: bool = False) -> list[str]:
         """PostgreSQL checks its own pages; what can go wrong here is our bookkeeping: the

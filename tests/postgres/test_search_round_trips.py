@@ -1,0 +1,64 @@
+"""The PostgreSQL reader's search-side shortcuts stay correct: ``model_meta`` is read once per
+burst of reads and a writer's change is seen after ``META_FRESH_SECONDS`` (postgres/store.py)."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.postgres.conftest import location_for
+from vaultctx.config import Config, Settings
+from vaultctx.embed.static import StaticEmbedder
+from vaultctx.index.db import open_index
+from vaultctx.index.indexer import Indexer
+from vaultctx.index.postgres import store
+
+
+def _statements(db: Any, seen: list[str]) -> None:
+    """Record every statement ``db`` sends (its ``run`` is the only way to the server)."""
+    run = db.run
+
+    def counted(sql: str, params: Any = ()) -> Any:
+        seen.append(sql)
+        return run(sql, params)
+
+    db.run = counted
+
+
+def test_a_reader_reads_model_meta_once_and_sees_a_writers_change(
+    example_vault: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    location = location_for("postgres", example_vault, tmp_path, request)
+    Indexer(Config(vault=example_vault, db=location, settings=Settings()), StaticEmbedder()).run(
+        fast=True
+    )
+    reader = open_index(location, readonly=True)
+    writer = open_index(location)
+    try:
+        seen: list[str] = []
+        _statements(reader, seen)
+        first = [reader.meta(key) for key in ("fts_tokenizer", "model_hash", "no such key")]
+        assert first[0] is not None and first[2] is None
+        assert [reader.meta(key) for key in ("fts_tokenizer", "model_hash")] == first[:2]
+        assert sum("model_meta" in sql for sql in seen) == 1
+
+        writer.set_meta("model_hash", "changed by another process")
+        time.sleep(store.META_FRESH_SECONDS + 0.05)
+        assert reader.meta("model_hash") == "changed by another process"
+        writer.execute("DELETE FROM model_meta WHERE key = 'model_hash'")  # outside a transaction
+        assert writer.meta("model_hash") is None  # a writer always reads the row
+        time.sleep(store.META_FRESH_SECONDS + 0.05)
+        assert reader.meta("model_hash") is None
+
+        # A write transaction is seen at once by a reader that reads the data version.
+        assert reader.meta("model_hash") is None
+        with writer.transaction():
+            writer.set_meta("model_hash", "in a transaction")
+        reader.data_version()
+        assert reader.meta("model_hash") == "in a transaction"
+    finally:
+        reader.close()
+        writer.close()
