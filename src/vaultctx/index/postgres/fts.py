@@ -194,9 +194,8 @@ def defer_term_indexes(db: Any) -> None:
         db.run("DROP INDEX IF EXISTS fts_terms_first")
 
 
-def build_term_indexes(db: Any) -> None:
-    """The keyword table's indexes that are missing, then fresh planner statistics (a table
-    loaded in one go has none until autovacuum's next visit)."""
+def missing_term_indexes(db: Any) -> list[str]:
+    """The statements that build the keyword table's missing indexes."""
     present = {
         str(row[0])
         for row in db.run(
@@ -204,7 +203,13 @@ def build_term_indexes(db: Any) -> None:
             "WHERE schemaname = current_schema() AND tablename = 'fts_terms'"
         )
     }
-    missing = [sql for name, sql in _TERM_INDEXES if name not in present]
+    return [sql for name, sql in _TERM_INDEXES if name not in present]
+
+
+def build_term_indexes(db: Any) -> None:
+    """The keyword table's indexes that are missing, then fresh planner statistics (a table
+    loaded in one go has none until autovacuum's next visit)."""
+    missing = missing_term_indexes(db)
     if not missing:
         return
     # Sorting millions of postings in 64 MB (the server's default) spills to disk; more memory
