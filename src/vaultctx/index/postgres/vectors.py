@@ -81,15 +81,18 @@ def ensure_hnsw_indexes(db: IndexDatabase, tables: Sequence[str]) -> None:
     indexed after: 5,747 inserts of 256 dimensions took 30.1 s into an indexed table, 0.7 s plus a
     6.6 s build this way (docs/benchmarks.md). Until then a search scans exactly, which is right,
     only slower."""
-    for table in tables:
-        if not db.has_table(table) or _has_index(db, f"{table}_hnsw"):
-            continue
+    for table in missing_hnsw_indexes(db, tables):
         with db.transaction():
             db.execute(f"SET LOCAL maintenance_work_mem = '{build_memory_mb(db, table)}MB'")
             db.execute(
                 f"CREATE INDEX IF NOT EXISTS {table}_hnsw ON {table} "
                 "USING hnsw (embedding halfvec_cosine_ops)"
             )
+
+
+def missing_hnsw_indexes(db: IndexDatabase, tables: Sequence[str]) -> list[str]:
+    """The vector tables among ``tables`` that exist and have no HNSW index yet."""
+    return [t for t in tables if db.has_table(t) and not _has_index(db, f"{t}_hnsw")]
 
 
 # pgvector builds the graph in memory while it fits in maintenance_work_mem, and much more slowly
