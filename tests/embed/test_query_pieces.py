@@ -129,3 +129,14 @@ def test_a_cold_question_embeds_exactly_as_with_the_full_tokenizer() -> None:
     korean = cold.embed_queries(["키는 얼마나 자주 교체하나요"])
     assert cold._tokenizer is not None
     assert np.array_equal(korean, warm.embed_queries(["키는 얼마나 자주 교체하나요"]))
+
+
+def test_a_damaged_table_falls_back_to_the_full_tokenizer(tmp_path: Path) -> None:
+    """A table whose header is right but whose rows are not cannot break a search."""
+    for name in ("model.onnx", "tokenizer.json"):
+        shutil.copyfile(BUNDLED_E5_DIR / name, tmp_path / name)
+    header = (BUNDLED_E5_DIR / TABLE_NAME).read_text(encoding="utf-8").partition("\n")[0]
+    (tmp_path / TABLE_NAME).write_text(f"{header}\nnot a row\n\n▁how\tx\t0.0\n", encoding="utf-8")
+    question = "how do we rotate the api keys"
+    damaged = E5Embedder(tmp_path).embed_queries([question])
+    assert np.array_equal(damaged, E5Embedder().embed_queries([question]))

@@ -171,7 +171,7 @@ class OnnxEmbedder:
         """``embed`` with ``prefix`` tokens at the start of every window."""
         tokenizer = self._cold_query_tokenizer(texts, prefix)
         if tokenizer is None:
-            self._load_both()  # first: the tokenizer loads while numpy and onnxruntime import
+            self._load_both()
         else:
             self._loaded_session()
         import numpy as np  # not at module level: creating the engine must stay cheap
@@ -200,7 +200,11 @@ class OnnxEmbedder:
             self._query_pieces = QueryPieces.load(table, self._folder / "tokenizer.json") or False
         if self._query_pieces is False:
             return None
-        tokenizer = self._query_pieces.tokenizer_for([prefix, *texts] if prefix else texts)
+        try:
+            tokenizer = self._query_pieces.tokenizer_for([prefix, *texts] if prefix else texts)
+        except Exception:  # a damaged table (the library's own errors are plain Exceptions)
+            self._query_pieces = False  # the full tokenizer then answers, as without a table
+            return None
         if tokenizer is not None and self._specials is None:
             self._specials = self._special_ids_of(tokenizer)
         return tokenizer
