@@ -17,6 +17,7 @@ from __future__ import annotations
 from vaultctx.embed.base import Vectors
 from vaultctx.embed.model_files import MODELS_DIR
 from vaultctx.embed.onnx import OnnxEmbedder
+from vaultctx.embed.query_pieces import TABLE_NAME
 
 BUNDLED_E5_DIR = MODELS_DIR / "e5-multilingual"
 BUNDLED_E5_NAME = "e5-multilingual-384"
@@ -46,6 +47,8 @@ class E5Embedder(OnnxEmbedder):
     # vectors alone on ko-autorag 0.765 -> 0.698 (docs/benchmarks.md, "e5 pass speed").
     # ``E5Embedder(windowed=True)`` reads every window; both give vectors in one space (same hash).
     windowed_by_default = False
+    # A cold English question is tokenised without building the 71,443-piece tokenizer.
+    query_pieces_table = TABLE_NAME
 
     def embed_queries(self, texts: list[str]) -> Vectors:
         """Questions, with e5's ``query:`` prefix; compare them with ``embed``'s passages."""

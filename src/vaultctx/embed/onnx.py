@@ -14,7 +14,7 @@ import json
 import math
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Literal
 
 from vaultctx.embed.base import Vectors, model_hash
 from vaultctx.embed.model_files import MODELS_DIR, require_model_files
@@ -25,6 +25,8 @@ if TYPE_CHECKING:
     import numpy.typing as npt
     from onnxruntime import InferenceSession
     from tokenizers import Tokenizer
+
+    from vaultctx.embed.query_pieces import QueryPieces, TokenizerLike
 
 BUNDLED_ONNX_DIR = MODELS_DIR / "minilm-onnx"
 BUNDLED_ONNX_NAME = "minilm-onnx-384"
@@ -98,6 +100,8 @@ class OnnxEmbedder:
     bundled_dir = BUNDLED_ONNX_DIR
     bundled_name = BUNDLED_ONNX_NAME
     windowed_by_default = True
+    # The pieces table beside the model (embed/query_pieces.py), for models that ship one.
+    query_pieces_table: str | None = None
 
     def __init__(
         self,
@@ -138,6 +142,8 @@ class OnnxEmbedder:
         self._session: InferenceSession | None = None
         self._tokenizer: Tokenizer | None = None
         self._dimension: int | None = None
+        self._specials: tuple[int, int] | None = None
+        self._query_pieces: QueryPieces | Literal[False] | None = None  # False: no table
 
     @property
     def name(self) -> str:
@@ -163,10 +169,14 @@ class OnnxEmbedder:
 
     def _embed(self, texts: list[str], prefix: str) -> Vectors:
         """``embed`` with ``prefix`` tokens at the start of every window."""
-        self._load_both()  # first: the tokenizer loads while numpy and onnxruntime import
+        tokenizer = self._cold_query_tokenizer(texts, prefix)
+        if tokenizer is None:
+            self._load_both()
+        else:
+            self._loaded_session()
         import numpy as np  # not at module level: creating the engine must stay cheap
 
-        windows = self._windows(texts, prefix)
+        windows = self._windows(texts, prefix, tokenizer)
         if windows:
             window_vectors = self._embed_windows(windows)
             sums = np.zeros((len(texts), window_vectors.shape[1]), dtype=np.float32)
@@ -176,6 +186,28 @@ class OnnxEmbedder:
         norms = np.linalg.norm(sums, axis=1, keepdims=True)
         np.divide(sums, norms, out=sums, where=norms > 0)
         return sums
+
+    def _cold_query_tokenizer(self, texts: list[str], prefix: str) -> TokenizerLike | None:
+        """Before the full tokenizer is built, a short plain-ASCII question is tokenised by one
+        of just the pieces it can use (embed/query_pieces.py), where the model ships their
+        table: building the full one is the longest step of a cold multilingual query."""
+        if self._tokenizer is not None or self.query_pieces_table is None:
+            return None
+        if self._query_pieces is None:
+            from vaultctx.embed.query_pieces import QueryPieces
+
+            table = self._folder / self.query_pieces_table
+            self._query_pieces = QueryPieces.load(table, self._folder / "tokenizer.json") or False
+        if self._query_pieces is False:
+            return None
+        try:
+            tokenizer = self._query_pieces.tokenizer_for([prefix, *texts] if prefix else texts)
+        except Exception:  # a damaged table (the library's own errors are plain Exceptions)
+            self._query_pieces = False  # the full tokenizer then answers, as without a table
+            return None
+        if tokenizer is not None and self._specials is None:
+            self._specials = self._special_ids_of(tokenizer)
+        return tokenizer
 
     def _load_both(self) -> None:
         """The tokenizer and the session, loaded side by side the first time (embed/side_load.py):
@@ -188,12 +220,15 @@ class OnnxEmbedder:
         finally:
             tokenizer.result()
 
-    def _windows(self, texts: list[str], prefix: str = "") -> list[_Window]:
+    def _windows(
+        self, texts: list[str], prefix: str = "", tokenizer: TokenizerLike | None = None
+    ) -> list[_Window]:
         """A chunk is at most 2,000 characters; anything far longer is cut to what
         ``max_windows`` windows could read, so a stray megabyte costs milliseconds. A prefix
         is tokenised once and starts every window, so each window reads as the model expects."""
         char_limit = self._max_windows * self._span * MAX_CHARS_PER_TOKEN
-        tokenizer = self._loaded_tokenizer()
+        if tokenizer is None:
+            tokenizer = self._loaded_tokenizer()
         lead = tokenizer.encode(prefix, add_special_tokens=False).ids if prefix else []
         span = max(1, self._span - len(lead))
         encodings = tokenizer.encode_batch_fast(
@@ -250,7 +285,11 @@ class OnnxEmbedder:
 
     def _special_ids(self) -> tuple[int, int]:
         """[CLS] and [SEP] (or the model's own pair) wrap every window, as in training."""
-        tokenizer = self._loaded_tokenizer()
+        if self._specials is None:
+            self._specials = self._special_ids_of(self._loaded_tokenizer())
+        return self._specials
+
+    def _special_ids_of(self, tokenizer: TokenizerLike) -> tuple[int, int]:
         first, last = self.special_tokens
         cls_id, sep_id = tokenizer.token_to_id(first), tokenizer.token_to_id(last)
         if cls_id is None or sep_id is None:

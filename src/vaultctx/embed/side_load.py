@@ -1,9 +1,10 @@
 """Loading one part of a model in a thread while the caller loads the rest.
 
-A cold query waits for a tokenizer (25-35 ms to read tokenizer.json) and for numpy, onnxruntime
-and the model's weights (100-250 ms). ``tokenizers`` parses its JSON without holding the GIL,
-while imports and onnxruntime's session creation mostly hold it: started first, the tokenizer is
-ready by the time the rest is, on a second core, and the query pays for the longer part only.
+A cold query waits for a tokenizer (20-30 ms to build MiniLM's from tokenizer.json) and for
+onnxruntime's session over the model's weights (25-90 ms). Creating the session releases the
+GIL; building a tokenizer does not (measured: a thread spinning meanwhile keeps 12-40 % of its
+speed, docs/benchmarks.md "Cold search, session 14"). So the tokenizer, in a thread, builds
+while the session loads on the other core, and the query pays for the longer part only.
 """
 
 from __future__ import annotations

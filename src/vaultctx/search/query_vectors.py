@@ -1,10 +1,11 @@
 """The question embedded by every vector source at once.
 
 A Korean or mixed vault is searched with two transformer models (the English one and the
-multilingual one). A cold search loads each on first use, and loading (onnxruntime reading the
-graph, tokenizers parsing its JSON) and running a model both release the GIL, so on two cores the
-second model loads while the first runs: a cold search waits for the slower model, not for both
-in turn (docs/benchmarks.md, "Cold search: both models load side by side"). A warm engine pays one
+multilingual one). A cold search loads each on first use, and creating an onnxruntime session
+and running a model both release the GIL, so on two cores the second model loads while the first
+runs: a cold search waits for the slower model, not for both in turn (docs/benchmarks.md, "Cold
+search, session 14"; building a tokenizer holds the GIL, which is why e5 tokenises a cold
+question with a tokenizer of its pieces only, embed/query_pieces.py). A warm engine pays one
 short-lived thread per extra source.
 """
 
