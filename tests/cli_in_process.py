@@ -35,6 +35,8 @@ _FOLDER_FUNCTIONS = ("user_data_dir", "user_config_dir", "user_state_dir", "user
 _GENUINE = {name: getattr(platformdirs, name) for name in _FOLDER_FUNCTIONS}
 # What ``python -m vaultctx`` calls itself in usage lines (click names a ``-m`` run this way).
 PROGRAM = "python -m vaultctx"
+# The exit status of a command stopped by Ctrl-C (``cli.main.run``).
+INTERRUPTED = 130
 
 
 def run_vaultctx(
@@ -62,6 +64,9 @@ def run_vaultctx(
             run(forwarding=False)
         except SystemExit as done:
             code = _exit_code(done, stderr)
+    if code == INTERRUPTED and _text(stderr).endswith("error: interrupted\n"):
+        # Ctrl-C meant for pytest: the command's own handler turned it into exit 130.
+        raise KeyboardInterrupt
     return subprocess.CompletedProcess(
         [sys.executable, "-m", "vaultctx", *arguments], code, _text(stdout), _text(stderr)
     )
