@@ -9,7 +9,7 @@ import os
 import sys
 from pathlib import Path
 
-from tests.agent.cli_support import KEY, Indexed, agent_env, openai_toml, vaultctx
+from tests.agent.cli_support import KEY, Indexed, agent_env, ask, openai_toml
 from tests.agent.fakes import Answer, OpenAIFake, ToolCall
 from tests.conftest import REPO
 
@@ -34,10 +34,8 @@ def test_ask_calls_a_tool_of_an_external_mcp_server(indexed: Indexed, tmp_path: 
         (tmp_path / "config" / "vaultctx" / "mcp.json").write_text(
             json.dumps({"mcpServers": {"vaultctx": server}}), encoding="utf-8"
         )
-        # An MCP tool's effects are unknown, so without a terminal it runs only when allowed. A
-        # process of its own: the server it starts writes its stderr to the CLI's file descriptor.
-        question = ("where is WAL explained?", "--json", "--allow-changes")
-        result = vaultctx(indexed, env, "ask", *question, process=True)
+        # An MCP tool's effects are unknown, so without a terminal it runs only when allowed.
+        result = ask(indexed, env, "where is WAL explained?", "--json", "--allow-changes")
         requests = [r.json for r in fake.requests_to("/chat/completions")]
     assert result.returncode == 0, result.stderr
     out = json.loads(result.stdout)
