@@ -1,5 +1,6 @@
-"""Running the agent's commands as real processes: a private user config, data and state dir, no
-keyring, none of the caller's keys, and settings pointing at a fake backend."""
+"""Running the agent's commands: a private user config, data and state dir, no keyring, none of the
+caller's keys, and settings pointing at a fake backend; in the test process unless a test asks
+for a real one (tests/cli_in_process.py says when a test needs its own process)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from tests.agent.fakes import GeminiFake, OllamaFake, OpenAIFake
 from tests.clean_env import clean_cli_env
+from tests.cli_in_process import run_vaultctx
 from tests.conftest import copy_example_vault
 from vaultctx.api import Vault
 
@@ -48,11 +50,19 @@ def agent_env(tmp_path: Path, agent_toml: str, **extra: str) -> dict[str, str]:
 
 
 def vaultctx(
-    indexed: Indexed, env: dict[str, str], command: str, *args: str, stdin: str | None = None
+    indexed: Indexed,
+    env: dict[str, str],
+    command: str,
+    *args: str,
+    stdin: str | None = None,
+    process: bool = False,
 ) -> subprocess.CompletedProcess[str]:
-    """``vaultctx COMMAND ARGS --vault V --db D`` to the end (generous deadline: loaded CI)."""
-    argv = [sys.executable, "-m", "vaultctx", command, *args]
-    argv += ["--vault", str(indexed.vault), "--db", str(indexed.db)]
+    """``vaultctx COMMAND ARGS --vault V --db D`` to the end: in this process, or (``process``)
+    as ``python -m vaultctx`` (generous deadline: loaded CI)."""
+    words = [command, *args, "--vault", str(indexed.vault), "--db", str(indexed.db)]
+    if not process:
+        return run_vaultctx(words, env=env, input=stdin)
+    argv = [sys.executable, "-m", "vaultctx", *words]
     return subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env, timeout=300)
 
 

@@ -17,6 +17,7 @@ from tests.agent.cli_support import (
     gemini_toml,
     ollama_toml,
     openai_toml,
+    vaultctx,
 )
 from tests.agent.fakes import (
     Answer,
@@ -58,7 +59,9 @@ def test_ask_streams_a_cited_answer_and_flags_a_made_up_citation(
             OPENAI_TEST=KEY,
             GEMINI_TEST=KEY,
         )
-        result = ask(indexed, env, "why does WAL mode help with locking?")
+        # A real process: the console script's ``ask`` end to end (the rest run in-process).
+        command = ("ask", "why does WAL mode help with locking?")
+        result = vaultctx(indexed, env, *command, process=True)
         sent = [r for r in fake.requests if r.method == "POST"]
     assert result.returncode == 0, result.stderr
     assert result.stdout == "".join(ANSWER) + "\n"

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.clean_env import clean_cli_env
+from tests.cli_in_process import run_vaultctx
 from tests.conftest import make_vault
 from vaultctx.api import Vault
 from vaultctx.ledger.context import ChangeContext
@@ -82,13 +83,22 @@ def indexed_vault(root: Path, notes: Mapping[str, str], config: str = REPORTS_ON
     return handle
 
 
-def run_cli(tmp_path: Path, vault: Vault, *args: str) -> subprocess.CompletedProcess[str]:
-    """``vaultctx ARGS --vault V --db D`` as a real process, with private user dirs."""
+def run_cli(
+    tmp_path: Path, vault: Vault, *args: str, process: bool = False
+) -> subprocess.CompletedProcess[str]:
+    """``vaultctx ARGS --vault V --db D`` with private user dirs: in this process, as a child
+    would run it, or (``process``) as a real one."""
     env = clean_cli_env(tmp_path)
-    argv = [sys.executable, "-m", "vaultctx", *args, "--vault", str(vault.path)]
-    argv += ["--db", str(vault.db_path)]
+    words = [*args, "--vault", str(vault.path), "--db", str(vault.db_path)]
+    if not process:
+        return run_vaultctx(words, env=env)
     return subprocess.run(
-        argv, capture_output=True, text=True, env=env, timeout=300, stdin=subprocess.DEVNULL
+        [sys.executable, "-m", "vaultctx", *words],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+        stdin=subprocess.DEVNULL,
     )
 
 

@@ -49,7 +49,7 @@ def test_done_when_synthesis_goes_stale_and_regenerates_keeping_the_users_text(
     with OpenAIFake() as fake:
         env = env_for(tmp_path, fake)
         fake.queue(Answer(FIRST))
-        created = vaultctx(indexed, env, "brain", "synthesize", TOPIC)
+        created = vaultctx(indexed, env, "brain", "synthesize", TOPIC, process=True)
         assert created.returncode == 0, created.stderr
         assert created.stdout.startswith(f"Synthesis note created: {NOTE} (")
         note = vault / NOTE

@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -14,6 +13,7 @@ import pytest
 
 from tests.agent.cli_support import KEY, agent_env, openai_toml
 from tests.agent.fakes import Answer, OpenAIFake
+from tests.cli_in_process import run_vaultctx
 from tests.conftest import make_vault
 from tests.local_web import LocalWeb, huge, local_web, page, redirect
 from vaultctx.api import Vault
@@ -62,8 +62,7 @@ def run(
     command: str, vault: tuple[Path, Path], env: dict[str, str], *args: str
 ) -> subprocess.CompletedProcess[str]:
     root, db = vault
-    argv = [sys.executable, "-m", "vaultctx", command, *args, "--vault", str(root), "--db", str(db)]
-    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+    return run_vaultctx([command, *args, "--vault", str(root), "--db", str(db)], env=env)
 
 
 def clip(

@@ -51,7 +51,8 @@ def test_list_accept_links_and_undo(indexed: Indexed, tmp_path: Path) -> None:
         assert "[3] move Launch plan.md -> 01. Projects/Launch plan.md" in listed.stdout
         assert "Garbled.md" in listed.stdout and "no single category" in listed.stdout
         assert "vaultctx para --accept 1,3" in listed.stdout
-        applied = vaultctx(indexed, env, "para", "--accept", "2,3,5", "--json")
+        # A real process applies the batch (its ledger record written from the console script).
+        applied = vaultctx(indexed, env, "para", "--accept", "2,3,5", "--json", process=True)
         asked = len(fake.requests_to("/chat/completions"))
     assert applied.returncode == 0, applied.stderr
     assert asked == 5  # --accept applied the list shown; the model was not asked again

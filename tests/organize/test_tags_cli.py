@@ -5,13 +5,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.agent.cli_support import KEY, agent_env, openai_toml
 from tests.agent.fakes import Answer, OpenAIFake
+from tests.cli_in_process import run_vaultctx
 from tests.conftest import make_vault
 from vaultctx.api import Vault
 
@@ -43,8 +43,7 @@ def run(
     vault: tuple[Path, Path], env: dict[str, str], command: str, *args: str
 ) -> subprocess.CompletedProcess[str]:
     root, db = vault
-    argv = [sys.executable, "-m", "vaultctx", command, *args, "--vault", str(root), "--db", str(db)]
-    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+    return run_vaultctx([command, *args, "--vault", str(root), "--db", str(db)], env=env)
 
 
 def test_tags_are_suggested_from_the_vaults_own_first(

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.clean_env import clean_cli_env
+from tests.cli_in_process import run_vaultctx
 from vaultctx.api import Vault
 from vaultctx.errors import VaultctxError
 from vaultctx.ledger.context import ChangeContext
@@ -171,11 +171,8 @@ def run_cli(
     tmp_path: Path, vault: Path, *args: str, stdin: str | None = None
 ) -> subprocess.CompletedProcess[str]:
     env = clean_cli_env(tmp_path)
-    argv = [sys.executable, "-m", "vaultctx", *args, "--vault", str(vault)]
-    argv += ["--db", str(tmp_path / "index.db")]
-    return subprocess.run(
-        argv, input=stdin or "", capture_output=True, text=True, env=env, timeout=300
-    )
+    words = [*args, "--vault", str(vault), "--db", str(tmp_path / "index.db")]
+    return run_vaultctx(words, env=env, input=stdin or "")
 
 
 def test_cli_save_list_apply_then_undo(tmp_path: Path) -> None:

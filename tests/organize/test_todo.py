@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 import tempfile
 from datetime import date
 from pathlib import Path
@@ -14,6 +13,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.clean_env import clean_cli_env
+from tests.cli_in_process import run_vaultctx
 from vaultctx.api import Vault
 from vaultctx.config import ConfigError
 from vaultctx.errors import VaultctxError
@@ -344,9 +344,8 @@ def test_the_previous_note_is_never_altered(previous: str) -> None:
 
 def run_cli(tmp_path: Path, vault: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = clean_cli_env(tmp_path)
-    argv = [sys.executable, "-m", "vaultctx", *args, "--vault", str(vault)]
-    argv += ["--db", str(tmp_path / "index.db")]
-    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+    words = [*args, "--vault", str(vault), "--db", str(tmp_path / "index.db")]
+    return run_vaultctx(words, env=env)
 
 
 def test_cli_twice_then_undo(tmp_path: Path) -> None:

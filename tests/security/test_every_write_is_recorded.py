@@ -30,6 +30,7 @@ from tests.agent.cli_support import KEY, agent_env, openai_toml
 from tests.agent.fakes import Answer, OpenAIFake, ToolCall
 from tests.agent.tool_support import snapshot
 from tests.brain.conftest import BREAD, KUBE, LONG, ScriptedText
+from tests.cli_in_process import run_vaultctx
 from tests.conftest import REPO, make_vault
 from tests.ledger.conftest import isolate_data_dir
 from tests.local_web import local_web, page
@@ -96,11 +97,8 @@ class World:
     def cli(
         self, *args: str, stdin: str | None = None, db: bool = True
     ) -> subprocess.CompletedProcess[str]:
-        argv = [sys.executable, "-m", "vaultctx", *args, "--vault", str(self.vault)]
-        argv += ["--db", str(self.db)] if db else []
-        done = subprocess.run(
-            argv, input=stdin, capture_output=True, text=True, env=self.env, timeout=300
-        )
+        words = [*args, "--vault", str(self.vault), *(["--db", str(self.db)] if db else [])]
+        done = run_vaultctx(words, env=self.env, input=stdin)
         assert done.returncode == 0, f"{args}: {done.stderr}"
         assert "Traceback" not in done.stderr
         return done
