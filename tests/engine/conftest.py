@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
@@ -23,12 +24,16 @@ import pytest
 from tests.cli_server.conftest import cli_env
 from tests.conftest import copy_example_vault
 from tests.mcp.conftest import subprocess_env
+from vaultctx.cli import forward
 from vaultctx.engine_link import client
 from vaultctx.engine_link import runtime_dir as runtime
 
 DEADLINE = 90.0
 ENGINE_NOTE = "vaultctx: answered by the engine"
-TIMING = re.compile(r"\d+(\.\d+)?(?= ms)|(?<=\"took_ms\": )[\d.]+")  # a search's own time
+# A search's own time, and a moment (``status``'s "last run": the engine's watcher indexes the
+# vault when it takes it, and its pass 2 runs 30 s later, either of which may end between the
+# engine's `status` and the in-process one).
+TIMING = re.compile(r"\d+(\.\d+)?(?= ms)|(?<=\"took_ms\": )[\d.]+|\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
 
 
 class Indexed(NamedTuple):
@@ -80,6 +85,9 @@ def folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     monkeypatch.setenv(client.ENGINE_ENV, "on")
     monkeypatch.setenv(client.IDLE_ENV, "600")
     yield made
+    # A start a test's in-process forward() left for after its answer would otherwise run in
+    # a later test's call of start_engine_if_wanted, with this test's vault.
+    forward._engine_to_start.clear()
     stop_everything(made)
     _remove(made)
 
@@ -167,7 +175,52 @@ def process_gone(pid: int) -> bool:
         return True
 
 
+def freeze(pid: int) -> None:
+    """SIGSTOP ``pid`` and wait until it is stopped: the signal is delivered when the kernel
+    next schedules it, and until then it may still answer, accept or close a connection."""
+    os.kill(pid, signal.SIGSTOP)
+    wait_for(lambda: process_state(pid) in ("T", "t"), f"process {pid} is stopped")
+
+
+def process_state(pid: int) -> str:
+    """``pid``'s state letter from /proc (R, S, T, Z...), "" when it is gone."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            return handle.read().split(b") ", 1)[-1][:1].decode()
+    except OSError:
+        return ""
+
+
+def server_side_connections(socket_path: Path) -> Counter[int]:
+    """The connections the engine holds on its socket, by inode: accepted ones (their own
+    inode) and those still in its backlog (inode 0, as many as there are). /proc/net/unix lists
+    each under the socket's path, without the listener's flag. Compared as inodes, not as a
+    count: a connection of an earlier step that closes meanwhile would hide a new one."""
+    with open("/proc/net/unix", encoding="utf-8") as table:
+        rows = [row.split() for row in table if row.rstrip("\n").endswith(f" {socket_path}")]
+    return Counter(int(row[6]) for row in rows if len(row) == 8 and row[3] == "00000000")
+
+
+def a_new_connection(socket_path: Path, before: Counter[int]) -> bool:
+    """Whether the engine holds a connection it did not hold in ``before``."""
+    return bool(server_side_connections(socket_path) - before)
+
+
+def unread_bytes(socket_path: Path) -> int:
+    """Bytes sent to the engine's accepted connections that it has not read (``ss``'s Recv-Q
+    of each established socket bound to its path)."""
+    listed = subprocess.run(
+        ["ss", "-xanH"], capture_output=True, text=True, check=True, timeout=30
+    ).stdout
+    rows = [row.split() for row in listed.splitlines()]
+    return sum(
+        int(row[2])
+        for row in rows
+        if len(row) >= 5 and row[1] == "ESTAB" and row[4] == str(socket_path)
+    )
+
+
 def without_timing(output: str) -> str:
-    """The output without the time the search took: the only bytes that differ between two
-    runs, wherever they run."""
+    """The output without the time the search took or the time of the last index run: the only
+    bytes that differ between two runs, wherever they run."""
     return TIMING.sub("N", output)

@@ -17,12 +17,15 @@ from pathlib import Path
 
 from tests.engine.conftest import (
     Indexed,
+    a_new_connection,
     by_engine,
     engine_answers,
     engine_env,
     engine_pid,
+    freeze,
     process_gone,
     rest,
+    server_side_connections,
     start_engine,
     vaultctx,
     wait_for,
@@ -84,7 +87,7 @@ def test_a_wedged_engine_is_replaced_and_the_command_runs_here(
 ) -> None:
     here = vaultctx(indexed.args(*QUERY), in_process=True)
     wedged = start_engine()
-    os.kill(wedged, signal.SIGSTOP)
+    freeze(wedged)
     try:
         run = vaultctx(indexed.args(*QUERY))
     finally:
@@ -98,27 +101,18 @@ def test_a_wedged_engine_is_replaced_and_the_command_runs_here(
     wait_for(lambda: engine_answers() and engine_pid() != wedged, "a new engine answers")
 
 
-def server_side_connections(socket_path: Path) -> int:
-    """How many connections the engine holds on its socket, accepted or still in its backlog:
-    /proc/net/unix lists each under the socket's path, without the listener's flag. A client's
-    request may not be sent yet when its connection is counted: a kill then resets the send,
-    which a client takes as it takes a reset read (test_engine_lost_before_request.py)."""
-    with open("/proc/net/unix", encoding="utf-8") as table:
-        rows = [row.split() for row in table if row.rstrip("\n").endswith(f" {socket_path}")]
-    return sum(1 for row in rows if len(row) == 8 and row[3] == "00000000")
-
-
 def test_the_engine_killed_mid_request(indexed: Indexed, folder: Path) -> None:
     """The engine dies while a client waits for its hello: the client runs the command itself
     and starts a new engine. The kill comes once the client is seen connected, not after a
     guessed sleep (0.8 s was sometimes before the connect, sometimes after)."""
     here = vaultctx(indexed.args(*QUERY), in_process=True)
     doomed = start_engine()
-    os.kill(doomed, signal.SIGSTOP)  # it accepts (the kernel does) but answers nothing
+    freeze(doomed)  # it accepts (the kernel does) but answers nothing
     socket_path = client.socket_path()
     # The status request that found the pid may still be open on the engine's side, frozen
     # there now: counting it as the client's connection killed the engine before the client
-    # connected (a CI failure: the client then saw no engine at all).
+    # connected (a CI failure: the client then saw no engine at all). Only a connection the
+    # engine did not hold before the client started is the client's.
     before = server_side_connections(socket_path)
     child = subprocess.Popen(
         [sys.executable, "-m", "vaultctx", *indexed.args(*QUERY)],
@@ -127,7 +121,10 @@ def test_the_engine_killed_mid_request(indexed: Indexed, folder: Path) -> None:
         text=True,
         env=engine_env(),
     )
-    wait_for(lambda: server_side_connections(socket_path) > before, "the client connects")
+    # The client's request may not be sent yet when its connection is seen: the kill then
+    # resets the send, which the client takes as it takes a reset read
+    # (test_engine_lost_before_request.py).
+    wait_for(lambda: a_new_connection(socket_path, before), "the client connects")
     with contextlib.suppress(ProcessLookupError):  # past its 2 s, the client killed it itself
         os.kill(doomed, signal.SIGKILL)
     out, err = child.communicate(timeout=240)

@@ -22,6 +22,7 @@ from tests.engine.conftest import (
     Indexed,
     engine_answers,
     engine_pid,
+    freeze,
     process_gone,
     start_engine,
     wait_for,
@@ -66,7 +67,7 @@ def stopped_engine(monkeypatch: pytest.MonkeyPatch) -> int:
     """A running engine, stopped (SIGSTOP) so the client's connection waits in its backlog
     as it would behind a busy engine, and armed to die after the next connect."""
     pid = start_engine()
-    os.kill(pid, signal.SIGSTOP)
+    freeze(pid)
     kill_after_the_connect(monkeypatch, pid)
     return pid
 
@@ -88,10 +89,29 @@ def test_the_command_runs_here_and_a_new_engine_is_started(
     words: tuple[str, ...],
 ) -> None:
     doomed = stopped_engine(monkeypatch)
+    starts = counted_starts(monkeypatch)
     assert reach(indexed.args(*words)) is None  # type: ignore[operator]  # None: run it here
     said = capsys.readouterr().err
     assert said.count(SENT_TOO_LATE) == 1, said
+    # The new engine is started once the command has answered (cli.entry.run), not before
+    # the command runs here: a replacement may wait seconds for the old engine's lock.
+    assert starts == []
+    forward.start_engine_if_wanted()
+    assert starts
     wait_for(lambda: engine_answers() and engine_pid() != doomed, "a new engine answers")
+
+
+def counted_starts(monkeypatch: pytest.MonkeyPatch) -> list[int | None]:
+    """Each engine start made from here on (the real one, recorded)."""
+    real = client.start
+    starts: list[int | None] = []
+
+    def start(warm: object = None) -> int | None:
+        starts.append(real(warm))  # type: ignore[arg-type]
+        return starts[-1]
+
+    monkeypatch.setattr(client, "start", start)
+    return starts
 
 
 def test_the_mcp_relay_takes_it_for_a_broken_engine(

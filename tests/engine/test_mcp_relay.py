@@ -22,7 +22,9 @@ from tests.engine.conftest import (
     Indexed,
     engine_answers,
     engine_env,
+    freeze,
     start_engine,
+    unread_bytes,
     wait_for,
 )
 from tests.engine.test_engine import OtherVersionEngine
@@ -98,6 +100,7 @@ class Raw(RawSession):
         super().__init__(command, [])  # no request yet (a blank line, which servers skip)
         self.answers: dict[int, dict[str, Any]] = {}
         self.next_id = 1
+        self.sent: dict[int, int] = {}  # each request's id: the bytes of its line
 
     def send(self, method: str, params: dict[str, Any] | None = None) -> int:
         number = self.next_id
@@ -105,13 +108,20 @@ class Raw(RawSession):
         message: dict[str, Any] = {"jsonrpc": "2.0", "id": number, "method": method}
         if params is not None:
             message["params"] = params
-        self.write(message)
+        self.sent[number] = self.write(message)
         return number
 
-    def write(self, message: dict[str, Any]) -> None:
+    def sent_since(self, number: int) -> int:
+        """The bytes of the request lines from id ``number`` on."""
+        return sum(size for sent, size in self.sent.items() if sent >= number)
+
+    def write(self, message: dict[str, Any]) -> int:
+        """Send one line; its size in bytes (as the relay passes it on, byte for byte)."""
         assert self.process.stdin
-        self.process.stdin.write(json.dumps(message) + "\n")
+        line = json.dumps(message) + "\n"
+        self.process.stdin.write(line)
         self.process.stdin.flush()
+        return len(line.encode())
 
     def answer(self, number: int) -> dict[str, Any]:
         while number not in self.answers:
@@ -161,10 +171,16 @@ def test_the_engine_killed_mid_session(indexed: Indexed, folder: Path) -> None:
     raw = Raw(serve_command(indexed, "--allow-writes"))
     raw.handshake()
     assert SQLITE_NOTE in search_paths(raw.answer(raw.call("obsidian_search", SEARCH)))
-    os.kill(doomed, signal.SIGSTOP)  # it takes the next requests but answers nothing
+    freeze(doomed)  # it takes the next requests but answers nothing
+    unread = unread_bytes(client.socket_path())
     in_flight = raw.call("obsidian_search", SEARCH)
     write = raw.call("obsidian_create_note", {"file_path": "new/Note.md", "content": "# New\n"})
-    threading.Event().wait(0.5)
+    # Both requests relayed to the engine before it dies, not a guessed 0.5 s: a write the
+    # relay had not sent yet would be run in-process instead of refused.
+    wait_for(
+        lambda: unread_bytes(client.socket_path()) >= unread + raw.sent_since(in_flight),
+        "the relay sends both requests to the engine",
+    )
     os.kill(doomed, signal.SIGKILL)
     assert SQLITE_NOTE in search_paths(raw.answer(in_flight))
     refused = raw.answer(write)["error"]

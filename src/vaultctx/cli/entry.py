@@ -43,6 +43,7 @@ def run() -> None:
     if code is None:
         code = forward_turn(arguments)
     if code is not None:
+        start_engine_if_wanted()  # an engine lost mid-turn (exit 2) is replaced after it
         sys.exit(code)
     command = arguments[0] if arguments else ""
     if command in SINGLE_THREADED_BLAS:

@@ -24,12 +24,15 @@ import json
 import os
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
 from vaultctx.errors import VaultctxError
 from vaultctx.loopback import server_link
 from vaultctx.loopback.server_link import CLI_PATH
+
+if TYPE_CHECKING:
+    from collections.abc import Callable
 
 PROTOCOL = 1
 FORWARDED = frozenset({"search", "context", "links", "status", "hook"})
@@ -143,34 +146,66 @@ def _hook_event() -> str | None:
     return text if len(text) <= MAX_HOOK_EVENT_CHARS else None
 
 
-_engine_to_start: list[tuple[Path, Path | str]] = []
+# What starts an engine once the command has answered (``start_engine_if_wanted``): the
+# engine's start for a missing one, its replacement for a broken one or one of another version.
+_engine_to_start: list[Callable[[], object]] = []
+
+
+def start_after_answer(located: tuple[Path, Path | str]) -> None:
+    """No engine runs: one is started, warm for this vault, after the command's answer."""
+    from vaultctx.engine_link import client
+
+    _engine_to_start.append(lambda: client.start(located))
+
+
+def replace_after_answer(located: tuple[Path, Path | str]) -> None:
+    """The engine is broken: killed now (a wedged one must not keep the socket from the next
+    command), replaced after the command's answer, since the new one waits up to
+    ``client.REPLACE_WAIT`` for the old one's lock."""
+    from vaultctx.engine_link import client
+
+    old = client.kill_broken()
+    _engine_to_start.append(lambda: client.start_replacement(located, old))
+
+
+def restart_after_answer(located: tuple[Path, Path | str]) -> None:
+    """The engine is of another version: stopped and started again after the answer (its
+    stop waits for it to go)."""
+    from vaultctx.engine_link import client
+
+    def restart() -> None:
+        client.start_replacement(located, client.stop(wait=2.0))
+
+    _engine_to_start.append(restart)
 
 
 def start_engine_if_wanted() -> None:
-    """Start the engine a forwarded command found missing, once that command has printed its
-    answer in-process: started earlier, its imports would compete with the command's for the
-    CPU (a cold search took 140 ms longer on two busy cores)."""
+    """Start the engine a forwarded command found missing, broken or of another version, once
+    that command has printed its answer: started earlier, its imports would compete with the
+    command's for the CPU (a cold search took 140 ms longer on two busy cores), and a
+    replacement may wait seconds for the old engine's lock."""
     if not _engine_to_start:
         return
     import contextlib
-
-    from vaultctx.engine_link import client
 
     for stream in (sys.stdout, sys.stderr):  # the answer out first; a closed pipe is the exit's
         with contextlib.suppress(OSError, ValueError):
             stream.flush()
 
-    try:
-        client.start(_engine_to_start.pop())
-    except Exception as exc:  # the next command tries again; this one has answered
-        note(f"the engine did not start ({type(exc).__name__}: {exc})")
+    while _engine_to_start:
+        try:
+            _engine_to_start.pop(0)()
+        except Exception as exc:  # the next command tries again; this one has answered
+            note(f"the engine did not start ({type(exc).__name__}: {exc})")
 
 
 def _ask_engine(
     request: dict[str, Any], vault: Path, db: Path | str
 ) -> tuple[str, str, int] | None:
     """The engine's answer; None (the command runs here) when there is none yet, in which case
-    one is started for the next command, or when it is broken, in which case it is replaced."""
+    one is started for the next command, or when it is broken or of another version, in which
+    case it is replaced. Either happens after the command's answer (``start_engine_if_wanted``):
+    the user never waits for an engine."""
     from vaultctx.engine_link import client
 
     if os.name == "nt" or not client.enabled():
@@ -183,16 +218,15 @@ def _ask_engine(
         )
     except client.EngineNotRunningError:
         note("no engine yet: running in-process; starting one after it")
-        _engine_to_start.append((vault, db))
+        start_after_answer((vault, db))
         return None
     except client.EngineVersionError as exc:
         note(exc.one_line())
-        client.stop(wait=2.0)
-        client.start((vault, db))
+        restart_after_answer((vault, db))
         return None
     except client.EngineBrokenError as exc:
         print(f"vaultctx: {exc.one_line()}", file=sys.stderr)
-        client.replace((vault, db))
+        replace_after_answer((vault, db))
         return None
     except VaultctxError as exc:  # the runtime folder refused: said every time, as it lasts
         print(f"vaultctx: {exc.one_line()}", file=sys.stderr)

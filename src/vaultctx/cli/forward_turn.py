@@ -7,7 +7,8 @@ answered. What is typed at the chat's prompt, or at a change's question, is read
 in-process command reads it (``chat_repl``'s line reader, prompt_toolkit at a terminal), and
 sent; Ctrl-C here cancels the turn there (engine_link/turn_link.py).
 
-No engine: the command runs in-process and starts one for the next. An engine that declines the
+No engine: the command runs in-process and starts one for the next, after its answer (as a
+broken engine's replacement, ``cli.forward.start_engine_if_wanted``). An engine that declines the
 turn before running it (another environment, an option it does not run): in-process, at once. An
 engine that goes away mid-turn: said once, exit 2, and the turn is not sent again, since it may
 have changed notes before it stopped.
@@ -22,11 +23,13 @@ from typing import Any
 
 from vaultctx.cli.forward import (
     PROTOCOL,
-    _engine_to_start,
     _isatty,
     declined_option,
     located_request,
     note,
+    replace_after_answer,
+    restart_after_answer,
+    start_after_answer,
 )
 from vaultctx.errors import VaultctxError
 
@@ -66,13 +69,12 @@ def _run(request: dict[str, Any], located: Any) -> int | None:
         return 130
     except client.EngineNotRunningError:
         note("no engine yet: running in-process; starting one after it")
-        _engine_to_start.append(located)
+        start_after_answer(located)
         _in_process(request)
         return None
     except client.EngineVersionError as exc:
         note(exc.one_line())
-        client.stop(wait=2.0)
-        client.start(located)
+        restart_after_answer(located)
         _in_process(request)
         return None
     except turn_link.TurnDeclinedError as exc:
@@ -81,11 +83,11 @@ def _run(request: dict[str, Any], located: Any) -> int | None:
         return None
     except turn_link.EngineLostError as exc:
         _error(exc.one_line())
-        client.replace(located)
+        replace_after_answer(located)
         return 2
     except client.EngineBrokenError as exc:  # no hello: nothing of the turn has run
         print(f"vaultctx: {exc.one_line()}", file=sys.stderr)
-        client.replace(located)
+        replace_after_answer(located)
         _in_process(request)
         return None
     except VaultctxError as exc:  # the runtime folder refused: said every time, as it lasts

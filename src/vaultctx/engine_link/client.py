@@ -291,15 +291,21 @@ def kill(pid: int) -> None:
     else a moment ago) has no command line any more, as its memory goes before its files are
     closed: it is only waited for, or the new engine would find the lock still held and never
     start (tests/engine/test_engine_lost_before_request.py)."""
+    if _signal_engine(pid):
+        _gone(pid, 5.0)
+
+
+def _signal_engine(pid: int) -> bool:
+    """SIGKILL ``pid`` when it is an engine; whether it is (or was) one, to be waited for."""
     command = _command_line(pid)
     if command and b"vaultctx.engine" not in command:
-        return  # another program has this pid now
+        return False  # another program has this pid now
     if command:
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
-            return
-    _gone(pid, 5.0)
+            return False
+    return True
 
 
 def _command_line(pid: int) -> bytes:
@@ -323,17 +329,34 @@ def _command_line(pid: int) -> bytes:
 
 
 def replace(warm: tuple[Path, Path | str] | None = None) -> None:
-    """A broken engine gone, a new one started (not waited for). The old engine's lock can
-    outlive it by a moment (its files close after it is reported gone on a loaded machine), so
-    a start that finds the lock held tries again for a while, unless another engine has taken
-    over meanwhile (a pid file naming a live process other than the old one)."""
+    """A broken engine gone and a new one started (not waited for), in one step: for a caller
+    that waits for the new engine anyway (``obsidian connect``)."""
+    start_replacement(warm, kill_broken())
+
+
+def kill_broken() -> int | None:
+    """SIGKILL the running engine at once, without waiting for it to go; its pid, for
+    ``start_replacement``. A wedged engine must not keep the socket (every other client would
+    wait its 2 s for a hello), but the wait for its lock belongs after the command's answer,
+    not before it (cli/forward.py: the command runs in-process meanwhile)."""
     pid = running_pid()
     if pid is not None:
-        kill(pid)
+        _signal_engine(pid)
+    return pid
+
+
+def start_replacement(warm: tuple[Path, Path | str] | None, old: int | None) -> None:
+    """Start a new engine once the broken one (``old``, killed by ``kill_broken``) is gone.
+    Its lock can outlive it by a moment (its files close after it is reported gone on a loaded
+    machine), so a start that finds the lock held tries again for up to ``REPLACE_WAIT``,
+    unless another engine has taken over meanwhile (a pid file naming a live process other
+    than the old one)."""
+    if old is not None:
+        kill(old)
     deadline = time.monotonic() + REPLACE_WAIT
     while start(warm) is None and time.monotonic() < deadline:
         now = running_pid()
-        if now is not None and now != pid:
+        if now is not None and now != old:
             return  # another client's engine runs, or is starting
         time.sleep(0.1)
 

@@ -287,12 +287,15 @@ class Relay:
             connection, reader = open_engine_session(self.vault, self.db, self.allow_writes)
         except client.EngineVersionError as exc:
             self.serve_in_process(exc.one_line())
-            client.stop(wait=2.0)  # this vaultctx's engine for the next client
-            client.start((self.vault, self.db))
+            # This vaultctx's engine for the next client, once this session is served.
+            client.start_replacement((self.vault, self.db), client.stop(wait=2.0))
             return
         except client.EngineBrokenError as exc:
+            # Killed at once (a wedged engine keeps its socket from every other client),
+            # replaced once this session is served: the new one may wait for the old lock.
+            old = client.kill_broken()
             self.serve_in_process(exc.one_line())
-            client.replace((self.vault, self.db))
+            client.start_replacement((self.vault, self.db), old)
             return
         except VaultctxError as exc:
             self.serve_in_process(exc.one_line())
