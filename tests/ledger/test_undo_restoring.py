@@ -4,16 +4,21 @@ nested folder the change removed comes back whole, what the change created goes,
 
 from __future__ import annotations
 
+import errno
 import os
 import stat
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from tests.ledger.conftest import AGENT, tree
 from vaultctx.api import Vault
+from vaultctx.ledger import batch as batch_module
 from vaultctx.ledger.context import ChangeContext
-from vaultctx.vault.writes import NoteChangeError
+from vaultctx.ledger.snapshot import FolderState, LinkState
+from vaultctx.vault.writes import NoteChangeError, create_file, remove_file
+from vaultctx.vault.writes import exists as real_exists
 
 CLI = ChangeContext("undo test", source="cli")
 
@@ -54,3 +59,93 @@ def test_a_link_put_where_the_change_created_a_note_stops_undo(
     with pytest.raises(NoteChangeError):
         vault.undo()
     assert os.path.islink(vault_dir / "New" / "a.md")
+
+
+def test_a_folder_the_batch_found_there_after_all_is_undone_inside_it(
+    vault: Vault, vault_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``create_folder`` saw no folder, then one was there (made meanwhile): the batch's record
+    roots at that folder, before and after, and undo turns each thing inside it back (a note
+    created goes with its new subfolder, one rewritten gets its bytes and mode back, one trashed
+    returns) and leaves the folder and the rest of what it holds."""
+    target = vault_dir / "10-projects"
+    monkeypatch.setattr(
+        batch_module, "exists", lambda path: False if path == target else real_exists(path)
+    )
+    (target / "Plan.md").chmod(0o600)
+    (target / "Keep.md").write_text("# keep\n")
+    before = tree(vault_dir)
+    with vault.change_batch(CLI, "test") as batch:
+        assert batch.create_folder("10-projects") is True
+        batch.create("10-projects/New.md", "# new\n")
+        batch.create("10-projects/Sub/Deep.md", "# deep\n")
+        assert batch.rewrite("10-projects/Plan.md", lambda text: text + "more\n")
+        batch.trash("10-projects/Budget.md")
+    [record] = vault.ledger()
+    [entry] = [e for e in record.entries if e.path == "10-projects"]
+    assert isinstance(entry.before, FolderState) and isinstance(entry.after, FolderState)
+    vault.undo()
+    assert tree(vault_dir) == before
+    assert stat.S_IMODE(os.lstat(target / "Plan.md").st_mode) == 0o600
+
+
+def test_a_link_that_a_failed_step_left_in_a_new_folder_stops_undo_with_the_fix(
+    vault: Vault, vault_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A step fails while another program puts a link into the folder the step made: the record
+    holds what the step left, link included, and undo, which never removes a link, names it and
+    says what to do, leaving it in place."""
+    real_open = os.open
+    staged_in = str(vault_dir / "New")
+
+    def failing(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(path).startswith(staged_in + os.sep):
+            os.symlink("../Inbox.md", vault_dir / "New" / "link.md")
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real_open(path, *args, **kwargs)
+
+    with vault.change_batch(CLI, "test") as batch, monkeypatch.context() as patch:
+        patch.setattr(os, "open", failing)
+        with pytest.raises(OSError):
+            batch.create("New/a.md", "# a\n")
+    [record] = vault.ledger()
+    assert record.entries[0].after == FolderState((("link.md", LinkState("../Inbox.md")),))
+    with pytest.raises(NoteChangeError) as refused:
+        vault.undo()
+    assert refused.value.message == "New/link.md is a link; undo never removes one"
+    assert refused.value.suggestion == "remove it yourself"
+    assert os.readlink(vault_dir / "New" / "link.md") == "../Inbox.md"
+
+
+def test_a_note_saved_while_undo_removes_it_is_kept_and_named(
+    vault: Vault, vault_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    with vault.change_batch(CLI, "test") as batch:
+        batch.create("New/Sub/a.md", "# a\n")
+
+    def saved_first(path: Path, *, expected: bytes, shown: str) -> None:
+        path.write_text("# a, saved by the user\n")
+        remove_file(path, expected=expected, shown=shown)
+
+    monkeypatch.setattr("vaultctx.ledger.undo.remove_file", saved_first)
+    with pytest.raises(NoteChangeError) as refused:
+        vault.undo()
+    assert refused.value.message == "New/Sub/a.md changed meanwhile, so it was not removed"
+    assert (vault_dir / "New/Sub/a.md").read_text() == "# a, saved by the user\n"
+
+
+def test_a_note_made_while_undo_brings_a_folder_back_is_kept_and_named(
+    vault: Vault, vault_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault.trash_path("10-projects", change=AGENT)
+
+    def made_first(path: Path, data: bytes, mode: int, shown: str) -> None:
+        if not path.exists():
+            path.write_text("# made by the user\n")
+        create_file(path, data, mode, shown)
+
+    monkeypatch.setattr("vaultctx.ledger.undo.create_file", made_first)
+    with pytest.raises(NoteChangeError) as refused:
+        vault.undo()
+    assert refused.value.message == "File already exists: 10-projects/Budget.md"
+    assert (vault_dir / "10-projects/Budget.md").read_text() == "# made by the user\n"
