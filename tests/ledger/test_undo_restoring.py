@@ -149,3 +149,38 @@ def test_a_note_made_while_undo_brings_a_folder_back_is_kept_and_named(
         vault.undo()
     assert refused.value.message == "File already exists: 10-projects/Budget.md"
     assert (vault_dir / "10-projects/Budget.md").read_text() == "# made by the user\n"
+
+
+def test_a_link_gone_during_a_failed_step_is_not_made_again_by_undo(
+    vault: Vault, vault_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The batch's record roots at a folder holding a link (the folder was found there after
+    all); a step fails while another program removes the link. Undo, which never creates a
+    link, names it and says what to do."""
+    target = vault_dir / "10-projects"
+    os.symlink("../Inbox.md", target / "Link.md")
+    monkeypatch.setattr(
+        batch_module, "exists", lambda path: False if path == target else real_exists(path)
+    )
+    real_open = os.open
+
+    def failing(path: Any, *args: Any, **kwargs: Any) -> Any:
+        if str(path).startswith(str(target) + os.sep) and str(path).endswith(".vaultctx-tmp"):
+            (target / "Link.md").unlink()
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        return real_open(path, *args, **kwargs)
+
+    with vault.change_batch(CLI, "test") as batch, monkeypatch.context() as patch:
+        assert batch.create_folder("10-projects") is True
+        patch.setattr(os, "open", failing)
+        with pytest.raises(OSError):
+            batch.create("10-projects/New.md", "# new\n")
+    [record] = vault.ledger()
+    [entry] = record.entries
+    assert isinstance(entry.before, FolderState)
+    assert dict(entry.before.children)["Link.md"] == LinkState("../Inbox.md")
+    with pytest.raises(NoteChangeError) as refused:
+        vault.undo()
+    assert refused.value.message == "10-projects/Link.md was a link; undo never creates one"
+    assert refused.value.suggestion == "recreate it yourself"
+    assert not os.path.lexists(target / "Link.md")
