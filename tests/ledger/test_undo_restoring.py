@@ -17,7 +17,7 @@ from vaultctx.api import Vault
 from vaultctx.ledger import batch as batch_module
 from vaultctx.ledger.context import ChangeContext
 from vaultctx.ledger.snapshot import FolderState, LinkState
-from vaultctx.vault.writes import NoteChangeError, create_file, remove_file
+from vaultctx.vault.writes import NoteChangeError, create_file, remove_file, replace_file
 from vaultctx.vault.writes import exists as real_exists
 
 CLI = ChangeContext("undo test", source="cli")
@@ -184,3 +184,22 @@ def test_a_link_gone_during_a_failed_step_is_not_made_again_by_undo(
     assert refused.value.message == "10-projects/Link.md was a link; undo never creates one"
     assert refused.value.suggestion == "recreate it yourself"
     assert not os.path.lexists(target / "Link.md")
+
+
+def test_a_note_saved_while_undo_puts_its_old_bytes_back_is_kept_and_named(
+    vault: Vault, vault_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault.replace_note("Inbox.md", "# other\n", change=AGENT)
+
+    def saved_first(path: Path, data: bytes, *, expected: bytes, mode: int, shown: str) -> None:
+        path.write_text("# saved by the user\n")
+        replace_file(path, data, expected=expected, mode=mode, shown=shown)
+
+    monkeypatch.setattr("vaultctx.ledger.undo.replace_file", saved_first)
+    with pytest.raises(NoteChangeError) as refused:
+        vault.undo()
+    assert refused.value.message == (
+        "Inbox.md changed while it was being edited; nothing was changed"
+    )
+    assert (vault_dir / "Inbox.md").read_text() == "# saved by the user\n"
+    assert len(vault.ledger()) == 1  # still recorded: undo can be tried again
