@@ -16,8 +16,14 @@ from tests.ledger.conftest import AGENT, tree
 from vaultctx.api import Vault
 from vaultctx.ledger import batch as batch_module
 from vaultctx.ledger.context import ChangeContext
-from vaultctx.ledger.snapshot import FolderState, LinkState
-from vaultctx.vault.writes import NoteChangeError, create_file, remove_file, replace_file
+from vaultctx.ledger.snapshot import MISSING, FolderState, LinkState, State, file_state
+from vaultctx.vault.writes import (
+    NoteChangeError,
+    create_file,
+    digest,
+    remove_file,
+    replace_file,
+)
 from vaultctx.vault.writes import exists as real_exists
 
 CLI = ChangeContext("undo test", source="cli")
@@ -203,3 +209,49 @@ def test_a_note_saved_while_undo_puts_its_old_bytes_back_is_kept_and_named(
     )
     assert (vault_dir / "Inbox.md").read_text() == "# saved by the user\n"
     assert len(vault.ledger()) == 1  # still recorded: undo can be tried again
+
+
+def interrupted_record(vault: Vault, roots: dict[str, State], data: bytes) -> None:
+    """A journal left by a killed change: each root was missing and became ``roots[root]``."""
+    store = vault.ledger_store()
+    with store.locked():
+        journal = store.begin(label="killed", conversation_id=None, source="cli", kind="para")
+        journal.step(
+            [(root, MISSING, after) for root, after in roots.items()], {digest(data): data}
+        )
+        journal.close()
+
+
+def test_the_staged_copy_in_a_folder_named_with_a_space_goes_with_the_undo(
+    vault: Vault, vault_dir: Path
+) -> None:
+    data = b"# half\n"
+    interrupted_record(
+        vault, {"My notes": FolderState((("Half.md", file_state(data, 0o644)),))}, data
+    )
+    (vault_dir / "My notes").mkdir()
+    (vault_dir / "My notes" / "Half.md").write_bytes(data)
+    (vault_dir / "My notes" / ".Half.md.k3j9x0qa.vaultctx-tmp").write_bytes(b"# half, staged")
+    assert vault.undo().record.interrupted
+    assert not (vault_dir / "My notes").exists()
+
+
+def test_a_folder_the_killed_step_never_made_does_not_hide_the_other_staged_copies(
+    vault: Vault, vault_dir: Path
+) -> None:
+    """The last step was journalled but not made (its folder ``new`` does not exist), while other
+    folders hold staged copies: every one of those is still found and removed. (Folders are
+    looked at in a set's order, so a search that stopped at the missing one would miss the
+    folders after it: with eight of them, all but one order in nine shows it.)"""
+    data = b"# half\n"
+    half = FolderState((("Half.md", file_state(data, 0o644)),))
+    folders = [f"f{number}" for number in range(8)]
+    interrupted_record(vault, {"new": half, **dict.fromkeys(folders, half)}, data)
+    for folder in folders:
+        (vault_dir / folder).mkdir()
+        (vault_dir / folder / "Half.md").write_bytes(data)
+        (vault_dir / folder / ".Half.md.k3j9x0qa.vaultctx-tmp").write_bytes(b"# staged")
+    before_change = tree(vault_dir)
+    assert vault.undo().record.interrupted
+    assert all(not (vault_dir / folder).exists() for folder in folders)
+    assert len(before_change) - len(tree(vault_dir)) == 3 * len(folders)
