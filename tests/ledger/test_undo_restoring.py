@@ -255,3 +255,20 @@ def test_a_folder_the_killed_step_never_made_does_not_hide_the_other_staged_copi
     assert vault.undo().record.interrupted
     assert all(not (vault_dir / folder).exists() for folder in folders)
     assert len(before_change) - len(tree(vault_dir)) == 3 * len(folders)
+
+
+def test_staged_copies_deep_in_a_new_folder_and_beside_a_note_go_with_the_undo(
+    vault: Vault, vault_dir: Path
+) -> None:
+    data = b"# half\n"
+    half = file_state(data, 0o644)
+    deep = FolderState((("sub", FolderState((("Half.md", half),))),))
+    interrupted_record(vault, {"new": deep, "Half.md": half}, data)
+    (vault_dir / "new" / "sub").mkdir(parents=True)
+    for folder in (vault_dir / "new" / "sub", vault_dir):
+        (folder / "Half.md").write_bytes(data)
+        (folder / ".Half.md.k3j9x0qa.vaultctx-tmp").write_bytes(b"# staged")
+    assert vault.undo().record.interrupted
+    assert not (vault_dir / "new").exists()
+    assert not (vault_dir / "Half.md").exists()
+    assert not (vault_dir / ".Half.md.k3j9x0qa.vaultctx-tmp").exists()
