@@ -272,3 +272,30 @@ def test_staged_copies_deep_in_a_new_folder_and_beside_a_note_go_with_the_undo(
     assert not (vault_dir / "new").exists()
     assert not (vault_dir / "Half.md").exists()
     assert not (vault_dir / ".Half.md.k3j9x0qa.vaultctx-tmp").exists()
+
+
+def test_an_interrupted_change_whose_last_step_was_not_made_is_undone_from_before_that_step(
+    vault: Vault, vault_dir: Path
+) -> None:
+    """Steps: Inbox.md edited, New.md created, Inbox.md edited again (journalled, then killed
+    before it was made). Inbox.md holds the first edit, which is the state before the last step:
+    undo accepts it and puts back the original bytes; New.md, not in the last step, goes."""
+    inbox = vault_dir / "Inbox.md"
+    original = inbox.read_bytes()
+    first, second, new = original + b"one\n", original + b"two\n", b"# new\n"
+    states = {data: file_state(data, 0o644) for data in (original, first, second, new)}
+    store = vault.ledger_store()
+    with store.locked():
+        journal = store.begin(label="killed", conversation_id=None, source="cli", kind="para")
+        blobs = {digest(data): data for data in states}
+        journal.step([("Inbox.md", states[original], states[first])], blobs)
+        journal.step([("New.md", MISSING, states[new])], blobs)
+        journal.step([("Inbox.md", states[first], states[second])], blobs)
+        journal.close()
+    inbox.write_bytes(first)
+    (vault_dir / "New.md").write_bytes(new)
+    report = vault.undo()
+    assert report.record.interrupted and report.notices == [
+        "this change was interrupted before it finished; the steps it made are taken back"
+    ]
+    assert inbox.read_bytes() == original and not (vault_dir / "New.md").exists()
