@@ -123,6 +123,15 @@ def test_a_link_that_a_failed_step_left_in_a_new_folder_stops_undo_with_the_fix(
     assert os.readlink(vault_dir / "New" / "link.md") == "../Inbox.md"
 
 
+def undo_racing(vault: Vault, monkeypatch: pytest.MonkeyPatch, name: str, racing: Any) -> str:
+    """Undo with ``vault.writes``' ``name`` as undo calls it replaced by ``racing`` (a save by
+    the user first, then the real call); returns the refusal's message."""
+    monkeypatch.setattr(f"vaultctx.ledger.undo.{name}", racing)
+    with pytest.raises(NoteChangeError) as refused:
+        vault.undo()
+    return refused.value.message
+
+
 def test_a_note_saved_while_undo_removes_it_is_kept_and_named(
     vault: Vault, vault_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -133,10 +142,8 @@ def test_a_note_saved_while_undo_removes_it_is_kept_and_named(
         path.write_text("# a, saved by the user\n")
         remove_file(path, expected=expected, shown=shown)
 
-    monkeypatch.setattr("vaultctx.ledger.undo.remove_file", saved_first)
-    with pytest.raises(NoteChangeError) as refused:
-        vault.undo()
-    assert refused.value.message == "New/Sub/a.md changed meanwhile, so it was not removed"
+    message = undo_racing(vault, monkeypatch, "remove_file", saved_first)
+    assert message == "New/Sub/a.md changed meanwhile, so it was not removed"
     assert (vault_dir / "New/Sub/a.md").read_text() == "# a, saved by the user\n"
 
 
@@ -150,10 +157,8 @@ def test_a_note_made_while_undo_brings_a_folder_back_is_kept_and_named(
             path.write_text("# made by the user\n")
         create_file(path, data, mode, shown)
 
-    monkeypatch.setattr("vaultctx.ledger.undo.create_file", made_first)
-    with pytest.raises(NoteChangeError) as refused:
-        vault.undo()
-    assert refused.value.message == "File already exists: 10-projects/Budget.md"
+    message = undo_racing(vault, monkeypatch, "create_file", made_first)
+    assert message == "File already exists: 10-projects/Budget.md"
     assert (vault_dir / "10-projects/Budget.md").read_text() == "# made by the user\n"
 
 
@@ -201,12 +206,8 @@ def test_a_note_saved_while_undo_puts_its_old_bytes_back_is_kept_and_named(
         path.write_text("# saved by the user\n")
         replace_file(path, data, expected=expected, mode=mode, shown=shown)
 
-    monkeypatch.setattr("vaultctx.ledger.undo.replace_file", saved_first)
-    with pytest.raises(NoteChangeError) as refused:
-        vault.undo()
-    assert refused.value.message == (
-        "Inbox.md changed while it was being edited; nothing was changed"
-    )
+    message = undo_racing(vault, monkeypatch, "replace_file", saved_first)
+    assert message == "Inbox.md changed while it was being edited; nothing was changed"
     assert (vault_dir / "Inbox.md").read_text() == "# saved by the user\n"
     assert len(vault.ledger()) == 1  # still recorded: undo can be tried again
 
