@@ -300,3 +300,26 @@ def test_an_interrupted_change_whose_last_step_was_not_made_is_undone_from_befor
         "this change was interrupted before it finished; the steps it made are taken back"
     ]
     assert inbox.read_bytes() == original and not (vault_dir / "New.md").exists()
+
+
+def test_a_staged_copy_that_cannot_be_removed_does_not_stop_the_undo(
+    vault: Vault, vault_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The staged copy is only the killed change's leftover: when it cannot be removed the undo
+    still takes the change back, and the copy stays (nothing of the user's is touched)."""
+    data = b"# half\n"
+    interrupted_record(vault, {"Half.md": file_state(data, 0o644)}, data)
+    (vault_dir / "Half.md").write_bytes(data)
+    staged = vault_dir / ".Half.md.k3j9x0qa.vaultctx-tmp"
+    staged.write_bytes(b"# staged")
+    real_unlink = os.unlink
+
+    def refusing(path: Any, *args: Any, **kwargs: Any) -> None:
+        if Path(path) == staged:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES), str(path))
+        real_unlink(path, *args, **kwargs)
+
+    monkeypatch.setattr(os, "unlink", refusing)
+    assert vault.undo().record.interrupted
+    assert not (vault_dir / "Half.md").exists() and staged.exists()
+    assert vault.ledger() == []
