@@ -239,3 +239,57 @@ def test_a_batch_creates_folders_and_undo_removes_them(vault: Vault) -> None:
     assert failed.change is not None and failed.change.record_id is None
     vault.undo()
     assert tree(vault.path) == before
+
+
+def refusal(error: pytest.ExceptionInfo[NoteChangeError]) -> tuple[str, str]:
+    return error.value.message, error.value.suggestion
+
+
+def test_a_batch_trashes_notes_only_and_says_so(vault: Vault) -> None:
+    (vault.path / "Folder.md").mkdir()
+    before = tree(vault.path)
+    with vault.change_batch(AGENT, "triage") as batch:
+        for path in ("gone.md", "Folder.md"):
+            with pytest.raises(NoteChangeError) as refused:
+                batch.trash(path)
+            assert refusal(refused) == (
+                f"{path} is not a note; nothing was moved to .trash/",
+                "check the path",
+            )
+    assert tree(vault.path) == before and vault.ledger() == []
+
+
+@pytest.mark.parametrize("kind", ["file", "link"])
+def test_a_batch_does_not_trash_into_a_trash_that_is_not_a_folder(
+    vault: Vault, tmp_path: Path, kind: str
+) -> None:
+    trash = vault.path / ".trash"
+    if kind == "file":
+        trash.write_text("not a folder")
+    else:
+        (tmp_path / "elsewhere").mkdir()
+        trash.symlink_to(tmp_path / "elsewhere", target_is_directory=True)
+    with vault.change_batch(AGENT, "triage") as batch, pytest.raises(NoteChangeError) as refused:
+        batch.trash("Inbox.md")
+    assert refusal(refused) == (
+        ".trash in the vault is not a folder (a file or a link is there)",
+        "move .trash away, then try again",
+    )
+    assert (vault.path / "Inbox.md").exists()
+
+
+def test_a_batch_trashes_into_the_trash_folder_there_and_records_the_folder(
+    vault: Vault,
+) -> None:
+    (vault.path / ".trash").mkdir()
+    with vault.change_batch(AGENT, "triage") as batch:
+        assert batch.trash("Inbox.md") == ".trash/Inbox.md"
+        assert batch.create_folder("New/Sub") is True
+        with pytest.raises(NoteChangeError) as refused:
+            batch.create_folder("20-areas/Review.md")
+    assert refusal(refused) == (
+        "20-areas/Review.md is a file, not a folder; nothing was changed",
+        "move or rename that file, or choose another folder",
+    )
+    assert batch.change is not None
+    assert batch.change.paths == ["Inbox.md", ".trash/Inbox.md", "New/Sub"]

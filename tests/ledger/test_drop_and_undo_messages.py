@@ -183,6 +183,16 @@ def test_records_in_and_below_a_folder_depend_on_each_other(vault: Vault) -> Non
         assert refused.value.later == [later.record_id]
 
 
+def test_a_later_change_of_the_folder_around_a_record_blocks_its_undo(vault: Vault) -> None:
+    """The other way round: a later change moved the folder that holds what an earlier one
+    created, so undoing the earlier one would write where the user no longer has it."""
+    created = vault.create_note("10-projects/New.md", "x", change=AGENT)
+    trashed = vault.trash_path("10-projects", change=AGENT)
+    with pytest.raises(UndoDependencyError) as refused:
+        vault.undo(created.record_id)
+    assert refused.value.later == [trashed.record_id]
+
+
 def test_undo_by_id_of_an_independent_record(vault: Vault) -> None:
     created = vault.create_note("new/A.md", "a", change=AGENT)
     vault.create_note("new-b/B.md", "b", change=AGENT)

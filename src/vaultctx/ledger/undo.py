@@ -92,11 +92,6 @@ class UndoReport:
         }
 
 
-def undo_newest(store: LedgerStore, root: Path, *, dry_run: bool = False) -> UndoReport:
-    """Revert the newest record (see the module's docstring); ``dry_run`` only reports."""
-    return undo_record(store, root, None, dry_run=dry_run)
-
-
 def undo_record(
     store: LedgerStore, root: Path, record_id: str | None, *, dry_run: bool = False
 ) -> UndoReport:
