@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from pathlib import Path
 
+import keyring.core as keyring_core
 import platformdirs
 
 from vaultctx.cli import common
@@ -106,12 +107,16 @@ def _applied(
 ) -> Iterator[None]:
     """The process-wide state a child would have had its own copy of, put back afterwards:
     environment, folder, argv, the three streams, the CLI's cached rich consoles (made for the
-    streams of the run that first printed) and ``platformdirs``' own folder functions."""
+    streams of the run that first printed), ``platformdirs``' own folder functions and the
+    keyring backend ``keyring`` chose once (a child chooses from its own
+    ``PYTHON_KEYRING_BACKEND``)."""
     saved_env = dict(os.environ)
     saved_cwd = os.getcwd()
     saved = (sys.argv, sys.stdin, sys.stdout, sys.stderr)
     saved_consoles = dict(common._consoles)
     saved_folders = {name: getattr(platformdirs, name) for name in _FOLDER_FUNCTIONS}
+    saved_keyring = keyring_core._keyring_backend
+    keyring_core._keyring_backend = None
     os.environ.clear()
     os.environ.update(environment)
     common._consoles.clear()
@@ -133,3 +138,4 @@ def _applied(
         common._consoles.update(saved_consoles)
         for name, was in saved_folders.items():
             setattr(platformdirs, name, was)
+        keyring_core._keyring_backend = saved_keyring

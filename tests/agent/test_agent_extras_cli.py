@@ -21,6 +21,7 @@ from tests.agent.cli_support import (
     openai_toml,
 )
 from tests.agent.fakes import Answer, BedrockFake, Garbage, GeminiFake, OllamaFake, OpenAIFake
+from tests.cli_in_process import run_vaultctx
 from tests.conftest import REPO, make_vault
 from vaultctx.api import Vault
 
@@ -30,14 +31,8 @@ PNG = base64.b64decode(
 
 
 def models(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "vaultctx", "models", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=300,
-    )
+    """``vaultctx models ARGS`` in the test process (tests/cli_in_process.py)."""
+    return run_vaultctx(["models", *args], env=env, cwd=REPO)
 
 
 def test_models_lists_chat_and_embedding_models_per_backend(tmp_path: Path) -> None:

@@ -255,12 +255,10 @@ def test_bedrock_api_key_is_the_one_named(indexed: Indexed, tmp_path: Path) -> N
 
 
 def _shown(indexed: Indexed, env: dict[str, str], conversation_id: str) -> dict[str, object]:
-    import subprocess
-    import sys
+    from tests.cli_in_process import run_vaultctx
 
-    argv = [sys.executable, "-m", "vaultctx", "conversations", "show", conversation_id, "--json"]
-    argv += ["--vault", str(indexed.vault)]
-    shown = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+    argv = ["conversations", "show", conversation_id, "--json", "--vault", str(indexed.vault)]
+    shown = run_vaultctx(argv, env=env)
     assert shown.returncode == 0, shown.stderr
     result: dict[str, object] = json.loads(shown.stdout)
     return result

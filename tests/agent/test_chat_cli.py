@@ -13,6 +13,7 @@ from pathlib import Path
 
 from tests.agent.cli_support import KEY, Indexed, agent_env, openai_toml, vaultctx
 from tests.agent.fakes import Answer, OpenAIFake
+from tests.cli_in_process import run_vaultctx
 from tests.terminal_signals import ctrl_c_as_from_a_terminal
 
 CHAT_SETTINGS = "translate = false\n"
@@ -161,13 +162,7 @@ def test_resume_continues_a_saved_conversation(indexed: Indexed, tmp_path: Path)
         unknown = vaultctx(indexed, env, "chat", "--resume", "nosuchid", stdin="hello?\n")
         chats = [json.dumps(r.json) for r in fake.requests_to("/chat/completions")]
         show = ["conversations", "show", saved, "--json", "--vault", str(indexed.vault)]
-        export = subprocess.run(
-            [sys.executable, "-m", "vaultctx", *show],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=300,
-        )
+        export = run_vaultctx(show, env=env)
     assert second.returncode == 0, second.stderr
     assert f"continuing conversation {saved}" in second.stderr
     assert second.stdout == "By ferry.\n"

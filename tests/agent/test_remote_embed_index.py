@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 from tests.agent.fakes import Embeddings, OpenAIFake
 from tests.agent.fakes.base import fake_vector
 from tests.clean_env import clean_cli_env
+from tests.cli_in_process import run_vaultctx
 from tests.conftest import make_vault
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,14 +36,9 @@ def cli_env(tmp_path: Path) -> dict[str, str]:
 
 
 def vaultctx(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "vaultctx", *args],
-        capture_output=True,
-        text=True,
-        env=env,
-        cwd=REPO,
-        timeout=600,
-    )
+    """In the test process (tests/cli_in_process.py); tests/e2e keeps index and search as real
+    processes."""
+    return run_vaultctx(args, env=env, cwd=REPO)
 
 
 def configure(tmp_path: Path, fake: OpenAIFake, model: str) -> None:

@@ -20,6 +20,7 @@ from tests.agent.cli_support import (
     vaultctx,
 )
 from tests.agent.fakes import Answer, GeminiFake, OpenAIFake
+from tests.cli_in_process import run_vaultctx
 from tests.conftest import REPO
 from vaultctx.agent.session import REGENERATED
 from vaultctx.agent.skills import BUILT_IN_SKILLS
@@ -29,8 +30,8 @@ MEETING = "- Start meeting notes with the decisions, then owners and dates."
 
 
 def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "vaultctx", *args]
-    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+    """In the test process (tests/cli_in_process.py): no process of their own needed."""
+    return run_vaultctx(args, env=env)
 
 
 def _skills_env(tmp_path: Path, fake: OpenAIFake) -> tuple[dict[str, str], Path]:

@@ -1,19 +1,19 @@
 """``vaultctx search`` and ``context`` with --folder, --tag, --where, --since, --until, as a user
-runs them: a real process over a real index."""
+runs them, over a real index. In the test process (tests/cli_in_process.py): the filters are
+the point here; tests/e2e/test_cli_search.py runs ``search`` as a real process."""
 
 from __future__ import annotations
 
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_vaultctx
 from vaultctx.api import Vault
 
-CLI = [sys.executable, "-m", "vaultctx"]
 NOTES = {
     "work/Plan.md": "---\nstatus: active\nproject: {phase: 2}\n---\n# Plan\n\nRelease it #ship\n",
     "work/Retro.md": "---\nstatus: done\nproject: {phase: 1}\n---\n# Retro\n\nRelease retro.\n",
@@ -39,12 +39,8 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
 
 def vaultctx(indexed: tuple[Path, Path], *args: str) -> subprocess.CompletedProcess[str]:
     vault, db = indexed
-    return subprocess.run(
-        [*CLI, *args, "--vault", str(vault), "--db", str(db)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        env={**os.environ, "VAULTCTX_DEBUG": ""},
+    return run_vaultctx(
+        [*args, "--vault", str(vault), "--db", str(db)], env={**os.environ, "VAULTCTX_DEBUG": ""}
     )
 
 

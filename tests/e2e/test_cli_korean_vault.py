@@ -1,6 +1,7 @@
 """The bundled Korean example vault as a user meets it: `vaultctx index` with defaults, then an
 English question through `vaultctx search` finds the Korean note; `vaultctx status` names the
-vault's languages and what gives them meaning search."""
+vault's languages and what gives them meaning search. The first `index` is a real process;
+the rest run in the test process (tests/cli_in_process.py), where the models stay loaded."""
 
 from __future__ import annotations
 
@@ -13,20 +14,19 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli_in_process import run_vaultctx
 from vaultctx.embed.registry import create_multilingual_embedder
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "vault-ko"
 CLI = [sys.executable, "-m", "vaultctx"]
 
 
-def _run(root: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [*CLI, *args, "--vault", str(root / "vault"), "--db", str(root / "index.db")],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env={**os.environ, "VAULTCTX_DEBUG": "", "COLUMNS": "200"},
-    )
+def _run(root: Path, *args: str, process: bool = False) -> subprocess.CompletedProcess[str]:
+    words = [*args, "--vault", str(root / "vault"), "--db", str(root / "index.db")]
+    env = {**os.environ, "VAULTCTX_DEBUG": "", "COLUMNS": "200"}
+    if not process:
+        return run_vaultctx(words, env=env)
+    return subprocess.run([*CLI, *words], capture_output=True, text=True, timeout=600, env=env)
 
 
 @pytest.fixture(scope="module")
@@ -35,7 +35,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Path:
         pytest.skip("no multilingual engine installed")
     root = tmp_path_factory.mktemp("vault-ko")
     shutil.copytree(EXAMPLE, root / "vault")
-    done = _run(root, "index")
+    done = _run(root, "index", process=True)
     assert done.returncode == 0, done.stderr
     return root
 

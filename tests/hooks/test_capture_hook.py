@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import json
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.agent.tool_support import snapshot
+from tests.cli_in_process import run_vaultctx
 from tests.conftest import copy_example_vault
 from tests.hooks import events
 from tests.hooks.conftest import run_hook_process, subprocess_env
@@ -35,8 +35,9 @@ def setup(tmp_path: Path) -> tuple[Path, Path, Path, dict[str, str]]:
 
 
 def _cli(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    argv = [sys.executable, "-m", "vaultctx", *args]
-    return subprocess.run(argv, capture_output=True, text=True, env=env, timeout=300)
+    """In the test process (tests/cli_in_process.py); the hook itself runs as Claude Code runs it,
+    in a process of its own (``run_hook_process``)."""
+    return run_vaultctx(args, env=env)
 
 
 def _event(project: Path, stdout: str, command: str = "cat migrate.log") -> str:

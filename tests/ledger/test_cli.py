@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 from typer.testing import CliRunner
 
+from tests.cli_in_process import run_vaultctx
 from tests.conftest import REPO
 from tests.ledger.conftest import AGENT
 from vaultctx.api import Vault
@@ -30,10 +30,9 @@ def run_cli(vault: Vault, data_dir: Path, *args: str) -> subprocess.CompletedPro
         "VAULT_PATH": "",
         "DB_PATH": "",
     }
-    command = [sys.executable, "-m", "vaultctx", *args, "--vault", str(vault.path)]
-    return subprocess.run(
-        [*command, "--db", str(vault.db_path)], env=env, capture_output=True, text=True, timeout=120
-    )
+    # In the test process (tests/cli_in_process.py): the one-line errors are the point here;
+    # tests/e2e and tests/security/test_ledger_write_ahead.py keep real processes for undo.
+    return run_vaultctx([*args, "--vault", str(vault.path), "--db", str(vault.db_path)], env=env)
 
 
 def test_list_show_and_undo(vault: Vault) -> None:

@@ -1,4 +1,4 @@
-"""Commands on a PostgreSQL ``--db``, in a real ``vaultctx`` process: ``status`` and ``doctor``
+"""Commands on a PostgreSQL ``--db``: ``status`` and ``doctor``
 name the server (version, pgvector, TLS, the vault's schema), and hooks installed with such a
 ``--db`` search that same index (docs/postgres.md, "What works the same, and what differs")."""
 
@@ -15,18 +15,14 @@ import pytest
 from tests.agent.cli_support import agent_env, ollama_toml
 from tests.agent.fakes import Answer, OllamaFake
 from tests.clean_env import clean_cli_env
+from tests.cli_in_process import run_vaultctx as run_in_process
 from vaultctx.db_location import PostgresLocation, default_db_path
 
 
 def run_vaultctx(dirs: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    """``python -m vaultctx ARGS`` to the end, with private user folders under ``dirs``."""
-    return subprocess.run(
-        [sys.executable, "-m", "vaultctx", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=clean_cli_env(dirs),
-    )
+    """``vaultctx ARGS`` with private user folders under ``dirs``, in the test process
+    (tests/cli_in_process.py); the installed hook and ``ask`` below keep real processes."""
+    return run_in_process(args, env=clean_cli_env(dirs))
 
 
 def _indexed(dirs: Path, vault: Path, db: str) -> None:

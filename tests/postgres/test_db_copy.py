@@ -7,12 +7,12 @@ from __future__ import annotations
 import json
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from tests.clean_env import ENGINE_OFF
+from tests.cli_in_process import run_vaultctx
 from tests.postgres.conftest import assert_same_searches
 from tests.postgres.test_same_answers import QUERIES
 from vaultctx.config import Config, Settings
@@ -26,13 +26,8 @@ from vaultctx.index.vector_queries import stored_vectors
 
 
 def _vaultctx(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "vaultctx", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env={**os.environ, **ENGINE_OFF},
-    )
+    """In the test process (tests/cli_in_process.py): ``db copy`` needs no process of its own."""
+    return run_vaultctx(args, env={**os.environ, **ENGINE_OFF})
 
 
 def test_copy_to_postgres_and_back_answers_the_same(

@@ -4,7 +4,7 @@ damaged file aside and rebuilds from the vault, and a file that is not provably 
 touched, damaged or not.
 
 Real index over a small vault, real damage (8 KB of noise written into the file), the real CLI
-as a subprocess."""
+run in the test process (tests/cli_in_process.py; `serve --http` below stays a real process)."""
 
 from __future__ import annotations
 
@@ -15,7 +15,6 @@ import re
 import shutil
 import stat
 import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -23,13 +22,13 @@ from typing import Any
 import apsw
 import pytest
 
+from tests.cli_in_process import run_vaultctx
 from vaultctx.config import Config
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.db import NotAnIndexError
 from vaultctx.index.indexer import Indexer
 from vaultctx.index.ownership import APPLICATION_ID
 
-CLI = [sys.executable, "-m", "vaultctx"]
 DAMAGE_BYTES = 8192
 PAGE = 4096
 NOTES = 40
@@ -81,13 +80,7 @@ def _pages_of(db: Path, table: str) -> list[int]:
 
 def _cli(vault: Path, db: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k != "VAULTCTX_DEBUG"}
-    done = subprocess.run(
-        [*CLI, *args, "--vault", str(vault), "--db", str(db)],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        env=env,
-    )
+    done = run_vaultctx([*args, "--vault", str(vault), "--db", str(db)], env=env)
     out = done.stdout + done.stderr
     assert "internal error" not in out and "Traceback" not in out, out
     return done

@@ -6,12 +6,12 @@ from __future__ import annotations
 import os
 import stat
 import subprocess
-import sys
 from pathlib import Path
 
 import apsw
 import pytest
 
+from tests.cli_in_process import run_vaultctx
 from vaultctx.config import Config, ConfigError, load_config
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.db import (
@@ -23,15 +23,14 @@ from vaultctx.index.indexer import Indexer
 from vaultctx.index.ownership import APPLICATION_ID
 from vaultctx.index.set_aside import set_aside_damaged
 
-CLI = [sys.executable, "-m", "vaultctx"]
-
 
 def _index(vault: Path, db: Path, embedder: StaticEmbedder) -> None:
     Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
 
 
 def _cli(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([*CLI, *args], capture_output=True, text=True, timeout=300)
+    """The command as the user runs it, in the test process (tests/cli_in_process.py)."""
+    return run_vaultctx(args)
 
 
 def test_a_text_file_named_by_db_is_refused_and_kept(vault: Path, tmp_path: Path) -> None:

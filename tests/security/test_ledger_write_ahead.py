@@ -21,6 +21,7 @@ from typing import Any
 
 import pytest
 
+from tests.cli_in_process import run_vaultctx
 from tests.conftest import REPO, make_vault
 from tests.ledger.conftest import AGENT, NOTES, isolate_data_dir, tree
 from vaultctx.api import Vault
@@ -52,14 +53,10 @@ def environment(data_dir: Path) -> dict[str, str]:
 
 
 def cli(vault: Vault, data_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-m", "vaultctx", *args, "--vault", str(vault.path)]
-    return subprocess.run(
-        [*command, "--db", str(vault.db_path)],
-        env=environment(data_dir),
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    """``ledger``/``undo`` after a kill, in the test process (tests/cli_in_process.py): the
+    batch that is killed is the process that matters, and it stays one."""
+    where = ["--vault", str(vault.path), "--db", str(vault.db_path)]
+    return run_vaultctx([*args, *where], env=environment(data_dir))
 
 
 def kill_midway(vault: Vault, data_dir: Path, at_step: int, sig: int, rng: random.Random) -> int:

@@ -194,13 +194,9 @@ def test_clip_signal_lands_in_the_inbox_for_triage(indexed: Indexed, tmp_path: P
 
 def test_help_shows_the_settings_table_names(tmp_path: Path) -> None:
     """Rich markup would eat "[signals]" unless it is escaped."""
-    import subprocess
-    import sys
+    from tests.cli_in_process import run_vaultctx
 
     env = {**agent_env(tmp_path, ""), "COLUMNS": "200"}
     for command in (["triage"], ["signals", "fetch"]):
-        shown = subprocess.run(
-            [sys.executable, "-m", "vaultctx", *command, "--help"],
-            capture_output=True, text=True, env=env, timeout=300,
-        )  # fmt: skip
+        shown = run_vaultctx([*command, "--help"], env=env)
         assert "the [signals] feeds" in shown.stdout
