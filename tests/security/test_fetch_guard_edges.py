@@ -251,3 +251,22 @@ def test_the_default_time_limit_is_twenty_seconds(monkeypatch: pytest.MonkeyPatc
     monkeypatch.setattr(fetch_module, "_checked_address", stop)
     _refusal("http://example.com/")
     assert len(deadlines) == 1 and 19 < deadlines[0] <= 20, deadlines
+
+
+def test_the_request_timeouts_alone_hold_a_silent_server_to_the_deadline(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two nets hold the deadline: the timeouts given with the request, and the streams that give
+    each read only the time left. With the second switched off the first still holds."""
+    monkeypatch.setattr(fetch_module, "_bounded", lambda timeout, deadline: timeout)
+
+    def silent_then_page(handler: Any) -> None:
+        time.sleep(6)
+        send(handler, 200, ARTICLE.encode())
+
+    with local_web({"/": silent_then_page}) as web:
+        started = time.monotonic()
+        refused = _refusal(web.url(), allow_hosts=[web.authority], timeout=1.0)
+        elapsed = time.monotonic() - started
+    assert refused.message == "the fetch took longer than its time limit"
+    assert 0.9 < elapsed < 4, elapsed
