@@ -270,3 +270,23 @@ def test_the_request_timeouts_alone_hold_a_silent_server_to_the_deadline(
         elapsed = time.monotonic() - started
     assert refused.message == "the fetch took longer than its time limit"
     assert 0.9 < elapsed < 4, elapsed
+
+
+def test_a_lookup_gets_no_more_than_the_time_left(monkeypatch: pytest.MonkeyPatch) -> None:
+    def slow() -> list[str]:
+        time.sleep(3)
+        return ["93.184.216.34"]
+
+    _resolver(monkeypatch, "slower.example", slow)
+    started = time.monotonic()
+    refused = _refusal("http://slower.example/", timeout=0.05)
+    elapsed = time.monotonic() - started
+    assert refused.message == "the fetch took longer than its time limit"
+    assert elapsed < 0.9, elapsed
+
+
+def test_the_content_type_is_its_bare_name() -> None:
+    route = page(ARTICLE, content_type="text/html ; charset=utf-8")
+    with local_web({"/": route}) as web:
+        fetched = fetch(web.url(), allow_hosts=[web.authority])
+    assert (fetched.content_type, fetched.charset) == ("text/html", "utf-8")
