@@ -282,3 +282,26 @@ def test_the_content_type_is_its_bare_name() -> None:
     with local_web({"/": route}) as web:
         fetched = fetch(web.url(), allow_hosts=[web.authority])
     assert (fetched.content_type, fetched.charset) == ("text/html", "utf-8")
+
+
+class _RecordingBackend:
+    """Stands in for httpcore's socket backend: records what the pinned backend asks of it."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, int, dict[str, Any]]] = []
+
+    def connect_tcp(self, host: str, port: int, **options: Any) -> Any:
+        self.calls.append((host, port, options))
+        return object()
+
+
+def test_the_pinned_connect_gets_only_the_time_left_and_the_callers_options() -> None:
+    backend = fetch_module._PinnedBackend("pinned.example", "127.0.0.1", time.monotonic() + 10)
+    inner = _RecordingBackend()
+    backend._inner = inner  # type: ignore[assignment]
+    backend.connect_tcp("pinned.example", 8080, timeout=None, local_address="127.0.0.9")
+    backend.connect_tcp("pinned.example", 8080, timeout=2.0, socket_options=[(1, 2, 3)])
+    (first, second) = inner.calls
+    assert first[:2] == ("127.0.0.1", 8080) and 9 < first[2]["timeout"] <= 10
+    assert first[2]["local_address"] == "127.0.0.9"
+    assert second[2]["timeout"] == 2.0 and second[2]["socket_options"] == [(1, 2, 3)]
