@@ -201,7 +201,11 @@ GROUPS: dict[str, Group] = {
     ),
     "fetch": Group(
         ["src/vaultctx/organize/fetch.py"],
-        ["tests/security/test_fetch.py", "tests/security/test_fetch_edges.py"],
+        [
+            "tests/security/test_fetch.py",
+            "tests/security/test_fetch_edges.py",
+            "tests/security/test_fetch_guard_edges.py",
+        ],
     ),
     "markers": Group(
         ["src/vaultctx/brain/markers.py"],
