@@ -690,3 +690,18 @@ def test_a_move_that_fails_removes_the_folders_it_made(
     with pytest.raises(OSError, match="No space left"):
         vault.move_path("Inbox.md", "40-archive/new/deeper/Inbox.md", change=AGENT)
     assert tree(vault.path) == before and vault.ledger() == []
+
+
+def test_a_folder_is_not_moved_where_the_rules_ignore_what_it_holds(vault: Vault) -> None:
+    from vaultctx.vault.private_paths import BECOMES_IGNORED_REASON
+
+    (vault.path / ".indexignore").write_text("new/Plan.md\n")
+    before = tree(vault.path)
+    with pytest.raises(NoteChangeError) as refused:
+        vault.move_path("10-projects", "new", change=AGENT)
+    assert refused.value.message == (
+        f"path refused: 10-projects {BECOMES_IGNORED_REASON}; nothing was changed"
+    )
+    assert tree(vault.path) == before and vault.ledger() == []
+    vault.trash_path("10-projects", change=AGENT)  # deleting lands nothing anywhere
+    assert (vault.path / ".trash/10-projects/Plan.md").is_file()
