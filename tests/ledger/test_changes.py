@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -114,12 +115,13 @@ def test_a_file_keeps_its_mode(vault: Vault) -> None:
 def test_ten_megabytes_of_content_is_refused(vault: Vault) -> None:
     big = "x" * 10_000_000
     before = tree(vault.path)
-    for call in (
+    calls: tuple[Callable[[], object], ...] = (
         lambda: vault.create_note("Big.md", big, change=AGENT),
         lambda: vault.replace_note("Inbox.md", big, change=AGENT),
         lambda: vault.append_to_note("Inbox.md", big, change=AGENT),
         lambda: vault.edit_note("Inbox.md", "Nothing", big, change=AGENT),
-    ):
+    )
+    for call in calls:
         with pytest.raises(NoteChangeError, match=r"too large.*max_file_bytes"):
             call()
     assert tree(vault.path) == before and vault.ledger() == []
@@ -281,11 +283,12 @@ def test_the_ledger_keeps_every_recent_record(vault: Vault, data_dir: Path) -> N
 
 
 def test_failures_are_not_recorded(vault: Vault) -> None:
-    for call in (
+    calls: tuple[Callable[[], object], ...] = (
         lambda: vault.create_note("../escape.md", "x", change=AGENT),
         lambda: vault.edit_note("Inbox.md", "absent", "x", change=AGENT),
         lambda: vault.trash_path("missing", change=AGENT),
-    ):
+    )
+    for call in calls:
         with pytest.raises(NoteChangeError):
             call()
     assert vault.ledger() == []
@@ -435,8 +438,9 @@ def test_lf_text_is_looked_for_with_crlf_only_in_a_crlf_note(vault: Vault) -> No
 def saves_while_rewriting(monkeypatch: pytest.MonkeyPatch, note: Path, saves: int) -> list[str]:
     """The user saves ``note`` right after each of the first ``saves`` reads of a rewrite."""
     from vaultctx.ledger import changes
+    from vaultctx.vault import writes
 
-    real = changes.read_file
+    real = writes.read_file
     saved: list[str] = []
 
     def read_then_save(path: Path, shown: str) -> bytes:
@@ -472,13 +476,14 @@ def test_a_rewrite_tries_three_times_while_the_user_saves(
 def test_each_operation_refuses_an_unknown_source_by_name(vault: Vault) -> None:
     web = ChangeContext("x", source="web")
     before = tree(vault.path)
-    for call in (
+    calls: tuple[Callable[[], object], ...] = (
         lambda: vault.replace_note("Inbox.md", "x", change=web),
         lambda: vault.edit_note("Inbox.md", "Nothing", "x", change=web),
         lambda: vault.append_to_note("Inbox.md", "x", change=web),
         lambda: vault.move_path("Inbox.md", "Out.md", change=web),
         lambda: vault.trash_path("Inbox.md", change=web),
-    ):
+    )
+    for call in calls:
         with pytest.raises(ValueError) as refused:
             call()
         assert str(refused.value) == (
@@ -503,10 +508,11 @@ def test_a_folder_moves_beside_a_name_it_prefixes_but_never_into_itself(vault: V
 
 
 def test_missing_paths_are_named_with_the_way_to_find_them(vault: Vault) -> None:
-    for call in (
+    calls: tuple[Callable[[], object], ...] = (
         lambda: vault.move_path("Nope.md", "Else.md", change=AGENT),
         lambda: vault.trash_path("Nope.md", change=AGENT),
-    ):
+    )
+    for call in calls:
         with pytest.raises(NoteChangeError) as missing:
             call()
         assert missing.value.message == "File or folder not found: Nope.md"
@@ -520,10 +526,11 @@ def test_a_folder_holding_a_control_file_is_neither_moved_nor_trashed(vault: Vau
 
     (vault.path / "10-projects/.hidden").write_text("secret")
     before = tree(vault.path)
-    for call in (
+    calls: tuple[Callable[[], object], ...] = (
         lambda: vault.move_path("10-projects", "projects", change=AGENT),
         lambda: vault.trash_path("10-projects", change=AGENT),
-    ):
+    )
+    for call in calls:
         with pytest.raises(NoteChangeError) as refused:
             call()
         assert refused.value.message == (
@@ -536,10 +543,11 @@ def test_a_folder_holding_a_control_file_is_neither_moved_nor_trashed(vault: Vau
 def test_a_folder_holding_a_link_is_neither_moved_nor_trashed(vault: Vault) -> None:
     (vault.path / "10-projects/Link.md").symlink_to(vault.path / "Inbox.md")
     before = tree(vault.path)
-    for call in (
+    calls: tuple[Callable[[], object], ...] = (
         lambda: vault.move_path("10-projects", "projects", change=AGENT),
         lambda: vault.trash_path("10-projects", change=AGENT),
-    ):
+    )
+    for call in calls:
         with pytest.raises(NoteChangeError) as refused:
             call()
         assert refused.value.message == (
@@ -561,10 +569,11 @@ def test_a_change_larger_than_the_ledger_keeps_is_refused_at_the_limit(
     (big / "a.md").write_bytes(b"a" * 1_500_000)
     (big / "b.md").write_bytes(b"b" * 600_000)
     before = tree(vault.path)
-    for call in (
+    calls: tuple[Callable[[], object], ...] = (
         lambda: vault.move_path("big", "bigger", change=AGENT),
         lambda: vault.trash_path("big", change=AGENT),
-    ):
+    )
+    for call in calls:
         with pytest.raises(NoteChangeError) as refused:
             call()
         assert refused.value.message == (
