@@ -468,8 +468,11 @@ def test_a_rewrite_tries_three_times_while_the_user_saves(
     vault.undo()
     assert note.read_text() == "user save 1\n"
     saves_while_rewriting(monkeypatch, note, 3)
-    with pytest.raises(ContentChangedError):
+    with pytest.raises(ContentChangedError) as refused:
         vault.append_to_note("Inbox.md", "mine", change=AGENT)
+    assert (
+        refused.value.message == "Inbox.md changed while it was being edited; nothing was changed"
+    )
     assert note.read_text() == "user save 2\n" and vault.ledger() == []
 
 
@@ -587,6 +590,8 @@ def test_a_change_larger_than_the_ledger_keeps_is_refused_at_the_limit(
     (big / "b.md").write_bytes(b"b" * 500_000)  # exactly the limit
     vault.move_path("big", "bigger", change=AGENT)
     assert (vault.path / "bigger/b.md").stat().st_size == 500_000
+    vault.trash_path("bigger", change=AGENT)
+    assert (vault.path / ".trash/bigger/b.md").stat().st_size == 500_000
 
 
 def test_the_links_a_move_rewrites_count_towards_the_limit(
@@ -714,3 +719,21 @@ def test_a_folder_is_not_moved_where_the_rules_ignore_what_it_holds(vault: Vault
     assert tree(vault.path) == before and vault.ledger() == []
     vault.trash_path("10-projects", change=AGENT)  # deleting lands nothing anywhere
     assert (vault.path / ".trash/10-projects/Plan.md").is_file()
+
+
+def test_a_note_must_be_of_a_note_type_and_a_folder_only_rule_spares_it(vault: Vault) -> None:
+    (vault.path / ".indexignore").write_text("Idea.md/\n")
+    calls: tuple[Callable[[], object], ...] = (
+        lambda: vault.create_note("run.sh", "echo", change=AGENT),
+        lambda: vault.replace_note("run.sh", "echo", change=AGENT),
+    )
+    for call in calls:
+        with pytest.raises(NoteChangeError) as refused:
+            call()
+        assert refused.value.message == (
+            "path refused: run.sh is not a note type vaultctx writes (.md, .txt, .csv, …); "
+            "nothing was changed"
+        )
+    vault.create_note("Idea.md", "# Idea\n", change=AGENT)  # the rule names a folder only
+    vault.append_to_note("Idea.md", "more", change=AGENT)
+    assert (vault.path / "Idea.md").read_text() == "# Idea\n\nmore"
