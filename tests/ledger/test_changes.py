@@ -737,3 +737,22 @@ def test_a_note_must_be_of_a_note_type_and_a_folder_only_rule_spares_it(vault: V
     vault.create_note("Idea.md", "# Idea\n", change=AGENT)  # the rule names a folder only
     vault.append_to_note("Idea.md", "more", change=AGENT)
     assert (vault.path / "Idea.md").read_text() == "# Idea\n\nmore"
+
+
+def test_every_operation_passes_on_the_ledgers_notices(
+    vault: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from tests.ledger.test_failed_steps import user_settings
+
+    vault.append_to_note("Inbox.md", "old", change=AGENT)
+    user_settings(tmp_path, monkeypatch, "ledger_max_mb = 0\n")
+    capped = Vault(vault.path, db=vault.db_path)
+    changes = [
+        capped.append_to_note("Inbox.md", "new", change=AGENT),
+        capped.edit_note("Inbox.md", "new", "newer", change=AGENT),
+        capped.replace_note("Inbox.md", "whole", change=AGENT),
+        capped.move_path("Inbox.md", "Outbox.md", change=AGENT),
+        capped.trash_path("Outbox.md", change=AGENT),
+    ]
+    for change in changes:
+        assert any("over its cap of 0 MB" in notice for notice in change.notices), change.kind
