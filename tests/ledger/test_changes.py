@@ -756,3 +756,17 @@ def test_every_operation_passes_on_the_ledgers_notices(
     ]
     for change in changes:
         assert any("over its cap of 0 MB" in notice for notice in change.notices), change.kind
+
+
+def test_each_operation_names_its_kind_in_the_change_and_the_record(vault: Vault) -> None:
+    made = [
+        vault.create_note("New.md", "new", change=AGENT),
+        vault.append_to_note("New.md", "more", change=AGENT),
+        vault.edit_note("New.md", "more", "less", change=AGENT),
+        vault.replace_note("New.md", "whole", change=AGENT),
+        vault.move_path("New.md", "Moved.md", change=AGENT),
+        vault.trash_path("Moved.md", change=AGENT),
+    ]
+    kinds = ["create", "append", "edit", "replace", "move", "trash"]
+    assert [change.kind for change in made] == kinds
+    assert [record.kind for record in reversed(vault.ledger())] == kinds
