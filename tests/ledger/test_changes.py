@@ -524,41 +524,47 @@ def test_missing_paths_are_named_with_the_way_to_find_them(vault: Vault) -> None
         )
 
 
+def assert_move_and_trash_refused(
+    vault: Vault, folder: str, destination: str, message: str, suggestion: str
+) -> None:
+    """Moving and trashing ``folder`` both refused with these words, nothing written."""
+    before = tree(vault.path)
+    calls: tuple[Callable[[], object], ...] = (
+        lambda: vault.move_path(folder, destination, change=AGENT),
+        lambda: vault.trash_path(folder, change=AGENT),
+    )
+    for call in calls:
+        with pytest.raises(NoteChangeError) as refused:
+            call()
+        assert (refused.value.message, refused.value.suggestion) == (message, suggestion)
+    assert tree(vault.path) == before and vault.ledger() == []
+
+
 def test_a_folder_holding_a_control_file_is_neither_moved_nor_trashed(vault: Vault) -> None:
     from vaultctx.vault.private_paths import FIX, HOLDS_CONTROL_REASON
 
     (vault.path / "10-projects/.hidden").write_text("secret")
-    before = tree(vault.path)
-    calls: tuple[Callable[[], object], ...] = (
-        lambda: vault.move_path("10-projects", "projects", change=AGENT),
-        lambda: vault.trash_path("10-projects", change=AGENT),
+    assert_move_and_trash_refused(
+        vault,
+        "10-projects",
+        "projects",
+        f"path refused: 10-projects {HOLDS_CONTROL_REASON}; nothing was changed",
+        FIX,
     )
-    for call in calls:
-        with pytest.raises(NoteChangeError) as refused:
-            call()
-        assert refused.value.message == (
-            f"path refused: 10-projects {HOLDS_CONTROL_REASON}; nothing was changed"
-        )
-        assert refused.value.suggestion == FIX
-    assert tree(vault.path) == before and vault.ledger() == []
 
 
 def test_a_folder_holding_a_link_is_neither_moved_nor_trashed(vault: Vault) -> None:
     (vault.path / "10-projects/Link.md").symlink_to(vault.path / "Inbox.md")
-    before = tree(vault.path)
-    calls: tuple[Callable[[], object], ...] = (
-        lambda: vault.move_path("10-projects", "projects", change=AGENT),
-        lambda: vault.trash_path("10-projects", change=AGENT),
-    )
-    for call in calls:
-        with pytest.raises(NoteChangeError) as refused:
-            call()
-        assert refused.value.message == (
+    assert_move_and_trash_refused(
+        vault,
+        "10-projects",
+        "projects",
+        (
             "10-projects/Link.md is a symbolic link or special file, which vaultctx does not "
             "move or delete; nothing was changed"
-        )
-        assert refused.value.suggestion == "move or delete this folder yourself"
-    assert tree(vault.path) == before and vault.ledger() == []
+        ),
+        "move or delete this folder yourself",
+    )
 
 
 def test_a_change_larger_than_the_ledger_keeps_is_refused_at_the_limit(
@@ -571,22 +577,16 @@ def test_a_change_larger_than_the_ledger_keeps_is_refused_at_the_limit(
     big.mkdir()
     (big / "a.md").write_bytes(b"a" * 1_500_000)
     (big / "b.md").write_bytes(b"b" * 600_000)
-    before = tree(vault.path)
-    calls: tuple[Callable[[], object], ...] = (
-        lambda: vault.move_path("big", "bigger", change=AGENT),
-        lambda: vault.trash_path("big", change=AGENT),
-    )
-    for call in calls:
-        with pytest.raises(NoteChangeError) as refused:
-            call()
-        assert refused.value.message == (
+    assert_move_and_trash_refused(
+        vault,
+        "big",
+        "bigger",
+        (
             "big holds 2.1 MB, more than the change ledger keeps for one change (2 MB), so it "
             "could not be undone; nothing was changed"
-        )
-        assert refused.value.suggestion == (
-            "move or delete it yourself (in Obsidian or a file manager), or a part at a time"
-        )
-    assert tree(vault.path) == before and vault.ledger() == []
+        ),
+        ("move or delete it yourself (in Obsidian or a file manager), or a part at a time"),
+    )
     (big / "b.md").write_bytes(b"b" * 500_000)  # exactly the limit
     vault.move_path("big", "bigger", change=AGENT)
     assert (vault.path / "bigger/b.md").stat().st_size == 500_000
