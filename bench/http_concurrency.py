@@ -18,6 +18,7 @@ is within 10 % of the first tenth's (after the first searches warmed the server)
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import multiprocessing
 import os
@@ -31,6 +32,7 @@ import threading
 import time
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx2
 
@@ -75,6 +77,7 @@ def _client(url: str, searches: int, queries: list[str], seed: int) -> dict[str,
     latencies: list[float] = []
     errors: list[str] = []
     cold = 0
+    cpu_started = time.process_time()
     with httpx2.Client(headers=HEADERS, timeout=120.0) as http:
         init = http.post(
             url,
@@ -115,7 +118,8 @@ def _client(url: str, searches: int, queries: list[str], seed: int) -> dict[str,
                 errors.append(json.dumps(answer)[:200])
             elif LOADING in json.dumps(result):
                 cold += 1
-    return {"latencies": latencies, "errors": errors, "cold": cold}
+    cpu = time.process_time() - cpu_started
+    return {"latencies": latencies, "errors": errors, "cold": cold, "cpu": cpu}
 
 
 def _rss_kb(pid: int) -> int | None:
@@ -126,6 +130,31 @@ def _rss_kb(pid: int) -> int | None:
     except OSError:
         return None
     return None
+
+
+def _cpu_seconds(pid: int) -> float:
+    """utime + stime of one process (0 if it is gone)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _postgres_pids(db: str) -> list[int]:
+    """The PostgreSQL server's processes (postmaster and its children) when ``db`` names a
+    Unix-socket folder that holds the postmaster's lock file, as bench/pg_temp_server.py's does."""
+    host = parse_qs(urlsplit(db).query).get("host", [""])[0]
+    locks = sorted(Path(host).glob(".s.PGSQL.*.lock")) if host else []
+    if not locks:
+        return []
+    postmaster = int(locks[0].read_text().split()[0])
+    pids = [postmaster]
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        with contextlib.suppress(OSError, IndexError, ValueError):
+            if int(stat.read_text().rsplit(")", 1)[1].split()[1]) == postmaster:
+                pids.append(int(stat.parent.name))
+    return pids
 
 
 def _sample_rss(pid: int, samples: list[int], stop: threading.Event) -> None:
@@ -191,12 +220,17 @@ def main() -> None:
         _wait_ready(url, server, queries, log)
         sampler = threading.Thread(target=_sample_rss, args=(server.pid, samples, stop))
         sampler.start()
+        server_cpu = _cpu_seconds(server.pid)
+        pg_cpu = {pid: _cpu_seconds(pid) for pid in _postgres_pids(args.db)}
         started = time.perf_counter()
         with multiprocessing.get_context("spawn").Pool(args.clients) as pool:
             results = pool.starmap(
                 _client, [(url, args.searches, queries, seed) for seed in range(args.clients)]
             )
         elapsed = time.perf_counter() - started
+        server_cpu = _cpu_seconds(server.pid) - server_cpu
+        # Backends started during the run count from zero; those that ended are not seen.
+        pg_cpu_used = sum(_cpu_seconds(p) - pg_cpu.get(p, 0.0) for p in _postgres_pids(args.db))
         stop.set()
         sampler.join()
     finally:
@@ -214,6 +248,14 @@ def main() -> None:
     print(f"searches_per_s {len(latencies) / elapsed:.1f} over {elapsed:.1f} s")
     for q in (0.5, 0.95, 0.99):
         print(f"latency_p{int(q * 100)}_ms {_percentile(latencies, q):.1f}")
+    done = max(1, len(latencies))
+    client_cpu = sum(r["cpu"] for r in results)
+    for name, seconds in (
+        ("server", server_cpu),
+        ("postgres", pg_cpu_used),
+        ("clients", client_cpu),
+    ):
+        print(f"cpu_{name}_s {seconds:.1f} per_search_ms {seconds * 1000 / done:.2f}")
     print(f"server_rss_first_tenth_mb {first / 1024:.1f}")
     print(f"server_rss_last_tenth_mb {last / 1024:.1f}")
     print(f"server_rss_peak_mb {max(samples) / 1024:.1f}")
