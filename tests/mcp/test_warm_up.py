@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -12,7 +13,10 @@ import pytest
 from mcp import Client
 from tests.mcp.conftest import IndexedVault
 from vaultctx.api import Vault
-from vaultctx.mcp.server import WarmUpAfterHandshake, build_server
+from vaultctx.config import Config, Settings
+from vaultctx.embed.query_pieces import QueryPieces
+from vaultctx.embed.registry import create_multilingual_embedder
+from vaultctx.mcp.server import WARM_UP_QUERY, VaultService, WarmUpAfterHandshake, build_server
 from vaultctx.search.request import SearchRequest
 
 WARM_UP_TIMEOUT_S = 60.0
@@ -53,7 +57,7 @@ def warm_ups_of(handle: Vault, monkeypatch: pytest.MonkeyPatch) -> threading.Eve
     search = handle.search
 
     def recording(request: SearchRequest) -> Any:
-        if request.query == "warm up":
+        if request.query == WARM_UP_QUERY:
             warmed.set()
         return search(request)
 
@@ -77,3 +81,43 @@ def test_a_stdio_style_server_warms_up_after_the_handshake_without_any_call(
 
     anyio.run(session)
     assert warmed.is_set()
+
+
+def test_a_warm_server_tokenises_plain_questions_with_the_full_tokenizer(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The small per-question tokenizer (embed/query_pieces.py) is for a cold CLI search: in a
+    server it cost ~1.5 ms under the interpreter lock on every plain-ASCII question. The warm-up
+    question is not plain ASCII, so the multilingual model's full tokenizer is loaded once."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    notes = {
+        "Trains.md": "# Trains\n\nThe night train to Vienna leaves at ten and carries bicycles.\n",
+        "김치찌개.md": "# 김치찌개\n\n잘 익은 김치와 돼지고기를 볶고 두부를 넣어 끓인다.\n",
+        "주간 회고.md": "# 주간 회고\n\n금요일 오후에 한 주를 돌아보고 바꿀 한 가지를 적는다.\n",
+    }
+    for name, text in notes.items():
+        (vault / name).write_text(text, encoding="utf-8")
+    if create_multilingual_embedder("auto") is None:
+        pytest.skip("no multilingual engine installed")
+    config = Config(vault, tmp_path / "index.db", Settings(quality_engine=""))
+    indexer = Vault(config=config)
+    indexer.index()  # which loads the full tokenizer: the server is a process of its own
+    indexer.close()
+    handle = Vault(config=config)
+    service = VaultService(handle, warm_korean=False)
+    service.start_warmup()
+    service.call_soon(lambda _: None)  # the index is open
+    assert service._ready.wait(WARM_UP_TIMEOUT_S)
+    built: list[object] = []
+    small = QueryPieces.tokenizer_for
+
+    def counting(self: QueryPieces, texts: Any) -> Any:
+        built.append(texts)
+        return small(self, texts)
+
+    monkeypatch.setattr(QueryPieces, "tokenizer_for", counting)
+    answer = service.read(lambda v: v.search(SearchRequest("night train with bicycles")))
+    assert answer.results and answer.results[0].file_path == "Trains.md"
+    assert built == []
+    handle.close()

@@ -73,6 +73,12 @@ background on a topic. Secrets in notes are shown as [REDACTED:<kind>]."""
 T = TypeVar("T")
 
 
+# Not plain ASCII (the ellipsis), so the multilingual model builds its full tokenizer now: else
+# every plain-ASCII question builds a tokenizer of its own pieces (embed/query_pieces.py, for a
+# cold CLI search), ~1.5 ms under the interpreter lock per search, for ever, in a server.
+WARM_UP_QUERY = "warm up \N{HORIZONTAL ELLIPSIS}"
+
+
 class VaultService:
     """The vault behind the tools.
 
@@ -168,7 +174,7 @@ class VaultService:
             with self._lock, self.vault.reporting_index_damage():
                 self._open_keywords()
                 self._opened.set()
-                warm = SearchRequest("warm up", limit=1, max_tokens=50)
+                warm = SearchRequest(WARM_UP_QUERY, limit=1, max_tokens=50)
                 self.vault.search(warm)
                 if self._warm_korean and index_has_hangul(self.vault.retriever(vectors=False).db):
                     # Loads Kiwi (2-7 s, ~330 MB) only if the index holds Korean (index.hangul).
