@@ -16,6 +16,8 @@ from vaultctx.api import Vault
 from vaultctx.db_location import PostgresLocation
 from vaultctx.mcp.readers import POSTGRES_READERS, SQLITE_READERS, Readers, pool_size
 from vaultctx.mcp.server import VaultService
+from vaultctx.search.retriever import Retriever
+from vaultctx.search.vector_sources import IndexRetriever
 
 DEADLINE_S = 60.0  # generous: the machine is shared; a blocked read would wait for ever
 
@@ -117,3 +119,26 @@ def test_the_pool_never_opens_more_readers_than_its_size(tmp_path: Path) -> None
     third.join(DEADLINE_S)
     assert found and found[0] in taken
     assert readers.opened == 2
+
+
+def test_sharing_the_vectors_adds_no_vector_sources(
+    service: VaultService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """After each call the reader is offered the vault's matrices (``Readers.share_vectors``):
+    that must not look up the vector sources once more, a statement per search once pass 2 is
+    complete (``IndexRetriever`` checks every time whether the static vectors are needed)."""
+    service.read(_search)
+    looked_up: list[str] = []
+    add = IndexRetriever._add_vector_sources
+
+    def counting(self: IndexRetriever, retriever: Retriever) -> None:
+        looked_up.append("sources")
+        add(self, retriever)
+
+    monkeypatch.setattr(IndexRetriever, "_add_vector_sources", counting)
+    service.read(_search)
+    searched = len(looked_up)
+    looked_up.clear()
+    with service.readers.handle() as reader:
+        service.readers.share_vectors(reader)
+    assert searched >= 1 and looked_up == []

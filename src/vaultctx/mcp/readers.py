@@ -74,7 +74,10 @@ class Readers:
         Best effort: an index that cannot be opened is reported by the calls that need it.
         """
         try:
-            mine = reader.retriever()
+            # Without vectors: the call that just ran added the sources it needed, and adding
+            # them again costs a statement per search once pass 2 is complete (the check whether
+            # the static vectors are still needed is not kept).
+            mine = reader.retriever(vectors=False)
         except Exception as exc:  # missing, damaged, unreachable: the next search says so
             log.debug("reader not sharing vectors: %s", exc)
             return
