@@ -16,7 +16,7 @@ from vaultctx.db_location import IndexLocation
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.db import open_index
 from vaultctx.index.indexer import Indexer
-from vaultctx.index.postgres import bm25_topk, fts
+from vaultctx.index.postgres import bm25_blocks, bm25_topk, fts
 from vaultctx.index.search_queries import bm25_candidates
 
 WEIGHTS = (1.0, 0.5, 2.0)
@@ -50,15 +50,18 @@ def _both(vault: Path, tmp_path: Path, request: pytest.FixtureRequest) -> list[I
 
 
 def _full(db: Any, match: str, limit: int, files: list[int] | None = None) -> Any:
-    top = bm25_topk.top
-    bm25_topk.top = lambda *args, **kwargs: None
+    """Every posting scored: neither MaxScore nor the blocks."""
+    top, blocks = bm25_topk.top, bm25_blocks.top
+    bm25_topk.top = bm25_blocks.top = lambda *args, **kwargs: None
     try:
         return fts.bm25(db, match, limit, WEIGHTS, files)
     finally:
-        bm25_topk.top = top
+        bm25_topk.top, bm25_blocks.top = top, blocks
 
 
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """MaxScore's answers, tried first whatever share of the postings its split reads."""
+    monkeypatch.setattr(fts, "_MAXSCORE_SHARE", 1.0)
     answers: list[Any] = []
     top = bm25_topk.top
 
@@ -113,6 +116,7 @@ def test_a_write_between_the_counts_and_the_ranking_ranks_in_full(
         answers = _spy(monkeypatch)
         before = fts.bm25(reader, match, 3, WEIGHTS)
         assert answers == [before]  # pruned, and the counts are now kept
+        counted_at = reader._bm25_counts[0]  # type: ignore[attr-defined]
         ranked = bm25_topk._ranked
 
         def written_meanwhile(*args: Any) -> Any:
@@ -122,8 +126,8 @@ def test_a_write_between_the_counts_and_the_ranking_ranks_in_full(
 
         monkeypatch.setattr(bm25_topk, "_ranked", written_meanwhile)
         assert fts.bm25(reader, match, 3, WEIGHTS) == before
-        assert answers[-1] is None  # noticed: ranked in full, counts dropped
-        assert reader._bm25_counts is None  # type: ignore[attr-defined]
+        assert answers[-1] is None  # noticed: MaxScore's counts dropped, ranked afresh
+        assert reader._bm25_counts[0] > counted_at  # type: ignore[attr-defined]
     finally:
         reader.close()
         writer.close()

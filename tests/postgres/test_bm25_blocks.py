@@ -1,0 +1,212 @@
+"""BM25's top k from the stored block bounds (postgres/bm25_blocks.py, migration pg003) is the
+full ranking's, to the bit, and FTS5's: on words in most rows (where MaxScore cannot prune),
+with a phrase counted in Python, with a note filter and other column weights; after notes are
+added into a block that already has rows, changed and deleted; and a word whose postings have
+no bounds is ranked in full."""
+
+from __future__ import annotations
+
+import random
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.postgres.conftest import location_for
+from vaultctx.config import Config, Settings
+from vaultctx.db_location import IndexLocation, PostgresLocation
+from vaultctx.embed.static import StaticEmbedder
+from vaultctx.index.db import open_index
+from vaultctx.index.indexer import Indexer
+from vaultctx.index.postgres import bm25_blocks, bm25_topk, fts
+from vaultctx.index.search_queries import bm25_candidates
+
+FILLER = [
+    "lorem",
+    "ipsum",
+    "dolor",
+    "sit",
+    "amet",
+    "consectetur",
+    "adipiscing",
+    "elit",
+    "sed",
+    "do",
+    "eiusmod",
+    "tempor",
+]
+QUERIES = (
+    '"alpha" OR "beta" OR "gamma"',
+    '"beta" OR "gamma"',
+    '"gamma"',
+    '"beta gamma" OR "alpha"',
+)
+
+
+def _note(rng: random.Random) -> str:
+    """A one-chunk note: each word in most notes, repeated 1-4 times, in 3-60 filler words."""
+    words = [rng.choice(FILLER) for _ in range(rng.randint(3, 60))]
+    for word, share in (("alpha", 0.9), ("beta", 0.6), ("gamma", 0.4)):
+        if rng.random() < share:
+            for _ in range(rng.randint(1, 4)):
+                words.insert(rng.randint(0, len(words)), word)
+    if rng.random() < 0.2:
+        words.insert(rng.randint(0, len(words)), "beta gamma")
+    return " ".join(words) + "\n"
+
+
+def _vault(root: Path, notes: int, seed: int) -> Path:
+    rng = random.Random(seed)
+    root.mkdir(exist_ok=True)
+    for n in range(notes):
+        (root / f"n{n:03d}.md").write_text(_note(rng), encoding="utf-8")
+    return root
+
+
+def _index(vault: Path, location: IndexLocation) -> None:
+    Indexer(Config(vault=vault, db=location, settings=Settings()), StaticEmbedder()).run(fast=True)
+
+
+def _full(db: Any, match: str, limit: int, weights: Any, files: Any = None) -> Any:
+    """Every posting scored: neither MaxScore nor the blocks."""
+    top, blocks = bm25_topk.top, bm25_blocks.top
+    bm25_topk.top = bm25_blocks.top = lambda *args, **kwargs: None
+    try:
+        return fts.bm25(db, match, limit, weights, files)
+    finally:
+        bm25_topk.top, bm25_blocks.top = top, blocks
+
+
+def _spy(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
+    """The blocks' answers; MaxScore never tried."""
+    monkeypatch.setattr(bm25_topk, "top", lambda *args, **kwargs: None)
+    answers: list[Any] = []
+    top = bm25_blocks.top
+
+    def spied(*args: Any, **kwargs: Any) -> Any:
+        answers.append(top(*args, **kwargs))
+        return answers[-1]
+
+    monkeypatch.setattr(bm25_blocks, "top", spied)
+    return answers
+
+
+def _assert_same(sqlite: IndexLocation, postgres: IndexLocation, answers: list[Any]) -> None:
+    a, b = open_index(sqlite, readonly=True), open_index(postgres, readonly=True)
+    try:
+        files = [int(r[0]) for r in b.execute("SELECT id FROM files ORDER BY path LIMIT 150")]
+        for weights in ((1.0, 0.5, 0.3), (1.0, 0.5, 2.0)):
+            for match in QUERIES:
+                for limit, where in ((3, None), (10, None), (4, files)):
+                    expected = bm25_candidates(a, match, limit, weights, where)
+                    answers.clear()
+                    found = bm25_candidates(b, match, limit, weights, where)
+                    assert answers and answers[0] is not None, match  # the blocks answered
+                    assert found == _full(b, match, limit, weights, where), match  # to the bit
+                    assert [i for i, _ in found] == [i for i, _ in expected], match
+                    assert [s for _, s in found] == pytest.approx(
+                        [s for _, s in expected], abs=1e-9
+                    )
+    finally:
+        a.close()
+        b.close()
+
+
+def test_the_blocks_top_k_equals_the_full_ranking_and_fts5(
+    tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = _vault(tmp_path / "vault", 400, seed=7)
+    sqlite, postgres = (location_for(k, vault, tmp_path, request) for k in ("sqlite", "postgres"))
+    _index(vault, sqlite)
+    _index(vault, postgres)
+    answers = _spy(monkeypatch)
+    _assert_same(sqlite, postgres, answers)
+    db = open_index(postgres, readonly=True)
+    try:
+        blocks = db.execute("SELECT count(DISTINCT block) FROM fts_blocks").fetchone()[0]
+        assert blocks >= 6  # 400 one-chunk notes: the ranking really chose among blocks
+    finally:
+        db.close()
+
+
+def test_the_bounds_follow_added_changed_and_deleted_notes(
+    tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """New notes land in a block that already has rows (its bound must grow: the new notes are
+    the short, many-times-"gamma" ones that top the ranking); changed notes get new chunk ids;
+    deleted ones leave their bounds behind."""
+    vault = _vault(tmp_path / "vault", 100, seed=11)
+    sqlite, postgres = (location_for(k, vault, tmp_path, request) for k in ("sqlite", "postgres"))
+    _index(vault, postgres)
+    _index(vault, sqlite)  # both stores number the chunks alike
+    for n in range(4):
+        (vault / f"top{n}.md").write_text("gamma gamma gamma gamma beta alpha\n", encoding="utf-8")
+    for n in range(0, 30, 3):
+        (vault / f"n{n:03d}.md").write_text("alpha beta gamma " * (n % 5 + 1), encoding="utf-8")
+    for n in range(1, 40, 4):
+        (vault / f"n{n:03d}.md").unlink()
+    _index(vault, postgres)
+    _index(vault, sqlite)
+    db = open_index(postgres, readonly=True)
+    try:  # the new rows share a block with older ones: that block has two rows for "gamma"
+        rows = db.execute(
+            "SELECT max(c) FROM (SELECT count(*) AS c FROM fts_blocks WHERE term = 'gamma' "
+            "GROUP BY block) x"
+        ).fetchone()[0]
+        assert rows >= 2
+    finally:
+        db.close()
+    _assert_same(sqlite, postgres, _spy(monkeypatch))
+
+
+def test_a_block_is_bounded_by_its_shortest_row_not_its_longest(
+    tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Eight blocks of 64 one-chunk notes, "alpha" and "beta" once in each; the notes of block
+    6 are twice as long as the others, but three of them are three words long and top the
+    ranking. A bound taken from the block's longest row would rank block 6 below the others'
+    rows and leave the three out."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for n in range(512):
+        words = 100 if n // 64 == 6 else 50
+        body = (
+            "alpha alpha beta"
+            if n in (400, 401, 402)
+            else " ".join(["alpha", "beta", *(FILLER[i % len(FILLER)] for i in range(words))])
+        )
+        (vault / f"n{n:03d}.md").write_text(body + "\n", encoding="utf-8")
+    postgres = location_for("postgres", vault, tmp_path, request)
+    _index(vault, postgres)
+    db = open_index(postgres, readonly=True)
+    try:
+        answers = _spy(monkeypatch)
+        found = fts.bm25(db, '"alpha" OR "beta"', 3, (1.0, 0.5, 0.3))
+        assert answers[0] is not None
+        assert found == _full(db, '"alpha" OR "beta"', 3, (1.0, 0.5, 0.3))
+        paths = dict(
+            db.execute("SELECT c.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id")
+        )
+        assert sorted(paths[i] for i, _ in found) == ["n400.md", "n401.md", "n402.md"]
+    finally:
+        db.close()
+
+
+def test_postings_without_bounds_are_ranked_in_full(
+    tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = _vault(tmp_path / "vault", 100, seed=3)
+    postgres = location_for("postgres", vault, tmp_path, request)
+    _index(vault, postgres)
+    assert isinstance(postgres, PostgresLocation)
+    db = open_index(postgres)
+    try:
+        with db.transaction():  # bounds lost for the rows of one block
+            db.execute("DELETE FROM fts_blocks WHERE term = 'gamma' AND block = 1")
+        answers = _spy(monkeypatch)
+        match = '"gamma" OR "alpha"'
+        found = fts.bm25(db, match, 5, (1.0, 0.5, 0.3))
+        assert answers == [None]  # the rows the bounds count fall short: not trusted
+        assert found == _full(db, match, 5, (1.0, 0.5, 0.3))
+    finally:
+        db.close()
