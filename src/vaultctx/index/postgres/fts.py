@@ -74,7 +74,7 @@ def write_rows(db: Any, rows: Sequence[tuple[int, tuple[str, str, str]]]) -> Non
     lines: list[str] = []
     total = 0
     escaped: dict[str, str] = {}
-    blocks: dict[tuple[str, int], list[Any]] = {}
+    blocks: dict[int, dict[str, list[Any]]] = {}
     counts: dict[str, int] = {}
     with db.reporting_loss(), db.conn.cursor() as cursor:
         with cursor.copy(
@@ -96,7 +96,8 @@ def write_rows(db: Any, rows: Sequence[tuple[int, tuple[str, str, str]]]) -> Non
             copy.write(
                 "".join(
                     f"{escaped[term]}\t{block}\t{n}\t{ratio!r}\t{found}\n"
-                    for (term, block), (n, ratio, found) in blocks.items()
+                    for block, terms in blocks.items()
+                    for term, (n, ratio, found) in terms.items()
                 )
             )
         cursor.execute(
@@ -105,20 +106,25 @@ def write_rows(db: Any, rows: Sequence[tuple[int, tuple[str, str, str]]]) -> Non
 
 
 def _add_bounds(
-    blocks: dict[tuple[str, int], list[Any]], chunk_id: int, length: int, counts: dict[str, int]
+    blocks: dict[int, dict[str, list[Any]]], chunk_id: int, length: int, counts: dict[str, int]
 ) -> None:
     """Fold one row's words (``counts``: word → its count in all columns, emptied here) into
-    its block's bounds: the largest count, the smallest length per count, the rows."""
-    block = chunk_id >> BLOCK_BITS
+    its block's bounds: the largest count, the smallest length per count, the rows. Run once
+    per posting, so written for speed."""
+    terms = blocks.get(chunk_id >> BLOCK_BITS)
+    if terms is None:
+        terms = blocks[chunk_id >> BLOCK_BITS] = {}
+    get = terms.get
     for term, n in counts.items():
-        ratio = length / n
-        known = blocks.get((term, block))
+        known = get(term)
         if known is None:
-            blocks[(term, block)] = [n, ratio, 1]
-        else:
-            known[0] = max(known[0], n)
-            known[1] = min(known[1], ratio)
-            known[2] += 1
+            terms[term] = [n, length / n, 1]
+            continue
+        if n > known[0]:
+            known[0] = n
+        if length / n < known[1]:
+            known[1] = length / n
+        known[2] += 1
     counts.clear()
 
 
