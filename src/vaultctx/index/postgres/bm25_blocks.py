@@ -138,15 +138,20 @@ _Given = tuple[int, int, float, int]
 
 
 def top(
-    db: Any, scorers: Sequence[Scorer], given: Sequence[_Given], ranking: Ranking
+    db: Any,
+    scorers: Sequence[Scorer],
+    given: Sequence[_Given],
+    ranking: Ranking,
+    counted: bm25_topk.Counted | None = None,
 ) -> list[tuple[int, float]] | None:
     """The exact top ``ranking.limit`` (chunk id, score), or None where the blocks cannot help
     (the caller ranks every posting): no plain word, a negative weight, an empty vault, bounds
-    missing, or a write between the reads."""
+    missing, or a write between the reads. ``counted``: ``bm25_topk.counts`` of the query's
+    words, when already asked."""
     plain = [s for s in scorers if s.term is not None]
     if not plain or min(ranking.weights) < 0 or max(ranking.weights) <= 0:
         return None
-    version, rows, df = bm25_topk.counts(db, [str(s.term) for s in plain])
+    version, rows, df = counted or bm25_topk.counts(db, [str(s.term) for s in plain])
     if rows <= 0:
         return None
     dfs = {s.idx: df[str(s.term)] if s.term is not None else int(s.df or 0) for s in scorers}

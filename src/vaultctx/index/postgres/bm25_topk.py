@@ -127,7 +127,11 @@ class Ranking:
     file_ids: Sequence[int] | None
 
 
-def counts(db: Any, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
+# (data version, the vault's rows, word → its number of rows)
+Counted = tuple[int, int, dict[str, int]]
+
+
+def counts(db: Any, terms: Sequence[str]) -> Counted:
     """(data version, the vault's rows, term → its number of rows), counting only the words the
     reader has not counted at this version."""
     cached: tuple[int, dict[str, int]] | None = getattr(db, "_bm25_counts", None)
@@ -199,15 +203,16 @@ def top(
     given: Sequence[tuple[int, int, float, int]],
     ranking: Ranking,
     most: float = 1.0,
+    counted: Counted | None = None,
 ) -> list[tuple[int, float]] | None:
     """The exact top ``ranking.limit`` (chunk id, score), or None where pruning cannot help (the
     caller then ranks every posting): one scorer, a negative weight, only common words, no
     split that leaves a word out, or a first split reading more than ``most`` of the query's
-    postings."""
+    postings. ``counted``: what ``counts`` gave for the query's words, when already asked."""
     plain = [s for s in scorers if s.term is not None]
     if len(scorers) < 2 or not plain or min(ranking.weights) < 0:
         return None
-    version, rows, df = counts(db, [str(s.term) for s in plain])
+    version, rows, df = counted or counts(db, [str(s.term) for s in plain])
     dfs = {s.idx: df[str(s.term)] if s.term is not None else int(s.df or 0) for s in scorers}
     bounds = {idx: bound(n, rows, ranking.k1) for idx, n in dfs.items()}
     must = {s.idx for s in scorers if s.term is None}

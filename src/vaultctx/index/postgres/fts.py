@@ -591,9 +591,10 @@ def bm25(
     scorers = [bm25_topk.Scorer(i, t) for i, t in plain]
     scorers += [bm25_topk.Scorer(i, None, sum(1 for g in given if g[0] == i)) for i, _ in other]
     ranking = bm25_topk.Ranking(K1, B, weights, limit, file_ids)
-    pruned = bm25_topk.top(db, scorers, given, ranking, _MAXSCORE_SHARE)
-    if pruned is None:
-        pruned = bm25_blocks.top(db, scorers, given, ranking)
+    counted = bm25_topk.counts(db, [t for _, t in plain]) if plain else None
+    pruned = bm25_topk.top(db, scorers, given, ranking, _MAXSCORE_SHARE, counted)
+    if pruned is None:  # a version MaxScore saw move is noticed here again, and ranked in full
+        pruned = bm25_blocks.top(db, scorers, given, ranking, counted)
     if pruned is not None:
         return pruned
     params = {
