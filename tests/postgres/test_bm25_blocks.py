@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from tests.postgres.bm25_paths import every_posting_scored, spy
 from tests.postgres.conftest import location_for
 from vaultctx.config import Config, Settings
 from vaultctx.db_location import IndexLocation, PostgresLocation
@@ -67,28 +68,13 @@ def _index(vault: Path, location: IndexLocation) -> None:
     Indexer(Config(vault=vault, db=location, settings=Settings()), StaticEmbedder()).run(fast=True)
 
 
-def _full(db: Any, match: str, limit: int, weights: Any, files: Any = None) -> Any:
-    """Every posting scored: neither MaxScore nor the blocks."""
-    top, blocks = bm25_topk.top, bm25_blocks.top
-    bm25_topk.top = bm25_blocks.top = lambda *args, **kwargs: None
-    try:
-        return fts.bm25(db, match, limit, weights, files)
-    finally:
-        bm25_topk.top, bm25_blocks.top = top, blocks
+_full = every_posting_scored
 
 
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """The blocks' answers; MaxScore never tried."""
     monkeypatch.setattr(bm25_topk, "top", lambda *args, **kwargs: None)
-    answers: list[Any] = []
-    top = bm25_blocks.top
-
-    def spied(*args: Any, **kwargs: Any) -> Any:
-        answers.append(top(*args, **kwargs))
-        return answers[-1]
-
-    monkeypatch.setattr(bm25_blocks, "top", spied)
-    return answers
+    return spy(monkeypatch, bm25_blocks)
 
 
 def _assert_same(sqlite: IndexLocation, postgres: IndexLocation, answers: list[Any]) -> None:

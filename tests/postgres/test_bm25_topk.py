@@ -10,13 +10,14 @@ from typing import Any
 
 import pytest
 
+from tests.postgres.bm25_paths import every_posting_scored, spy
 from tests.postgres.conftest import location_for
 from vaultctx.config import Config, Settings
 from vaultctx.db_location import IndexLocation
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.db import open_index
 from vaultctx.index.indexer import Indexer
-from vaultctx.index.postgres import bm25_blocks, bm25_topk, fts
+from vaultctx.index.postgres import bm25_topk, fts
 from vaultctx.index.search_queries import bm25_candidates
 
 WEIGHTS = (1.0, 0.5, 2.0)
@@ -50,27 +51,13 @@ def _both(vault: Path, tmp_path: Path, request: pytest.FixtureRequest) -> list[I
 
 
 def _full(db: Any, match: str, limit: int, files: list[int] | None = None) -> Any:
-    """Every posting scored: neither MaxScore nor the blocks."""
-    top, blocks = bm25_topk.top, bm25_blocks.top
-    bm25_topk.top = bm25_blocks.top = lambda *args, **kwargs: None
-    try:
-        return fts.bm25(db, match, limit, WEIGHTS, files)
-    finally:
-        bm25_topk.top, bm25_blocks.top = top, blocks
+    return every_posting_scored(db, match, limit, WEIGHTS, files)
 
 
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
     """MaxScore's answers, tried first whatever share of the postings its split reads."""
     monkeypatch.setattr(fts, "_MAXSCORE_SHARE", 1.0)
-    answers: list[Any] = []
-    top = bm25_topk.top
-
-    def spied(*args: Any, **kwargs: Any) -> Any:
-        answers.append(top(*args, **kwargs))
-        return answers[-1]
-
-    monkeypatch.setattr(bm25_topk, "top", spied)
-    return answers
+    return spy(monkeypatch, bm25_topk)
 
 
 @pytest.mark.parametrize("rare_wins", [True, False])
