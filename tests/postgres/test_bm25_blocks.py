@@ -196,3 +196,33 @@ def test_postings_without_bounds_are_ranked_in_full(
         assert found == _full(db, match, 5, (1.0, 0.5, 0.3))
     finally:
         db.close()
+
+
+def test_an_index_from_before_pg003_gets_the_bounds_the_indexer_writes(
+    tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The migration computes the bounds from the stored postings in SQL: the same rows, to the
+    bit, as the indexer's fold in Python (one write, so one row per word and block)."""
+    vault = _vault(tmp_path / "vault", 200, seed=5)
+    postgres = location_for("postgres", vault, tmp_path, request)
+    _index(vault, postgres)
+    bounds = "SELECT term, block, n, ratio, rows FROM fts_blocks ORDER BY term, block"
+    db = open_index(postgres)
+    try:
+        written = db.execute(bounds).fetchall()
+        with db.transaction():  # the schema as a vaultctx without pg003 left it
+            db.execute("DROP TABLE fts_blocks")
+            db.execute("DELETE FROM _migrations WHERE name = 'pg003_block_bounds'")
+    finally:
+        db.close()
+    db = open_index(postgres)  # a writer: migrates
+    try:
+        assert db.execute(bounds).fetchall() == written
+        assert len(written) > 100
+        answers = _spy(monkeypatch)
+        for match in QUERIES:
+            found = fts.bm25(db, match, 5, (1.0, 0.5, 0.3))
+            assert answers[-1] is not None
+            assert found == _full(db, match, 5, (1.0, 0.5, 0.3))
+    finally:
+        db.close()
