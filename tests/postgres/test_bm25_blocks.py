@@ -178,6 +178,41 @@ def test_a_block_is_bounded_by_its_shortest_row_not_its_longest(
         db.close()
 
 
+def test_a_block_is_bounded_for_the_largest_column_weight(
+    tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The notes of block 6 (and around it) are four times as long as the others; three have
+    "alpha" only in their title, which a heading weight of 5 lifts above every other row. A
+    bound that took the weights as 1 would leave them out."""
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for n in range(512):
+        words = " ".join(FILLER[i % len(FILLER)] for i in range(200 if 376 <= n < 456 else 50))
+        if n in (400, 401, 402):
+            (vault / f"n{n} alpha.md").write_text(words + "\n", encoding="utf-8")
+        else:
+            (vault / f"n{n:03d}.md").write_text(f"alpha {words}\n", encoding="utf-8")
+    postgres = location_for("postgres", vault, tmp_path, request)
+    _index(vault, postgres)
+    db = open_index(postgres, readonly=True)
+    try:
+        answers = _spy(monkeypatch)
+        weights = (1.0, 0.5, 5.0)
+        found = fts.bm25(db, '"alpha"', 3, weights)
+        assert answers[0] is not None
+        assert found == _full(db, '"alpha"', 3, weights)
+        paths = dict(
+            db.execute("SELECT c.id, f.path FROM chunks c JOIN files f ON f.id = c.file_id")
+        )
+        assert sorted(paths[i] for i, _ in found) == [
+            "n400 alpha.md",
+            "n401 alpha.md",
+            "n402 alpha.md",
+        ]
+    finally:
+        db.close()
+
+
 def test_postings_without_bounds_are_ranked_in_full(
     tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
 ) -> None:
