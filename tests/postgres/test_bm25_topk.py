@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 
+from tests.postgres.bm25_paths import every_posting_scored, spy
 from tests.postgres.conftest import location_for
 from vaultctx.config import Config, Settings
 from vaultctx.db_location import IndexLocation
@@ -50,24 +51,13 @@ def _both(vault: Path, tmp_path: Path, request: pytest.FixtureRequest) -> list[I
 
 
 def _full(db: Any, match: str, limit: int, files: list[int] | None = None) -> Any:
-    top = bm25_topk.top
-    bm25_topk.top = lambda *args, **kwargs: None
-    try:
-        return fts.bm25(db, match, limit, WEIGHTS, files)
-    finally:
-        bm25_topk.top = top
+    return every_posting_scored(db, match, limit, WEIGHTS, files)
 
 
 def _spy(monkeypatch: pytest.MonkeyPatch) -> list[Any]:
-    answers: list[Any] = []
-    top = bm25_topk.top
-
-    def spied(*args: Any, **kwargs: Any) -> Any:
-        answers.append(top(*args, **kwargs))
-        return answers[-1]
-
-    monkeypatch.setattr(bm25_topk, "top", spied)
-    return answers
+    """MaxScore's answers, tried first whatever share of the postings its split reads."""
+    monkeypatch.setattr(fts, "_MAXSCORE_SHARE", 1.0)
+    return spy(monkeypatch, bm25_topk)
 
 
 @pytest.mark.parametrize("rare_wins", [True, False])

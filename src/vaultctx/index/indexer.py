@@ -531,7 +531,7 @@ class Indexer:
                 if db.dialect == POSTGRES and report.chunks_written:
                     # Statistics for the planner, and the visibility map that lets ranking read
                     # the keyword index alone, now rather than when autovacuum gets round to it.
-                    db.execute("VACUUM (ANALYZE) files, chunks, fts_terms, fts_docs")
+                    db.execute("VACUUM (ANALYZE) files, chunks, fts_terms, fts_docs, fts_blocks")
         finally:
             self.progress.finish()
 

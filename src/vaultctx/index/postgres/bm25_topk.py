@@ -39,7 +39,7 @@ SELECT (SELECT n FROM data_version), (SELECT rows FROM fts_totals),
 # "set network adapter", whose 62,850 rows of "set" it hashed).
 # The idf of every scorer comes from its ``df`` over the whole vault, as in fts._BM25_SQL; each
 # row also carries the vault's version, so a write between the counts and this is noticed.
-_PRUNED_SQL = """
+_PRUNED_HEAD = """
 WITH q(idx, term, essential) AS (
     SELECT * FROM unnest(%(idx)s::int[], %(terms)s::text[], %(essential)s::bool[])
 ),
@@ -68,22 +68,30 @@ hits AS (
     UNION ALL
     SELECT * FROM given
 ),
-idf AS (
+"""
+# The idf of every scorer from its ``df`` over the whole vault, as in fts._BM25_SQL.
+IDF_CTE = """idf AS (
     SELECT d.idx, ln(((SELECT rows::float8 FROM fts_totals) - d.df + 0.5::float8)
         / (d.df + 0.5::float8)) AS v
     FROM unnest(%(df_idx)s::int[], %(df)s::float8[]) AS d(idx, df)
-)
-SELECT h.chunk_id, -1.0 * sum(
+)"""
+# A row's score from its ``hits`` (h: phrase index, chunk, weighted frequency, length), summed
+# in phrase order as in fts._BM25_SQL; bm25_blocks.py scores its blocks with the same words.
+SCORE = """-1.0 * sum(
     (CASE WHEN i.v > 0.0 THEN i.v ELSE 1e-6 END)
     * ((h.f * (%(k1)s + 1.0)) / (h.f + %(k1)s * (1 - %(b)s + %(b)s * h.len::float8 / (
         SELECT tokens::float8 / nullif(rows, 0)::float8 FROM fts_totals
     )))) ORDER BY h.idx
-) AS score, (SELECT n FROM data_version) AS version
+)"""
+# Each row also carries the vault's version.
+_SCORED_SQL = f"""{IDF_CTE}
+SELECT h.chunk_id, {SCORE} AS score, (SELECT n FROM data_version) AS version
 FROM hits h JOIN idf i ON i.idx = h.idx
-WHERE (SELECT rows FROM fts_totals) > 0 {where}
+WHERE (SELECT rows FROM fts_totals) > 0 {{where}}
 GROUP BY h.chunk_id ORDER BY score, h.chunk_id LIMIT %(limit)s
 """
-_IN_NOTES = "AND h.chunk_id IN (SELECT id FROM chunks WHERE file_id = ANY(%(files)s))"
+_PRUNED_SQL = _PRUNED_HEAD + _SCORED_SQL
+IN_NOTES = "AND h.chunk_id IN (SELECT id FROM chunks WHERE file_id = ANY(%(files)s))"
 
 # Words whose counts a reader keeps (per data_version; the oldest go first).
 _MAX_COUNTS = 4096
@@ -119,7 +127,11 @@ class Ranking:
     file_ids: Sequence[int] | None
 
 
-def counts(db: Any, terms: Sequence[str]) -> tuple[int, int, dict[str, int]]:
+# (data version, the vault's rows, word → its number of rows)
+Counted = tuple[int, int, dict[str, int]]
+
+
+def counts(db: Any, terms: Sequence[str]) -> Counted:
     """(data version, the vault's rows, term → its number of rows), counting only the words the
     reader has not counted at this version."""
     cached: tuple[int, dict[str, int]] | None = getattr(db, "_bm25_counts", None)
@@ -190,18 +202,23 @@ def top(
     scorers: Sequence[Scorer],
     given: Sequence[tuple[int, int, float, int]],
     ranking: Ranking,
+    most: float = 1.0,
+    counted: Counted | None = None,
 ) -> list[tuple[int, float]] | None:
     """The exact top ``ranking.limit`` (chunk id, score), or None where pruning cannot help (the
-    caller then ranks every posting): one scorer, a negative weight, only common words, or no
-    split that leaves a word out."""
+    caller then ranks every posting): one scorer, a negative weight, only common words, no
+    split that leaves a word out, or a first split reading more than ``most`` of the query's
+    postings. ``counted``: what ``counts`` gave for the query's words, when already asked."""
     plain = [s for s in scorers if s.term is not None]
     if len(scorers) < 2 or not plain or min(ranking.weights) < 0:
         return None
-    version, rows, df = counts(db, [str(s.term) for s in plain])
+    version, rows, df = counted or counts(db, [str(s.term) for s in plain])
     dfs = {s.idx: df[str(s.term)] if s.term is not None else int(s.df or 0) for s in scorers}
     bounds = {idx: bound(n, rows, ranking.k1) for idx, n in dfs.items()}
     must = {s.idx for s in scorers if s.term is None}
     essential = first_split(dfs, must, ranking.limit)
+    if essential is not None and sum(dfs[i] for i in essential) > most * sum(dfs.values()):
+        return None
     for _ in range(2):  # a failed check's floor picks a split that passes (module docstring)
         if essential is None or essential == set(bounds):
             break
@@ -228,9 +245,20 @@ def _ranked(
     ranking: Ranking,
 ) -> list[tuple[int, float, int]]:
     params = {
+        **scored_params(given, dfs, ranking),
         "idx": [s.idx for s in plain],
         "terms": [s.term for s in plain],
         "essential": [s.idx in essential for s in plain],
+    }
+    sql = _PRUNED_SQL.format(where="" if ranking.file_ids is None else IN_NOTES)
+    return [(int(c), float(s), int(v)) for c, s, v in db.run(sql, params)]
+
+
+def scored_params(
+    given: Sequence[tuple[int, int, float, int]], dfs: dict[int, int], ranking: Ranking
+) -> dict[str, Any]:
+    """The scoring's parameters (``IDF_CTE``, ``SCORE``) and the ``given`` rows'."""
+    return {
         "weights": list(ranking.weights),
         "given_idx": [g[0] for g in given],
         "given_chunk": [g[1] for g in given],
@@ -243,5 +271,3 @@ def _ranked(
         "limit": ranking.limit,
         "files": None if ranking.file_ids is None else list(ranking.file_ids),
     }
-    sql = _PRUNED_SQL.format(where="" if ranking.file_ids is None else _IN_NOTES)
-    return [(int(c), float(s), int(v)) for c, s, v in db.run(sql, params)]

@@ -28,7 +28,8 @@ from typing import Any
 
 import apsw
 
-from vaultctx.index.postgres import bm25_topk
+from vaultctx.index.postgres import bm25_blocks, bm25_topk
+from vaultctx.index.postgres.bm25_blocks import BLOCK_BITS
 
 K1 = 1.2
 B = 0.75
@@ -64,19 +65,24 @@ def write_rows(db: Any, rows: Sequence[tuple[int, tuple[str, str, str]]]) -> Non
     adaptation was two thirds of the indexer's write time on SciFact. Each posting carries its
     row's token count (BM25's document length, read with the posting: migration pg002). The
     COPY is streamed ``_STREAM_CHUNKS`` chunks at a time, so the server parses and stores one
-    part while this process spells the next, instead of each waiting for the other."""
+    part while this process spells the next, instead of each waiting for the other. The words'
+    block bounds (migration pg003) go in with them, appended: a block a write shares with older
+    rows gets a second row, and readers take the larger bound of the two."""
     if not rows:
         return
     docs: list[str] = []
     lines: list[str] = []
     total = 0
     escaped: dict[str, str] = {}
+    blocks: dict[int, dict[str, list[Any]]] = {}
+    counts: dict[str, int] = {}
     with db.reporting_loss(), db.conn.cursor() as cursor:
         with cursor.copy(
             "COPY fts_terms (term, chunk_id, col, n, positions, tokens) FROM STDIN"
         ) as copy:
             for chunk_id, columns in rows:
-                text, length = _chunk_postings(chunk_id, columns, escaped)
+                text, length = _chunk_postings(chunk_id, columns, escaped, counts)
+                _add_bounds(blocks, chunk_id, length, counts)
                 lines.append(text)
                 docs.append(f"{chunk_id}\t{length}\n")
                 total += length
@@ -86,9 +92,40 @@ def write_rows(db: Any, rows: Sequence[tuple[int, tuple[str, str, str]]]) -> Non
             copy.write("".join(lines))
         with cursor.copy("COPY fts_docs (chunk_id, tokens) FROM STDIN") as copy:
             copy.write("".join(docs))
+        with cursor.copy("COPY fts_blocks (term, block, n, ratio, rows) FROM STDIN") as copy:
+            copy.write(
+                "".join(
+                    f"{escaped[term]}\t{block}\t{n}\t{ratio!r}\t{found}\n"
+                    for block, terms in blocks.items()
+                    for term, (n, ratio, found) in terms.items()
+                )
+            )
         cursor.execute(
             "UPDATE fts_totals SET rows = rows + %s, tokens = tokens + %s", (len(docs), total)
         )
+
+
+def _add_bounds(
+    blocks: dict[int, dict[str, list[Any]]], chunk_id: int, length: int, counts: dict[str, int]
+) -> None:
+    """Fold one row's words (``counts``: word → its count in all columns, emptied here) into
+    its block's bounds: the largest count, the smallest length per count, the rows. Run once
+    per posting, so written for speed."""
+    terms = blocks.get(chunk_id >> BLOCK_BITS)
+    if terms is None:
+        terms = blocks[chunk_id >> BLOCK_BITS] = {}
+    get = terms.get
+    for term, n in counts.items():
+        known = get(term)
+        if known is None:
+            terms[term] = [n, length / n, 1]
+            continue
+        if n > known[0]:
+            known[0] = n
+        if length / n < known[1]:
+            known[1] = length / n
+        known[2] += 1
+    counts.clear()
 
 
 # About 170 kB of postings: large enough that each write is one cheap call, small enough that
@@ -100,13 +137,14 @@ _COPY_ESCAPES = str.maketrans({"\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\
 
 
 def _chunk_postings(
-    chunk_id: int, columns: tuple[str, str, str], escaped: dict[str, str]
+    chunk_id: int, columns: tuple[str, str, str], escaped: dict[str, str], counts: dict[str, int]
 ) -> tuple[str, int]:
     """One chunk's COPY lines (term, chunk, column, count, positions, the chunk's tokens) and
     its number of tokens. This runs once per posting, millions of times on a large vault, so
     it is written for speed: a term is escaped once per batch (``escaped``; the tokenizer never
     emits COPY's special characters, but a term is data, so it is escaped all the same), and
-    the row's length, known only after the last column, is added by the final join."""
+    the row's length, known only after the last column, is added by the final join. Each
+    word's count over all columns is added to ``counts`` (the block bounds)."""
     fields: list[str] = []
     append = fields.append
     tokenize = _tokenizer()
@@ -129,6 +167,7 @@ def _chunk_postings(
                 at.append(position)
         middle = f"\t{chunk_id}\t{col}\t"
         for term, at in where.items():
+            counts[term] = counts.get(term, 0) + len(at)
             spelled = escaped.get(term)
             if spelled is None:
                 spelled = escaped[term] = term.translate(_COPY_ESCAPES)
@@ -156,12 +195,13 @@ def delete_rows(db: Any, chunk_ids: Sequence[int]) -> None:
 
 
 def delete_all(db: Any) -> None:
+    db.run("DELETE FROM fts_blocks")
     db.run("DELETE FROM fts_terms")
     db.run("DELETE FROM fts_docs")
     db.run("UPDATE fts_totals SET rows = 0, tokens = 0")
 
 
-# The keyword table's indexes, by name, as migrations pg001 and pg002 leave them.
+# The keyword tables' indexes, by name, as migrations pg001 to pg003 leave them.
 _TERM_INDEXES = (
     (
         "fts_terms_pkey",
@@ -172,6 +212,10 @@ _TERM_INDEXES = (
     (
         "fts_terms_first",
         "CREATE INDEX fts_terms_first ON fts_terms(term, col) WHERE positions[1] = 0",
+    ),
+    (
+        "fts_blocks_term",
+        "CREATE INDEX fts_blocks_term ON fts_blocks(term, block) INCLUDE (n, ratio, rows)",
     ),
 )
 
@@ -194,6 +238,7 @@ def defer_term_indexes(db: Any) -> None:
         db.run("ALTER TABLE fts_terms DROP CONSTRAINT IF EXISTS fts_terms_pkey")
         db.run("DROP INDEX IF EXISTS fts_terms_chunk")
         db.run("DROP INDEX IF EXISTS fts_terms_first")
+        db.run("DROP INDEX IF EXISTS fts_blocks_term")
 
 
 def missing_term_indexes(db: Any) -> list[str]:
@@ -202,7 +247,7 @@ def missing_term_indexes(db: Any) -> list[str]:
         str(row[0])
         for row in db.run(
             "SELECT indexname FROM pg_indexes "
-            "WHERE schemaname = current_schema() AND tablename = 'fts_terms'"
+            "WHERE schemaname = current_schema() AND tablename IN ('fts_terms', 'fts_blocks')"
         )
     }
     return [sql for name, sql in _TERM_INDEXES if name not in present]
@@ -226,7 +271,7 @@ def build_term_indexes(db: Any) -> None:
             db.run(sql)
     finally:
         db.run("RESET maintenance_work_mem")
-    db.run("ANALYZE fts_terms, fts_docs, chunks")
+    db.run("ANALYZE fts_terms, fts_docs, fts_blocks, chunks")
 
 
 def statistics_problems(db: Any) -> list[str]:
@@ -509,6 +554,14 @@ GROUP BY h.chunk_id ORDER BY score, h.chunk_id LIMIT %(limit)s
 _IN_NOTES = "AND h.chunk_id IN (SELECT id FROM chunks WHERE file_id = ANY(%(files)s))"
 
 
+# MaxScore is tried first when its first candidates are the rows of words holding at most this
+# share of the query's postings: then its check passed on every one of the PowerShell bench's
+# questions and it beat the blocks (one very rare word among common ones, "set network adapter
+# VLAN"); above it, it failed or was slower on about half of them, and the blocks rank instead
+# (docs/benchmarks.md, "Block bounds").
+_MAXSCORE_SHARE = 0.03
+
+
 def bm25(
     db: Any,
     match: str,
@@ -521,9 +574,10 @@ def bm25(
 
     PostgreSQL aggregates and ranks, so only the top ``limit`` rows cross the wire: a common
     word's thousands of postings never reach Python. Phrases that need token positions (several
-    tokens, a prefix) are counted in Python first and handed over with their frequencies. A query
-    of several phrases is ranked without scoring every posting of its common words where that
-    provably gives the same top ``limit`` (bm25_topk.py); otherwise every posting is scored.
+    tokens, a prefix) are counted in Python first and handed over with their frequencies. The
+    top ``limit`` is found without scoring every posting where that provably gives the same
+    rows: by MaxScore around a very rare word (bm25_topk.py), else block by block from stored
+    bounds (bm25_blocks.py); every posting is scored only when neither applies.
     """
     phrases = parse(match)
     plain = [(index, p.terms[0]) for index, p in enumerate(phrases) if _is_plain(p)]
@@ -537,7 +591,10 @@ def bm25(
     scorers = [bm25_topk.Scorer(i, t) for i, t in plain]
     scorers += [bm25_topk.Scorer(i, None, sum(1 for g in given if g[0] == i)) for i, _ in other]
     ranking = bm25_topk.Ranking(K1, B, weights, limit, file_ids)
-    pruned = bm25_topk.top(db, scorers, given, ranking)
+    counted = bm25_topk.counts(db, [t for _, t in plain]) if plain else None
+    pruned = bm25_topk.top(db, scorers, given, ranking, _MAXSCORE_SHARE, counted)
+    if pruned is None:  # a version MaxScore saw move is noticed here again, and ranked in full
+        pruned = bm25_blocks.top(db, scorers, given, ranking, counted)
     if pruned is not None:
         return pruned
     params = {
