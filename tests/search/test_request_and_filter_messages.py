@@ -110,7 +110,7 @@ def test_a_weight_of_zero_is_allowed_and_kept() -> None:
         ),
     ],
 )
-def test_a_time_bound_refusal_word_for_word(options: dict[str, str], message: str) -> None:
+def test_a_time_bound_refusal_word_for_word(options: dict[str, Any], message: str) -> None:
     assert refusal(lambda: Filters(**options)) == (message, TIME_FIX)
 
 
