@@ -9,6 +9,7 @@ import pytest
 
 from vaultctx.search import fts_query
 from vaultctx.search.fts_query import build_fts_query, build_title_query, title_key
+from vaultctx.text import korean
 
 BIGRAMS = "hangul-bigram+cjk-bigram/v1"
 
@@ -140,3 +141,32 @@ def test_a_title_key_is_its_words_casefolded_and_single_spaced() -> None:
     assert title_key("  Straße_Plan:\t2026 ") == "strasse plan 2026"
     assert title_key("Release  plan") == title_key("release PLAN")
     assert title_key("--") == ""
+
+
+KIWI = pytest.mark.skipif(not korean.kiwi_installed(), reason="kiwipiepy not installed")
+KOREAN = "볼트를 설정하기"
+
+
+@KIWI
+@pytest.mark.parametrize(
+    ("index", "index_korean", "pieces"),
+    [
+        (None, True, "볼트 설정"),  # this process's analysis: Kiwi morphemes
+        ("kiwi-0.24.1+cjk-bigram/v1", True, "볼트 설정"),
+        ("kiwi-0.24.1+cjk-bigram/v1", False, "볼트 설정 정하"),  # no Hangul indexed: bigrams
+        ("hangul-bigram+cjk-bigram/v1", True, "볼트 설정 정하"),
+        ("unicode61", True, "볼트를 설정하기"),  # raw words, as that index holds them
+    ],
+)
+def test_both_queries_analyse_korean_as_the_index_did(
+    index: str | None, index_korean: bool, pieces: str
+) -> None:
+    assert build_title_query(KOREAN, index, index_korean=index_korean) == (
+        f'heading_context : ^"{pieces}"'
+    )
+    assert build_fts_query(KOREAN, index, index_korean=index_korean) == " OR ".join(
+        f'"{piece}"' for piece in pieces.split()
+    )
+    if index_korean:  # the default
+        assert build_title_query(KOREAN, index) == f'heading_context : ^"{pieces}"'
+        assert build_fts_query(KOREAN, index) == " OR ".join(f'"{p}"' for p in pieces.split())
