@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from vaultctx.search.filters import Filters
+from vaultctx.search.filters import Filters, InvalidFilterError, parse_condition, parse_time_bound
 
 
 @pytest.mark.parametrize(
@@ -50,3 +50,44 @@ def test_a_filter_describes_each_active_part_by_its_name() -> None:
     assert Filters(tags=["ops"], any_tag=True).describe() == {"tag": "ops"}
     assert Filters().describe() == {} and Filters().is_empty
     assert not Filters(note_type="x").is_empty
+
+
+def test_each_field_is_kept_normalised() -> None:
+    assert Filters(note_type="  ").note_type is None
+    assert Filters(any_tag=1).any_tag is True  # type: ignore[arg-type]  # a truthy value
+    assert Filters(tags="ops").tags == ("ops",), "one string is one tag"
+    assert Filters(tags=["a", "#a", "a/", " ", "b"]).tags == ("a", "b")
+    assert Filters(folder=" work/ ").folder == "work"
+    assert Filters(where=[" a = b ", " "]).where == ("a = b",)
+
+
+def test_a_range_that_ends_where_it_starts_is_empty() -> None:
+    """``until`` 2024-04-30 ends at local midnight starting May 1st: no time is in between."""
+    with pytest.raises(InvalidFilterError) as refused:
+        Filters(since="2024-05-01T00:00", until="2024-04-30")
+    assert refused.value.message == (
+        "modified since 2024-05-01T00:00 is not before modified until 2024-04-30"
+    )
+    one_minute = Filters(since="2024-05-01T00:00", until="2024-05-01T00:01")
+    assert one_minute.until_bound is not None and one_minute.since_bound is not None
+    assert one_minute.until_bound.ns - one_minute.since_bound.ns == 60 * 10**9
+
+
+@pytest.mark.parametrize(
+    ("condition", "value"),
+    [
+        ("tags = #Xmas", "Xmas"),
+        ("tags ~ #x", "x"),
+        ("tags = ##x", "x"),
+        ("title = #x", "#x"),  # only the tags key drops the hash
+        ("tags = 3", 3),
+    ],
+)
+def test_a_tag_condition_drops_the_hash_as_a_tag_filter_does(condition: str, value: object) -> None:
+    assert parse_condition(condition).value == value
+
+
+def test_a_time_bound_keeps_what_was_written_without_spaces() -> None:
+    for written in (" 7d ", " 2024-05-01 ", " 2024-05-01T08:00 "):
+        bound = parse_time_bound("modified since", written, end_of_day=False)
+        assert bound is not None and bound.text == written.strip()
