@@ -4,6 +4,8 @@ the whole vault."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
 
 from vaultctx.search.filters import Filters, InvalidFilterError, parse_condition, parse_time_bound
@@ -91,3 +93,16 @@ def test_a_time_bound_keeps_what_was_written_without_spaces() -> None:
     for written in (" 7d ", " 2024-05-01 ", " 2024-05-01T08:00 "):
         bound = parse_time_bound("modified since", written, end_of_day=False)
         assert bound is not None and bound.text == written.strip()
+
+
+@pytest.mark.parametrize(
+    ("condition", "value"),
+    [
+        ("status = Xmas", "Xmas"),  # only " and ' open a quoted value
+        ("code = XYZX", "XYZX"),
+        ("at > 2026-01-31T12:00Z", dt.datetime(2026, 1, 31, 12, tzinfo=dt.timezone.utc)),
+        ("at > 2026-01-31T12:00+02:00", dt.datetime(2026, 1, 31, 10, tzinfo=dt.timezone.utc)),
+    ],
+)
+def test_a_value_is_read_as_written(condition: str, value: object) -> None:
+    assert parse_condition(condition).value == value
