@@ -68,6 +68,8 @@ def test_a_word_that_only_starts_like_a_question_word_is_kept(word: str) -> None
 def test_a_word_asked_twice_is_asked_for_once_in_first_order() -> None:
     assert build_fts_query("soil compost Soil SOIL compost") == '"soil" OR "compost"'
     assert build_fts_query("the the") == '"the"'
+    assert build_fts_query("soil soil compost") == '"soil" OR "compost"', "and goes on after"
+    assert build_fts_query("-- compost") == '"compost"', "past a word with nothing to search"
 
 
 def test_a_trailing_star_is_a_prefix_only_on_a_word_of_one_part() -> None:
