@@ -1,6 +1,7 @@
-"""How a filter spells what was asked for (search/filters.py): a tag loses only its leading ``#``
+"""How a filter keeps what was asked for (search/filters.py): a tag loses only its leading ``#``
 and trailing ``/`` (never letters that happen to be at its ends), a folder of ``.`` or ``/`` is
-the whole vault."""
+the whole vault, each field is normalised, ``describe`` names each active part, a range that ends
+where it starts is refused, and a condition's value is read as written."""
 
 from __future__ import annotations
 
