@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import threading
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -34,28 +33,10 @@ def _made_once(build: registry.EngineFactory) -> registry.EngineFactory:
         if model_dir is not None:
             return build(model_dir)
         if not made:
-            made.append(_one_call_at_a_time(build(None)))
+            made.append(build(None))
         return made[0]
 
     return factory
-
-
-def _one_call_at_a_time(engine: Embedder) -> Embedder:
-    """``engine`` embedding one batch at a time: a model's caches are not shared between threads,
-    and vaults of different threads (a test's servers) now share it, as ``serve --http``'s vaults
-    share theirs (``mcp.multi_vault.LockedEmbedder``). The object stays the engine's own class."""
-    lock = threading.RLock()
-    for method in ("embed", "embed_queries"):
-        unlocked = getattr(engine, method, None)
-        if unlocked is None:
-            continue
-
-        def locked(texts: list[str], unlocked: Callable[[list[str]], Any] = unlocked) -> Any:
-            with lock:
-                return unlocked(texts)
-
-        setattr(engine, method, locked)
-    return engine
 
 
 # Every ``Vault`` makes its own engines, and loading a bundled model costs 0.6-1.5 s on a loaded
