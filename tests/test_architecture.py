@@ -10,16 +10,19 @@ which is what docs/architecture.md's layering rules out. The graph is read by
 from __future__ import annotations
 
 import ast
+import functools
 import importlib
 import pkgutil
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
+import pytest
+import scripts.package_graph as drawing
 from scripts.package_graph import (
     BEGIN,
     END,
     drawn,
-    import_graph,
     main,
     module_names,
     package_graph,
@@ -56,6 +59,28 @@ INDEX = "vaultctx.index"
 SQL_KEYWORD = re.compile(r"\b(SELECT|INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|PRAGMA)\b")
 # IndexDatabase's methods that take statement text.
 STATEMENT_METHODS = {"execute", "executemany", "scalar"}
+
+
+@functools.cache
+def _tree(source: str) -> ast.Module:
+    return ast.parse(source)
+
+
+@pytest.fixture(scope="module", autouse=True)
+def parsed_once() -> Iterator[None]:
+    """Each check here reads the same ~360 source files, and parsing them is nearly all of its
+    time (13 parses made this module ~100 s of a loaded suite): parse each text once for the
+    module. The code cannot change while the module runs; the trees (~80 MB) go with it."""
+    graph = functools.cache(drawing.import_graph)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(drawing, "import_graph", lambda src=drawing.SRC: graph(src))
+        yield
+    _tree.cache_clear()
+
+
+def import_graph() -> dict[str, set[str]]:
+    """The module graph as ``scripts/package_graph.py`` reads it (once per module, above)."""
+    return drawing.import_graph()
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -197,7 +222,7 @@ def sql_outside_the_index(source: str) -> list[str]:
     """Where ``source`` spells SQL: string constants (f-string parts and docstrings included)
     holding a statement keyword, and calls that run statement text."""
     found = []
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(_tree(source)):
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             if SQL_KEYWORD.search(node.value):
                 found.append(f"{node.lineno}: {node.value.strip()[:60]!r}")
@@ -262,7 +287,7 @@ def long_functions(source: str, limit: int = LONGEST_FUNCTION) -> list[str]:
     """Functions and methods of ``source`` longer than ``limit`` lines (decorators excluded)."""
     return [
         f"{node.lineno}: {node.name} ({node.end_lineno - node.lineno + 1} lines)"
-        for node in ast.walk(ast.parse(source))
+        for node in ast.walk(_tree(source))
         if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
         and node.end_lineno is not None
         and node.end_lineno - node.lineno + 1 > limit
@@ -287,7 +312,7 @@ def test_the_length_check_finds_a_long_function() -> None:
 def imported_top_level_names(source: str) -> set[str]:
     """Every top-level package an ``import`` anywhere in ``source`` names (lazy ones too)."""
     names: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
+    for node in ast.walk(_tree(source)):
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
