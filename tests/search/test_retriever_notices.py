@@ -31,6 +31,7 @@ def indexed(tmp_path_factory: pytest.TempPathFactory) -> Vault:
 @pytest.fixture(scope="module")
 def without_keywords(indexed: Vault, tmp_path_factory: pytest.TempPathFactory) -> Vault:
     copy = tmp_path_factory.mktemp("nofts") / "index.db"
+    assert isinstance(indexed.db_path, Path)
     shutil.copy(indexed.db_path, copy)
     conn = apsw.Connection(str(copy))
     conn.execute("DROP TABLE chunks_fts")
