@@ -32,12 +32,13 @@ def test_the_foreign_chunks_keep_the_scale_of_every_hit(
         chunk = dict(
             db.execute("SELECT f.path, c.id FROM chunks c JOIN files f ON f.id = c.file_id")
         )
-        hits = [(chunk["Compost.md"], 0.9), (chunk["자전거 정비.md"], 0.5), (chunk["Trains.md"], 0.3)]
+        korean = chunk["자전거 정비.md"]
+        hits = [(chunk["Compost.md"], 0.9), (korean, 0.5), (chunk["Trains.md"], 0.3)]
         ranked = RankedList("vector", hits, 1.0, "chunk_vecs_multi")
         foreign = _foreign_only(db, ranked, "en")
     finally:
         db.close()
-    assert foreign.hits == [(chunk["자전거 정비.md"], 0.5)]
+    assert foreign.hits == [(korean, 0.5)]
     assert foreign.bounds == (0.3, 0.9)
     assert (foreign.ranker, foreign.weight, foreign.table) == ("vector", 1.0, "chunk_vecs_multi")
     # Fused on that scale, the Korean chunk counts (0.5 - 0.3) / (0.9 - 0.3) of its weight.
