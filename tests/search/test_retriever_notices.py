@@ -97,3 +97,9 @@ def test_weak_matches_are_named_with_the_best_similarity(indexed: Vault) -> None
         r"\(best similarity 0\.\d\d\); the notes may not cover this, or try other words",
         notice,
     )
+
+
+def test_a_keyword_search_asks_for_no_vectors_and_says_nothing(indexed: Vault) -> None:
+    response = indexed.search("incident postmortem", mode="bm25")
+    assert response.mode == "bm25" and response.notices == []
+    assert response.results and all(r.vec_rank is None for r in response.results)
