@@ -4,12 +4,8 @@ gets no weight. Real index of a tiny Korean vault, real sqlite-vec, the multilin
 
 from __future__ import annotations
 
-import pytest
-
-from tests.search.test_korean_conceptual import NOTES
+from tests.search import test_korean_conceptual as conceptual
 from vaultctx.api import Vault
-from vaultctx.config import Config, Settings
-from vaultctx.embed.registry import create_multilingual_embedder
 from vaultctx.index.db import open_index
 from vaultctx.search.bm25 import bm25_search
 from vaultctx.search.keyword_coverage import keyword_coverage
@@ -19,17 +15,8 @@ from vaultctx.search.language_routing import meaning_weight
 HALF_MATCHED = "시장 가는 길"
 
 
-@pytest.fixture(scope="module")
-def korean_vault(tmp_path_factory: pytest.TempPathFactory) -> Vault:
-    if create_multilingual_embedder("auto") is None:
-        pytest.skip("no multilingual engine installed")
-    root = tmp_path_factory.mktemp("meaning-weight")
-    (root / "vault").mkdir()
-    for name, text in NOTES.items():
-        (root / "vault" / name).write_text(text, encoding="utf-8")
-    vault = Vault(config=Config(root / "vault", root / "index.db", Settings(quality_engine="")))
-    vault.index()
-    return vault
+# The vault of test_korean_conceptual, indexed once per module here too.
+korean_vault = conceptual.korean_vault
 
 
 def test_a_weight_under_one_still_lets_meaning_rank_korean_notes(korean_vault: Vault) -> None:

@@ -16,6 +16,7 @@ from tests.conftest import copy_example_vault
 from vaultctx.api import Vault
 
 NO_KEYWORDS = "keyword index unavailable: vector search only"
+FELL_BACK = "falling back to"
 NO_VECTORS = "no vectors in this index (sqlite-vec or model unavailable): keyword search only"
 
 
@@ -50,11 +51,31 @@ def without_vectors(indexed: Vault, tmp_path: Path, monkeypatch: pytest.MonkeyPa
     return vault
 
 
-def test_a_keyword_search_without_keywords_falls_back_to_vectors(without_keywords: Vault) -> None:
-    response = without_keywords.search("incident postmortem", mode="bm25")
-    assert response.mode == "vector"
-    assert response.notices == ["keyword index unavailable: falling back to vector search"]
-    assert response.results and all(r.vec_rank is not None for r in response.results)
+@pytest.mark.parametrize(
+    ("index", "asked", "served", "notice"),
+    [
+        (
+            "without_keywords",
+            "bm25",
+            "vector",
+            "keyword index unavailable: falling back to vector search",
+        ),
+        (
+            "without_vectors",
+            "vector",
+            "bm25",
+            "no vectors in this index: falling back to keyword search",
+        ),
+    ],
+)
+def test_a_search_the_index_cannot_serve_falls_back(
+    index: str, asked: str, served: str, notice: str, request: pytest.FixtureRequest
+) -> None:
+    vault: Vault = request.getfixturevalue(index)
+    response = vault.search("incident postmortem", mode=asked)
+    assert response.mode == served and response.notices == [notice]
+    ranks = [(r.bm25_rank, r.vec_rank) for r in response.results]
+    assert ranks and all((bm25 is None) == (served == "vector") for bm25, _ in ranks)
 
 
 def test_a_hybrid_search_without_keywords_says_so(without_keywords: Vault) -> None:
@@ -62,13 +83,6 @@ def test_a_hybrid_search_without_keywords_says_so(without_keywords: Vault) -> No
     assert response.mode == "hybrid" and response.notices == [NO_KEYWORDS]
     graphed = without_keywords.search("incident postmortem", graph=True)
     assert graphed.notices == [NO_KEYWORDS] and graphed.results
-
-
-def test_a_vector_search_without_vectors_falls_back_to_keywords(without_vectors: Vault) -> None:
-    response = without_vectors.search("incident postmortem", mode="vector")
-    assert response.mode == "bm25"
-    assert response.notices == ["no vectors in this index: falling back to keyword search"]
-    assert response.results and all(r.bm25_rank is not None for r in response.results)
 
 
 def test_a_hybrid_search_without_vectors_says_so(without_vectors: Vault) -> None:
