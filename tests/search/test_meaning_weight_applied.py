@@ -4,8 +4,14 @@ gets no weight. Real index of a tiny Korean vault, real sqlite-vec, the multilin
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import apsw
+
 from tests.search import test_korean_conceptual as conceptual
 from vaultctx.api import Vault
+from vaultctx.config import Config, Settings
 from vaultctx.index.db import open_index
 from vaultctx.search.bm25 import bm25_search
 from vaultctx.search.keyword_coverage import keyword_coverage
@@ -38,3 +44,16 @@ def test_a_question_without_terms_gets_no_meaning_weight(korean_vault: Vault) ->
     # "에서" (a particle, "at") leaves no term to search; BM25 found nothing, not a weak hit.
     response = korean_vault.search("에서")
     assert response.results == [] and response.notices == []
+
+
+def test_without_keywords_the_routed_search_says_so(korean_vault: Vault, tmp_path: Path) -> None:
+    copy = tmp_path / "index.db"
+    assert isinstance(korean_vault.db_path, Path)
+    shutil.copy(korean_vault.db_path, copy)
+    conn = apsw.Connection(str(copy))
+    conn.execute("DROP TABLE chunks_fts")
+    conn.close()
+    vault = Vault(config=Config(korean_vault.path, copy, Settings(quality_engine="")))
+    response = vault.search(HALF_MATCHED)
+    assert response.notices == ["keyword index unavailable: vector search only"]
+    assert vault.search(HALF_MATCHED, mode="vector").notices == []
