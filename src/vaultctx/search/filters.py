@@ -52,6 +52,16 @@ _DATETIME = re.compile(r"\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}.*")
 _AGE = re.compile(r"(?P<count>\d+)\s*(?P<unit>[hdw])", re.IGNORECASE)
 _AGE_UNITS = {"h": dt.timedelta(hours=1), "d": dt.timedelta(days=1), "w": dt.timedelta(weeks=1)}
 _INT64_LIMIT = 2**63 - 1
+
+
+def _datetime(text: str) -> dt.datetime:
+    """RFC 3339 lets a time end in ``z`` as well as ``Z`` (UTC); Python 3.11 reads only ``Z``,
+    so a lower-case one was refused as "not a date"."""
+    if text[-1:] in ("Z", "z"):
+        text = text[:-1] + "+00:00"
+    return dt.datetime.fromisoformat(text)
+
+
 # mtime_ns is a signed 64-bit integer: it counts from September 1677 to April 2262.
 _FIRST_YEAR, _LAST_YEAR = 1678, 2261
 # Python refuses to turn longer digit strings into an int; such numbers compare as floats.
@@ -245,7 +255,7 @@ def parse_time_bound(
         if _DATE.fullmatch(text):
             return TimeBound(text, _day_ns(dt.date.fromisoformat(text), end_of_day))
         if _DATETIME.fullmatch(text):
-            return TimeBound(text, _ns(dt.datetime.fromisoformat(text.replace("Z", "+00:00"))))
+            return TimeBound(text, _ns(_datetime(text)))
     except ValueError:
         pass
     raise InvalidFilterError(f"{name} {text!r} is not an ISO 8601 date or an age", TIME_SYNTAX)
@@ -309,7 +319,7 @@ def _parse_value(written: str, op: str, raw: str) -> Value:
         if _DATE.fullmatch(raw):
             return dt.date.fromisoformat(raw)
         if _DATETIME.fullmatch(raw):
-            return dt.datetime.fromisoformat(raw.replace("Z", "+00:00"))
+            return _datetime(raw)
     except ValueError:
         _reject(written, f"has `{raw}`, which is not a real date or time")
     return raw
@@ -392,7 +402,7 @@ def _as_moment(value: Any) -> dt.date | None:
         if _DATE.fullmatch(text):
             return dt.date.fromisoformat(text)
         if _DATETIME.fullmatch(text):
-            return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+            return _datetime(text)
     except ValueError:
         return None
     return None
