@@ -1,0 +1,141 @@
+"""A server that never completes the connection, or never reads the request, cannot hold a
+fetch past its one deadline (organize/fetch.py).
+
+The read side is covered in test_fetch_edges.py and test_fetch_guard_edges.py; these cover the
+other two waits of a request. Each is held by two nets, and each net is tested alone: the
+streams and the pinned connect give every operation only the time left, and the request carries
+its own connect and write timeouts (checked here with the first net switched off).
+
+Both servers are real loopback sockets. A listener with a backlog of 0 and one connection it
+never accepts leaves the next connect hanging (Linux drops its SYN); a listener with a tiny
+receive window and segment size that never reads blocks a request of 60,000 bytes after about
+24 KB (the longest URL httpx takes is 65,536 characters).
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import pytest
+
+from vaultctx.organize import fetch as fetch_module
+from vaultctx.organize.fetch import FetchError, fetch
+
+DEADLINE_MESSAGE = "the fetch took longer than its time limit"
+LONG_QUERY = "q=" + "a" * 60_000
+
+
+@contextmanager
+def _full_backlog() -> Iterator[int]:
+    """A port whose listener never accepts, its one backlog slot taken: a connect to it hangs."""
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(0)
+    port = int(listener.getsockname()[1])
+    filler = socket.create_connection(("127.0.0.1", port), timeout=5)
+    try:
+        yield port
+    finally:
+        filler.close()
+        listener.close()
+
+
+@contextmanager
+def _never_reads() -> Iterator[int]:
+    """A port that accepts connections and never reads from them, with a tiny window."""
+    listener = socket.socket()
+    listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(8)
+    listener.settimeout(0.1)
+    held: list[socket.socket] = []
+    stop = threading.Event()
+
+    def accept() -> None:
+        while not stop.is_set():
+            try:
+                held.append(listener.accept()[0])
+            except OSError:
+                continue
+
+    thread = threading.Thread(target=accept, daemon=True)
+    thread.start()
+    try:
+        yield int(listener.getsockname()[1])
+    finally:
+        stop.set()
+        thread.join(timeout=5)
+        for connection in held:
+            connection.close()
+        listener.close()
+
+
+def _timed_refusal(url: str, authority: str) -> tuple[FetchError, float]:
+    started = time.monotonic()
+    with pytest.raises(FetchError) as refused:
+        fetch(url, allow_hosts=[authority], timeout=1.0)
+    return refused.value, time.monotonic() - started
+
+
+def _streams_unbounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The first net switched off: every operation gets the timeout httpcore gives it."""
+    monkeypatch.setattr(fetch_module, "_bounded", lambda timeout, deadline: timeout)
+
+
+def test_the_smallest_receive_window_blocks_a_long_request() -> None:
+    """The premise of the write tests: this request cannot be written without the server."""
+    with _never_reads() as port, socket.create_connection(("127.0.0.1", port)) as client:
+        client.settimeout(1.0)
+        with pytest.raises(TimeoutError):
+            client.sendall(b"GET /?" + LONG_QUERY.encode() + b" HTTP/1.1\r\n\r\n")
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("nets", ["both", "the request's own timeout"])
+def test_a_connect_that_never_completes_ends_at_the_deadline(
+    nets: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if nets != "both":
+        _streams_unbounded(monkeypatch)
+    with _full_backlog() as port:
+        refused, elapsed = _timed_refusal(f"http://127.0.0.1:{port}/", f"127.0.0.1:{port}")
+    assert refused.message == DEADLINE_MESSAGE
+    assert 0.9 < elapsed < 4, elapsed
+
+
+@pytest.mark.timeout(30)
+@pytest.mark.parametrize("nets", ["both", "the request's own timeout"])
+def test_a_server_that_never_reads_the_request_ends_at_the_deadline(
+    nets: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    if nets != "both":
+        _streams_unbounded(monkeypatch)
+    with _never_reads() as port:
+        url = f"http://127.0.0.1:{port}/?{LONG_QUERY}"
+        refused, elapsed = _timed_refusal(url, f"127.0.0.1:{port}")
+    assert refused.message == DEADLINE_MESSAGE
+    assert 0.9 < elapsed < 4, elapsed
+
+
+def test_a_stream_write_gets_only_the_time_left() -> None:
+    """The stream's own bound, seen from the socket layer: the time left, not the request's."""
+
+    class Recording:
+        def __init__(self) -> None:
+            self.timeouts: list[Any] = []
+
+        def write(self, buffer: bytes, timeout: float | None = None) -> None:
+            self.timeouts.append(timeout)
+
+    inner = Recording()
+    stream = fetch_module._DeadlineStream(inner, time.monotonic() + 10)  # type: ignore[arg-type]
+    stream.write(b"GET / HTTP/1.1\r\n\r\n")
+    stream.write(b"", timeout=2.0)
+    first, second = inner.timeouts
+    assert 9 < first <= 10 and second == 2.0
