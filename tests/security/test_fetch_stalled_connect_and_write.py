@@ -23,6 +23,7 @@ from typing import Any
 
 import pytest
 
+from tests.local_web import local_web
 from vaultctx.organize import fetch as fetch_module
 from vaultctx.organize.fetch import FetchError, fetch
 
@@ -139,3 +140,39 @@ def test_a_stream_write_gets_only_the_time_left() -> None:
     stream.write(b"", timeout=2.0)
     first, second = inner.timeouts
     assert 9 < first <= 10 and second == 2.0
+
+
+@pytest.mark.timeout(30)
+def test_the_request_gives_connect_write_and_read_at_most_the_time_left(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The request's own net, as httpcore hands it down: a timeout for every operation (none
+    left to wait forever), none longer than the fetch's limit."""
+    given: dict[str, list[float | None]] = {}
+    real_connect = fetch_module._PinnedBackend.connect_tcp
+
+    def connect(self: Any, host: str, port: int, timeout: float | None = None, **kw: Any) -> Any:
+        given.setdefault("connect", []).append(timeout)
+        return real_connect(self, host, port, timeout, **kw)
+
+    class Stream(fetch_module._DeadlineStream):
+        def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+            given.setdefault("read", []).append(timeout)
+            return super().read(max_bytes, timeout)
+
+        def write(self, buffer: bytes, timeout: float | None = None) -> None:
+            given.setdefault("write", []).append(timeout)
+            super().write(buffer, timeout)
+
+    monkeypatch.setattr(fetch_module._PinnedBackend, "connect_tcp", connect)
+    monkeypatch.setattr(fetch_module, "_DeadlineStream", Stream)
+
+    def slow(handler: Any) -> None:
+        time.sleep(3)
+
+    with local_web({"/": slow}) as web:
+        refused, _elapsed = _timed_refusal(web.url(), web.authority)
+    assert refused.message == DEADLINE_MESSAGE
+    assert sorted(given) == ["connect", "read", "write"]
+    timeouts = [t for each in given.values() for t in each]
+    assert all(t is not None and 0 < t <= 1.0 for t in timeouts), given
