@@ -594,6 +594,28 @@ def test_a_change_larger_than_the_ledger_keeps_is_refused_at_the_limit(
     assert (vault.path / ".trash/bigger/b.md").stat().st_size == 500_000
 
 
+def test_the_refusal_counts_megabytes_of_a_million_bytes(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At the rounding edges: 2,050,001 bytes are 2.1 MB and a limit of 1,500,000 is 2 MB (the
+    figures a user compares with what the file manager shows)."""
+    from vaultctx.ledger import changes
+
+    monkeypatch.setattr(changes, "MAX_RECORD_BYTES", 1_500_000)
+    (vault.path / "big").mkdir()
+    (vault.path / "big/a.md").write_bytes(b"a" * 2_050_001)
+    assert_move_and_trash_refused(
+        vault,
+        "big",
+        "bigger",
+        (
+            "big holds 2.1 MB, more than the change ledger keeps for one change (2 MB), so it "
+            "could not be undone; nothing was changed"
+        ),
+        "move or delete it yourself (in Obsidian or a file manager), or a part at a time",
+    )
+
+
 def test_the_links_a_move_rewrites_count_towards_the_limit(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
