@@ -744,6 +744,33 @@ def test_a_folder_is_not_moved_where_the_rules_ignore_what_it_holds(vault: Vault
     assert (vault.path / ".trash/10-projects/Plan.md").is_file()
 
 
+def test_notes_the_vaults_settings_ignore_are_not_the_changers_to_touch(
+    vault_dir: Path, tmp_path: Path
+) -> None:
+    """``ignore`` in the vault's vaultctx.toml hides notes as ``.indexignore`` does: no change
+    reads, writes, moves or trashes them."""
+    from vaultctx.vault.private_paths import IGNORED_REASON
+
+    (vault_dir / "vaultctx.toml").write_text('ignore = ["private/"]\n')
+    (vault_dir / "private").mkdir()
+    (vault_dir / "private/Diary.md").write_text("secret\n")
+    vault = Vault(vault_dir, db=tmp_path / "index.db")
+    before = tree(vault.path)
+    calls: tuple[Callable[[], object], ...] = (
+        lambda: vault.create_note("private/New.md", "x", change=AGENT),
+        lambda: vault.replace_note("private/Diary.md", "x", change=AGENT),
+        lambda: vault.append_to_note("private/Diary.md", "x", change=AGENT),
+        lambda: vault.move_path("private/Diary.md", "Diary.md", change=AGENT),
+        lambda: vault.trash_path("private/Diary.md", change=AGENT),
+    )
+    for call in calls:
+        with pytest.raises(NoteChangeError) as refused:
+            call()
+        assert refused.value.message.startswith("path refused: private/")
+        assert IGNORED_REASON in refused.value.message
+    assert tree(vault.path) == before and vault.ledger() == []
+
+
 def test_a_note_must_be_of_a_note_type_and_a_folder_only_rule_spares_it(vault: Vault) -> None:
     (vault.path / ".indexignore").write_text("Idea.md/\n")
     calls: tuple[Callable[[], object], ...] = (
