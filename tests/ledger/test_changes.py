@@ -602,17 +602,11 @@ def test_the_refusal_counts_megabytes_of_a_million_bytes(
     from vaultctx.ledger import changes
 
     monkeypatch.setattr(changes, "MAX_RECORD_BYTES", 1_500_000)
-    (vault.path / "big").mkdir()
-    (vault.path / "big/a.md").write_bytes(b"a" * 2_050_001)
-    assert_move_and_trash_refused(
-        vault,
-        "big",
-        "bigger",
-        (
-            "big holds 2.1 MB, more than the change ledger keeps for one change (2 MB), so it "
-            "could not be undone; nothing was changed"
-        ),
-        "move or delete it yourself (in Obsidian or a file manager), or a part at a time",
+    (vault.path / "Big.md").write_bytes(b"a" * 2_050_001)
+    with pytest.raises(NoteChangeError) as refused:
+        vault.move_path("Big.md", "Bigger.md", change=AGENT)
+    assert refused.value.message.startswith(
+        "Big.md holds 2.1 MB, more than the change ledger keeps for one change (2 MB),"
     )
 
 
@@ -744,8 +738,18 @@ def test_a_folder_is_not_moved_where_the_rules_ignore_what_it_holds(vault: Vault
     assert (vault.path / ".trash/10-projects/Plan.md").is_file()
 
 
+@pytest.mark.parametrize(
+    ("operation", "arguments"),
+    [
+        ("create_note", ("private/New.md", "x")),
+        ("replace_note", ("private/Diary.md", "x")),
+        ("append_to_note", ("private/Diary.md", "x")),
+        ("move_path", ("private/Diary.md", "Diary.md")),
+        ("trash_path", ("private/Diary.md",)),
+    ],
+)
 def test_notes_the_vaults_settings_ignore_are_not_the_changers_to_touch(
-    vault_dir: Path, tmp_path: Path
+    operation: str, arguments: tuple[str, ...], vault_dir: Path, tmp_path: Path
 ) -> None:
     """``ignore`` in the vault's vaultctx.toml hides notes as ``.indexignore`` does: no change
     reads, writes, moves or trashes them."""
@@ -756,18 +760,10 @@ def test_notes_the_vaults_settings_ignore_are_not_the_changers_to_touch(
     (vault_dir / "private/Diary.md").write_text("secret\n")
     vault = Vault(vault_dir, db=tmp_path / "index.db")
     before = tree(vault.path)
-    calls: tuple[Callable[[], object], ...] = (
-        lambda: vault.create_note("private/New.md", "x", change=AGENT),
-        lambda: vault.replace_note("private/Diary.md", "x", change=AGENT),
-        lambda: vault.append_to_note("private/Diary.md", "x", change=AGENT),
-        lambda: vault.move_path("private/Diary.md", "Diary.md", change=AGENT),
-        lambda: vault.trash_path("private/Diary.md", change=AGENT),
-    )
-    for call in calls:
-        with pytest.raises(NoteChangeError) as refused:
-            call()
-        assert refused.value.message.startswith("path refused: private/")
-        assert IGNORED_REASON in refused.value.message
+    with pytest.raises(NoteChangeError) as refused:
+        getattr(vault, operation)(*arguments, change=AGENT)
+    assert refused.value.message.startswith("path refused: private/")
+    assert IGNORED_REASON in refused.value.message
     assert tree(vault.path) == before and vault.ledger() == []
 
 

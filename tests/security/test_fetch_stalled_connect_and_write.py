@@ -15,6 +15,7 @@ receive window and segment size that never reads blocks a request of 60,000 byte
 from __future__ import annotations
 
 import socket
+import socketserver
 import threading
 import time
 from collections.abc import Iterator
@@ -46,35 +47,32 @@ def _full_backlog() -> Iterator[int]:
         listener.close()
 
 
+class _NeverReads(socketserver.ThreadingTCPServer):
+    """Accepts connections and never reads from them, with a tiny window and segment size."""
+
+    daemon_threads = True
+    held = threading.Event()
+
+    def server_bind(self) -> None:
+        self.socket.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
+        self.socket.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
+        super().server_bind()
+
+
+class _Hold(socketserver.BaseRequestHandler):
+    def handle(self) -> None:
+        _NeverReads.held.wait(10)
+
+
 @contextmanager
 def _never_reads() -> Iterator[int]:
-    """A port that accepts connections and never reads from them, with a tiny window."""
-    listener = socket.socket()
-    listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_MAXSEG, 536)
-    listener.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 1024)
-    listener.bind(("127.0.0.1", 0))
-    listener.listen(8)
-    listener.settimeout(0.1)
-    held: list[socket.socket] = []
-    stop = threading.Event()
-
-    def accept() -> None:
-        while not stop.is_set():
-            try:
-                held.append(listener.accept()[0])
-            except OSError:
-                continue
-
-    thread = threading.Thread(target=accept, daemon=True)
-    thread.start()
+    server = _NeverReads(("127.0.0.1", 0), _Hold)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
-        yield int(listener.getsockname()[1])
+        yield int(server.server_address[1])
     finally:
-        stop.set()
-        thread.join(timeout=5)
-        for connection in held:
-            connection.close()
-        listener.close()
+        server.shutdown()
+        server.server_close()
 
 
 def _timed_refusal(url: str, authority: str) -> tuple[FetchError, float]:
@@ -99,27 +97,15 @@ def test_the_smallest_receive_window_blocks_a_long_request() -> None:
 
 @pytest.mark.timeout(30)
 @pytest.mark.parametrize("nets", ["both", "the request's own timeout"])
-def test_a_connect_that_never_completes_ends_at_the_deadline(
-    nets: str, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("stall", ["connect", "write"])
+def test_a_connect_or_a_request_that_never_completes_ends_at_the_deadline(
+    stall: str, nets: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if nets != "both":
         _streams_unbounded(monkeypatch)
-    with _full_backlog() as port:
-        refused, elapsed = _timed_refusal(f"http://127.0.0.1:{port}/", f"127.0.0.1:{port}")
-    assert refused.message == DEADLINE_MESSAGE
-    assert 0.9 < elapsed < 4, elapsed
-
-
-@pytest.mark.timeout(30)
-@pytest.mark.parametrize("nets", ["both", "the request's own timeout"])
-def test_a_server_that_never_reads_the_request_ends_at_the_deadline(
-    nets: str, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    if nets != "both":
-        _streams_unbounded(monkeypatch)
-    with _never_reads() as port:
-        url = f"http://127.0.0.1:{port}/?{LONG_QUERY}"
-        refused, elapsed = _timed_refusal(url, f"127.0.0.1:{port}")
+    server, query = (_full_backlog, "") if stall == "connect" else (_never_reads, LONG_QUERY)
+    with server() as port:
+        refused, elapsed = _timed_refusal(f"http://127.0.0.1:{port}/?{query}", f"127.0.0.1:{port}")
     assert refused.message == DEADLINE_MESSAGE
     assert 0.9 < elapsed < 4, elapsed
 
