@@ -205,6 +205,8 @@ GROUPS: dict[str, Group] = {
             "tests/security/test_fetch.py",
             "tests/security/test_fetch_edges.py",
             "tests/security/test_fetch_guard_edges.py",
+            "tests/security/test_fetch_stalled_connect_and_write.py",
+            "tests/security/test_fetch_untyped_response.py",
         ],
     ),
     "markers": Group(

@@ -11,6 +11,7 @@ from tests.ledger.conftest import AGENT, tree
 from vaultctx.api import Vault
 from vaultctx.ledger.changes import NoteChanger
 from vaultctx.ledger.context import ChangeContext
+from vaultctx.ledger.store import Journal, LedgerStore
 from vaultctx.ledger.undo import UndoConflictError
 from vaultctx.vault.writes import NoteChangeError
 
@@ -293,3 +294,29 @@ def test_a_batch_trashes_into_the_trash_folder_there_and_records_the_folder(
     )
     assert batch.change is not None
     assert batch.change.paths == ["Inbox.md", ".trash/Inbox.md", "New/Sub"]
+
+
+# A batch interrupted while it opens its journal (Ctrl-C after the ledger's lock is taken) lets
+# the lock go and re-raises the interrupt itself: a half-started batch never keeps the next
+# change waiting on a lock no one holds, nor turns the user's interrupt into an internal error.
+def test_an_interrupt_while_the_journal_opens_releases_the_ledger(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = vault.ledger_store()
+    started: list[bool] = []
+
+    def interrupted(self: LedgerStore, **header: object) -> Journal:
+        started.append(True)
+        assert store.busy(), "the lock is taken before the journal opens"
+        raise KeyboardInterrupt
+
+    with monkeypatch.context() as patch:
+        patch.setattr(LedgerStore, "begin", interrupted)
+        with pytest.raises(KeyboardInterrupt) as caught, vault.change_batch(AGENT, "para"):
+            pytest.fail("the block never runs")
+    assert started == [True]
+    assert caught.value.__context__ is None, "the interrupt is raised as it came"
+    assert not store.busy(), "the lock is let go"
+    with vault.change_batch(AGENT, "para") as batch:
+        batch.create("After.md", "# After\n")
+    assert [record.kind for record in store.records()] == ["para"]

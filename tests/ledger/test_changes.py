@@ -594,6 +594,22 @@ def test_a_change_larger_than_the_ledger_keeps_is_refused_at_the_limit(
     assert (vault.path / ".trash/bigger/b.md").stat().st_size == 500_000
 
 
+def test_the_refusal_counts_megabytes_of_a_million_bytes(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """At the rounding edges: 2,050,001 bytes are 2.1 MB and a limit of 1,500,000 is 2 MB (the
+    figures a user compares with what the file manager shows)."""
+    from vaultctx.ledger import changes
+
+    monkeypatch.setattr(changes, "MAX_RECORD_BYTES", 1_500_000)
+    (vault.path / "Big.md").write_bytes(b"a" * 2_050_001)
+    with pytest.raises(NoteChangeError) as refused:
+        vault.move_path("Big.md", "Bigger.md", change=AGENT)
+    assert refused.value.message.startswith(
+        "Big.md holds 2.1 MB, more than the change ledger keeps for one change (2 MB),"
+    )
+
+
 def test_the_links_a_move_rewrites_count_towards_the_limit(
     vault: Vault, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -720,6 +736,35 @@ def test_a_folder_is_not_moved_where_the_rules_ignore_what_it_holds(vault: Vault
     assert tree(vault.path) == before and vault.ledger() == []
     vault.trash_path("10-projects", change=AGENT)  # deleting lands nothing anywhere
     assert (vault.path / ".trash/10-projects/Plan.md").is_file()
+
+
+@pytest.mark.parametrize(
+    ("operation", "arguments"),
+    [
+        ("create_note", ("private/New.md", "x")),
+        ("replace_note", ("private/Diary.md", "x")),
+        ("append_to_note", ("private/Diary.md", "x")),
+        ("move_path", ("private/Diary.md", "Diary.md")),
+        ("trash_path", ("private/Diary.md",)),
+    ],
+)
+def test_notes_the_vaults_settings_ignore_are_not_the_changers_to_touch(
+    operation: str, arguments: tuple[str, ...], vault_dir: Path, tmp_path: Path
+) -> None:
+    """``ignore`` in the vault's vaultctx.toml hides notes as ``.indexignore`` does: no change
+    reads, writes, moves or trashes them."""
+    from vaultctx.vault.private_paths import IGNORED_REASON
+
+    (vault_dir / "vaultctx.toml").write_text('ignore = ["private/"]\n')
+    (vault_dir / "private").mkdir()
+    (vault_dir / "private/Diary.md").write_text("secret\n")
+    vault = Vault(vault_dir, db=tmp_path / "index.db")
+    before = tree(vault.path)
+    with pytest.raises(NoteChangeError) as refused:
+        getattr(vault, operation)(*arguments, change=AGENT)
+    assert refused.value.message.startswith("path refused: private/")
+    assert IGNORED_REASON in refused.value.message
+    assert tree(vault.path) == before and vault.ledger() == []
 
 
 def test_a_note_must_be_of_a_note_type_and_a_folder_only_rule_spares_it(vault: Vault) -> None:
