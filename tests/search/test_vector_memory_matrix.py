@@ -428,3 +428,33 @@ def test_a_table_over_the_limit_says_so(
         ]
     finally:
         db.close()
+
+
+def test_the_loader_reads_without_a_memory_map(vault: Vault) -> None:
+    """The default opener's connection maps no memory: a scan through the map would make most
+    of the index file resident (134 MB above the matrix at 130k chunks)."""
+    db = open_index(vault.db_path, readonly=True)
+    try:
+        assert int(db.scalar("PRAGMA mmap_size")) > 0, "the query connection maps the file"
+        loader = InMemoryVectors(db)._open()
+        try:
+            assert int(loader.scalar("PRAGMA mmap_size")) == 0
+        finally:
+            loader.close()
+    finally:
+        db.close()
+
+
+def test_the_loader_never_creates_an_index(vault: Vault) -> None:
+    """It opens the index read-only: an index removed under a running server is not recreated
+    empty by a reload (a writer's open would create and migrate one)."""
+    db = open_index(vault.db_path, readonly=True)
+    try:
+        memory = InMemoryVectors(db)
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{vault.db_path}{suffix}").unlink(missing_ok=True)
+        memory.load([VECTOR_TABLE], wait=True)
+        assert not Path(str(vault.db_path)).exists()
+        assert VECTOR_TABLE not in memory._matrices
+    finally:
+        db.close()
