@@ -458,3 +458,37 @@ def test_the_loader_never_creates_an_index(vault: Vault) -> None:
         assert VECTOR_TABLE not in memory._matrices
     finally:
         db.close()
+
+
+def test_a_large_table_grows_by_an_eighth_while_loading(
+    vault: Vault, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Past 8,192 vectors the matrix grows by an eighth of its rows (a whole number of them)
+    when a commit adds rows during the load. The extra vectors here belong to no chunk, so the
+    matrix then keeps the vault's own."""
+    writer = _writable(vault)
+    dimension = vector_dimension(writer, VECTOR_TABLE) or 0
+    first = int(writer.scalar("SELECT max(id) FROM chunks")) + 1
+    generator = np.random.default_rng(7)
+    orphans = generator.integers(-127, 128, size=(8_200, dimension), dtype=np.int8)
+    with writer.transaction():
+        writer.insert_vectors(
+            VECTOR_TABLE, [(first + i, row.tobytes()) for i, row in enumerate(orphans)]
+        )
+    kept = sorted(int(c) for (c,) in writer.execute("SELECT id FROM chunks"))
+    writer.close()
+
+    def count_then_add_one(db: IndexDatabase, table: str) -> int:
+        counted = vector_count(db, table)
+        late = _writable(vault)
+        late.insert_vectors(VECTOR_TABLE, [(first + len(orphans), orphans[0].tobytes())])
+        late.close()
+        return counted
+
+    monkeypatch.setattr(vector_memory, "vector_count", count_then_add_one)
+    db = open_index(vault.db_path, readonly=True)
+    try:
+        matrix = vector_memory._load_matrix(db, VECTOR_TABLE, 1)
+        assert matrix is not None and sorted(matrix.chunk_ids.tolist()) == kept
+    finally:
+        db.close()
