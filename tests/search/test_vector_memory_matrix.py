@@ -198,14 +198,19 @@ def test_a_vector_whose_chunk_is_gone_is_never_a_result(vault: Vault) -> None:
         db.close()
 
 
-def test_vectors_with_no_chunk_left_are_not_held(vault: Vault) -> None:
+def test_vectors_with_no_chunk_left_are_not_held(
+    vault: Vault, caplog: pytest.LogCaptureFixture
+) -> None:
+    """Nothing to hold, and nothing wrong either: no "could not load" in the log."""
     writer = _writable(vault)
     writer.execute("DELETE FROM chunks")
     writer.close()
     db = open_index(vault.db_path, readonly=True)
     try:
         assert vector_count(db, VECTOR_TABLE) > 0
-        memory = _loaded(db)
+        with caplog.at_level(logging.INFO, logger="vaultctx.search.vector_memory"):
+            memory = _loaded(db)
+        assert caplog.records == []
         assert VECTOR_TABLE not in memory._matrices
         assert memory.search(VECTOR_TABLE, _vector("database backup"), 3) is None
     finally:
@@ -490,5 +495,30 @@ def test_a_large_table_grows_by_an_eighth_while_loading(
     try:
         matrix = vector_memory._load_matrix(db, VECTOR_TABLE, 1)
         assert matrix is not None and sorted(matrix.chunk_ids.tolist()) == kept
+    finally:
+        db.close()
+
+
+def test_chunks_renumbered_out_of_note_order_keep_their_notes(vault: Vault) -> None:
+    """A note edited after the others gets new, higher chunk ids while its note id stays low:
+    each vector must still be matched to its note by chunk id."""
+    (vault.path / "note0.md").write_text(
+        "# Note 0\n\nRestore the weekly database backup after the migration.\n", "utf-8"
+    )
+    (vault.path / "note1.md").write_text("# Note 1\n\nThe lamp is lit at dusk.\n", "utf-8")
+    vault.index(fast=True)
+    db = open_index(vault.db_path, readonly=True)
+    try:
+        pairs = db.execute("SELECT id, file_id FROM chunks ORDER BY id").fetchall()
+        assert [f for _, f in pairs] != sorted(f for _, f in pairs), "ids out of note order"
+        memory = _loaded(db)
+        matrix = memory._matrices[VECTOR_TABLE]
+        notes = dict(pairs)
+        assert [notes[c] for c in matrix.chunk_ids.tolist()] == matrix.file_ids.tolist()
+        _agrees_with_sqlite_vec(db, memory)
+        vector = _vector("database backup")
+        note0 = int(db.scalar("SELECT id FROM files WHERE path = 'note0.md'"))
+        hits = memory.search(VECTOR_TABLE, vector, 10, file_ids=[note0])
+        assert hits and {notes[c] for c, _ in hits} == {note0}
     finally:
         db.close()
