@@ -522,3 +522,25 @@ def test_chunks_renumbered_out_of_note_order_keep_their_notes(vault: Vault) -> N
         assert hits and {notes[c] for c, _ in hits} == {note0}
     finally:
         db.close()
+
+
+def test_a_query_on_a_stale_matrix_starts_the_reload_itself(vault: Vault) -> None:
+    """No caller has to call ``load`` again: the query that finds the matrix missing or stale
+    starts the reload of that table at the current data version, and a later query ranks."""
+    import time
+
+    db = open_index(vault.db_path, readonly=True)
+    try:
+        memory = InMemoryVectors(db)
+        vector = _vector("lighthouse at dusk")
+        for _ in range(2):  # never loaded, then stale after a commit
+            assert memory.search(VECTOR_TABLE, vector, 3) is None
+            deadline = time.monotonic() + 60
+            while (hits := memory.search(VECTOR_TABLE, vector, 3)) is None:
+                assert time.monotonic() < deadline, "the query did not start a reload"
+                time.sleep(0.05)
+            assert hits
+            (vault.path / "late.md").write_text("# Late\n\nThe lamp at dusk.\n", "utf-8")
+            vault.index(fast=True)
+    finally:
+        db.close()
