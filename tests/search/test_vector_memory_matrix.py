@@ -5,6 +5,7 @@ ranking still sqlite-vec's. Each test reads a real index with a real sqlite-vec 
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -46,6 +47,14 @@ def vault(tmp_path: Path) -> Vault:
     return vault
 
 
+@pytest.fixture()
+def db(vault: Vault) -> Iterator[IndexDatabase]:
+    """A read-only connection, as a server's query connection."""
+    reader = open_index(vault.db_path, readonly=True)
+    yield reader
+    reader.close()
+
+
 def _vector(text: str) -> npt.NDArray[np.float32]:
     vector: npt.NDArray[np.float32] = StaticEmbedder().embed([text])[0]
     return vector
@@ -70,94 +79,70 @@ def _agrees_with_sqlite_vec(db: IndexDatabase, memory: InMemoryVectors, k: int =
 
 @pytest.mark.parametrize("rows_per_block", [1, 2, 3])
 def test_small_blocks_rank_as_one_block(
-    vault: Vault, monkeypatch: pytest.MonkeyPatch, rows_per_block: int
+    db: IndexDatabase, monkeypatch: pytest.MonkeyPatch, rows_per_block: int
 ) -> None:
     """Scores and norms are computed in blocks of ``BLOCK_VALUES``; with blocks of one to three
     rows (the last one short) every row is still scored, against its own norm."""
-    db = open_index(vault.db_path, readonly=True)
-    try:
-        dimension = vector_dimension(db, VECTOR_TABLE)
-        assert dimension is not None and vector_count(db, VECTOR_TABLE) >= 7
-        monkeypatch.setattr(vector_memory, "BLOCK_VALUES", dimension * rows_per_block)
-        _agrees_with_sqlite_vec(db, _loaded(db))
-    finally:
-        db.close()
+    dimension = vector_dimension(db, VECTOR_TABLE)
+    assert dimension is not None and vector_count(db, VECTOR_TABLE) >= 7
+    monkeypatch.setattr(vector_memory, "BLOCK_VALUES", dimension * rows_per_block)
+    _agrees_with_sqlite_vec(db, _loaded(db))
 
 
 def test_blocks_smaller_than_a_row_score_one_row_at_a_time(
-    vault: Vault, monkeypatch: pytest.MonkeyPatch
+    db: IndexDatabase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setattr(vector_memory, "BLOCK_VALUES", 1)
-    db = open_index(vault.db_path, readonly=True)
-    try:
-        _agrees_with_sqlite_vec(db, _loaded(db))
-    finally:
-        db.close()
+    _agrees_with_sqlite_vec(db, _loaded(db))
 
 
-def test_the_matrix_keeps_one_byte_per_dimension(vault: Vault) -> None:
+def test_the_matrix_keeps_one_byte_per_dimension(db: IndexDatabase) -> None:
     """The memory promise: int8 as stored (33 MB at 130k x 256), never a float copy."""
-    db = open_index(vault.db_path, readonly=True)
-    try:
-        memory = _loaded(db)
-        matrix = memory._matrices[VECTOR_TABLE]
-        count, dimension = vector_count(db, VECTOR_TABLE), vector_dimension(db, VECTOR_TABLE)
-        assert matrix.rows.dtype == np.int8
-        assert matrix.rows.shape == (count, dimension)
-        assert matrix.rows.nbytes == count * (dimension or 0)
-    finally:
-        db.close()
+    memory = _loaded(db)
+    matrix = memory._matrices[VECTOR_TABLE]
+    count, dimension = vector_count(db, VECTOR_TABLE), vector_dimension(db, VECTOR_TABLE)
+    assert matrix.rows.dtype == np.int8
+    assert matrix.rows.shape == (count, dimension)
+    assert matrix.rows.nbytes == count * (dimension or 0)
 
 
-def test_every_result_is_asked_for_and_no_more(vault: Vault) -> None:
-    db = open_index(vault.db_path, readonly=True)
-    try:
-        memory = _loaded(db)
-        count = vector_count(db, VECTOR_TABLE)
-        vector = _vector("database backup")
-        assert memory.search(VECTOR_TABLE, vector, 0) == []
-        one = memory.search(VECTOR_TABLE, vector, 1)
-        assert one is not None and len(one) == 1
-        everything = memory.search(VECTOR_TABLE, vector, count + 5)
-        assert everything is not None and len(everything) == count
-        scores = [score for _, score in everything]
-        assert scores == sorted(scores, reverse=True)
-        assert one[0] == everything[0]
-        _agrees_with_sqlite_vec(db, memory, k=count)
-    finally:
-        db.close()
+def test_every_result_is_asked_for_and_no_more(db: IndexDatabase) -> None:
+    memory = _loaded(db)
+    count = vector_count(db, VECTOR_TABLE)
+    vector = _vector("database backup")
+    assert memory.search(VECTOR_TABLE, vector, 0) == []
+    one = memory.search(VECTOR_TABLE, vector, 1)
+    assert one is not None and len(one) == 1
+    everything = memory.search(VECTOR_TABLE, vector, count + 5)
+    assert everything is not None and len(everything) == count
+    scores = [score for _, score in everything]
+    assert scores == sorted(scores, reverse=True)
+    assert one[0] == everything[0]
+    _agrees_with_sqlite_vec(db, memory, k=count)
 
 
-def test_a_zero_query_vector_finds_nothing(vault: Vault) -> None:
-    db = open_index(vault.db_path, readonly=True)
-    try:
-        memory = _loaded(db)
-        dimension = vector_dimension(db, VECTOR_TABLE) or 0
-        assert memory.search(VECTOR_TABLE, np.zeros(dimension, dtype=np.float32), 5) == []
-    finally:
-        db.close()
+def test_a_zero_query_vector_finds_nothing(db: IndexDatabase) -> None:
+    memory = _loaded(db)
+    dimension = vector_dimension(db, VECTOR_TABLE) or 0
+    assert memory.search(VECTOR_TABLE, np.zeros(dimension, dtype=np.float32), 5) == []
 
 
-def test_file_ids_keep_only_those_notes(vault: Vault) -> None:
-    db = open_index(vault.db_path, readonly=True)
-    try:
-        memory = _loaded(db)
-        ids = {str(p): int(i) for i, p in db.execute("SELECT id, path FROM files")}
-        chosen = [ids["note2.md"], ids["note5.md"]]
-        vector = _vector("database backup")
-        hits = memory.search(VECTOR_TABLE, vector, 10, file_ids=chosen)
-        on_disk = vector_search(db, VECTOR_TABLE, vector, 10, file_ids=chosen)
-        assert hits is not None and [c for c, _ in hits] == [c for c, _ in on_disk]
-        notes = {
-            int(f)
-            for c, _ in hits
-            for (f,) in db.execute("SELECT file_id FROM chunks WHERE id = ?", (c,))
-        }
-        assert notes == set(chosen)
-        assert memory.search(VECTOR_TABLE, vector, 10, file_ids=[]) == []
-        assert memory.search(VECTOR_TABLE, vector, 10, file_ids=[max(ids.values()) + 99]) == []
-    finally:
-        db.close()
+def test_file_ids_keep_only_those_notes(db: IndexDatabase) -> None:
+    memory = _loaded(db)
+    ids = {str(p): int(i) for i, p in db.execute("SELECT id, path FROM files")}
+    chosen = [ids["note2.md"], ids["note5.md"]]
+    vector = _vector("database backup")
+    hits = memory.search(VECTOR_TABLE, vector, 10, file_ids=chosen)
+    on_disk = vector_search(db, VECTOR_TABLE, vector, 10, file_ids=chosen)
+    assert hits is not None and [c for c, _ in hits] == [c for c, _ in on_disk]
+    notes = {
+        int(f)
+        for c, _ in hits
+        for (f,) in db.execute("SELECT file_id FROM chunks WHERE id = ?", (c,))
+    }
+    assert notes == set(chosen)
+    assert memory.search(VECTOR_TABLE, vector, 10, file_ids=[]) == []
+    assert memory.search(VECTOR_TABLE, vector, 10, file_ids=[max(ids.values()) + 99]) == []
 
 
 def _writable(vault: Vault) -> IndexDatabase:
@@ -242,65 +227,67 @@ def test_an_all_zero_vector_scores_zero(vault: Vault) -> None:
 # --- loading: while the index changes, from a shared view, and when it fails ---------------------
 
 
-def test_rows_added_while_loading_are_held(vault: Vault, monkeypatch: pytest.MonkeyPatch) -> None:
+def _loaded_while(
+    db: IndexDatabase, monkeypatch: pytest.MonkeyPatch, change: Callable[[], None]
+) -> vector_memory._Matrix:
+    """The matrix loaded with ``change`` committed between counting the vectors and reading
+    them (a commit by the indexer or the watcher at that moment)."""
+
+    def count_then_change(counting: IndexDatabase, table: str) -> int:
+        counted = vector_count(counting, table)
+        change()
+        return counted
+
+    monkeypatch.setattr(vector_memory, "vector_count", count_then_change)
+    matrix = vector_memory._load_matrix(db, VECTOR_TABLE, 7)
+    monkeypatch.setattr(vector_memory, "vector_count", vector_count)
+    assert matrix is not None and matrix.data_version == 7
+    return matrix
+
+
+def _stored_ids(db: IndexDatabase) -> list[int]:
+    return sorted(int(c) for (c,) in db.execute(f"SELECT rowid FROM {VECTOR_TABLE}"))
+
+
+def test_rows_added_while_loading_are_held(
+    vault: Vault, db: IndexDatabase, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A commit between counting the vectors and reading them adds rows: the matrix grows to
     hold them all (and the next query sees the data version moved, and reloads)."""
-    real_count = vector_count
 
-    def count_then_commit(db: IndexDatabase, table: str) -> int:
-        counted = real_count(db, table)
+    def add_notes() -> None:
         for i, animal in enumerate(("zebra", "gnu", "heron", "otter", "falcon")):
             (vault.path / f"added{i}.md").write_text(
                 f"# {animal}\n\nThe {animal} crosses the river at {i + 4} o'clock.\n", "utf-8"
             )
         vault.index(fast=True)
-        return counted
 
-    monkeypatch.setattr(vector_memory, "vector_count", count_then_commit)
-    db = open_index(vault.db_path, readonly=True)
-    try:
-        matrix = vector_memory._load_matrix(db, VECTOR_TABLE, 7)
-        assert matrix is not None
-        monkeypatch.setattr(vector_memory, "vector_count", real_count)
-        total = vector_count(db, VECTOR_TABLE)
-        assert total >= len(NOTES) + 5
-        stored = sorted(int(c) for (c,) in db.execute(f"SELECT rowid FROM {VECTOR_TABLE}"))
-        assert sorted(matrix.chunk_ids.tolist()) == stored
-        assert matrix.rows.shape == (total, vector_dimension(db, VECTOR_TABLE))
-        assert matrix.data_version == 7
-        # Every row is the stored vector, not the growth's filler.
-        memory = InMemoryVectors(db)
-        memory._matrices[VECTOR_TABLE] = vector_memory._Matrix(
-            matrix.chunk_ids, matrix.file_ids, matrix.rows, matrix.inverse_norms, db.data_version()
-        )
-        _agrees_with_sqlite_vec(db, memory, k=total)
-    finally:
-        db.close()
+    matrix = _loaded_while(db, monkeypatch, add_notes)
+    total = vector_count(db, VECTOR_TABLE)
+    assert total >= len(NOTES) + 5
+    assert sorted(matrix.chunk_ids.tolist()) == _stored_ids(db)
+    assert matrix.rows.shape == (total, vector_dimension(db, VECTOR_TABLE))
+    # Every row is the stored vector, not the growth's filler.
+    memory = InMemoryVectors(db)
+    memory._matrices[VECTOR_TABLE] = vector_memory._Matrix(
+        matrix.chunk_ids, matrix.file_ids, matrix.rows, matrix.inverse_norms, db.data_version()
+    )
+    _agrees_with_sqlite_vec(db, memory, k=total)
 
 
 def test_rows_removed_while_loading_are_not_held(
-    vault: Vault, monkeypatch: pytest.MonkeyPatch
+    vault: Vault, db: IndexDatabase, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_count = vector_count
-
-    def count_then_remove(db: IndexDatabase, table: str) -> int:
-        counted = real_count(db, table)
+    def remove_notes() -> None:
         for name in ("note1.md", "note3.md", "note5.md"):
             (vault.path / name).unlink()
         vault.index(fast=True)
-        return counted
 
-    monkeypatch.setattr(vector_memory, "vector_count", count_then_remove)
-    db = open_index(vault.db_path, readonly=True)
-    try:
-        matrix = vector_memory._load_matrix(db, VECTOR_TABLE, 1)
-        assert matrix is not None
-        stored = sorted(int(c) for (c,) in db.execute(f"SELECT rowid FROM {VECTOR_TABLE}"))
-        assert len(stored) == len(NOTES) - 3
-        assert sorted(matrix.chunk_ids.tolist()) == stored
-        assert len(matrix.rows) == len(matrix.file_ids) == len(matrix.inverse_norms) == len(stored)
-    finally:
-        db.close()
+    matrix = _loaded_while(db, monkeypatch, remove_notes)
+    stored = _stored_ids(db)
+    assert len(stored) == len(NOTES) - 3
+    assert sorted(matrix.chunk_ids.tolist()) == stored
+    assert len(matrix.rows) == len(matrix.file_ids) == len(matrix.inverse_norms) == len(stored)
 
 
 class _CountingOpener:
@@ -483,20 +470,16 @@ def test_a_large_table_grows_by_an_eighth_while_loading(
     kept = sorted(int(c) for (c,) in writer.execute("SELECT id FROM chunks"))
     writer.close()
 
-    def count_then_add_one(db: IndexDatabase, table: str) -> int:
-        counted = vector_count(db, table)
+    def add_one() -> None:
         late = _writable(vault)
         late.insert_vectors(VECTOR_TABLE, [(first + len(orphans), orphans[0].tobytes())])
         late.close()
-        return counted
 
-    monkeypatch.setattr(vector_memory, "vector_count", count_then_add_one)
-    db = open_index(vault.db_path, readonly=True)
+    reader = open_index(vault.db_path, readonly=True)
     try:
-        matrix = vector_memory._load_matrix(db, VECTOR_TABLE, 1)
-        assert matrix is not None and sorted(matrix.chunk_ids.tolist()) == kept
+        assert sorted(_loaded_while(reader, monkeypatch, add_one).chunk_ids.tolist()) == kept
     finally:
-        db.close()
+        reader.close()
 
 
 def test_chunks_renumbered_out_of_note_order_keep_their_notes(vault: Vault) -> None:
