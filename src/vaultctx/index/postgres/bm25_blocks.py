@@ -67,8 +67,10 @@ def _hits(name: str, blocks: str, top: str) -> str:
     return _HITS.format(name=name, blocks=blocks, top=top, bits=BLOCK_BITS, score=bm25_topk.SCORE)
 
 
-_IDF = "(CASE WHEN i.v > 0.0 THEN i.v ELSE 1e-6 END)"
-_AVGDL = "(SELECT tokens::float8 / nullif(rows, 0)::float8 FROM fts_totals)"
+_IDF = bm25_topk.IDF_VALUE
+_AVGDL = bm25_topk.AVGDL
+# Float rounding of a block's bound against the statement's scores.
+_MARGIN = 1e-9
 _RANKED_SQL = (
     """
 WITH q(idx, term, df) AS (
@@ -105,15 +107,13 @@ first AS MATERIALIZED (
     ) x WHERE before < %(budget)s
 ),"""
     + _hits("hits1", "first", "top1")
-    + """
+    + f"""
 second AS MATERIALIZED (
-    SELECT block FROM ub WHERE block NOT IN (SELECT block FROM first) AND ub * (1 + 1e-9) >= (
+    SELECT block FROM ub WHERE block NOT IN (SELECT block FROM first) AND ub * (1 + {_MARGIN}) >= (
         SELECT CASE WHEN count(*) >= %(limit)s THEN -max(score) ELSE 0.0 END FROM top1
     )
 ),"""
-    + _HITS.format(
-        name="hits2", blocks="second", top="top2", bits=BLOCK_BITS, score=bm25_topk.SCORE
-    )
+    + _hits("hits2", "second", "top2")
     + """
 found AS (
     SELECT * FROM (SELECT * FROM top1 UNION ALL SELECT * FROM top2) x
@@ -131,9 +131,6 @@ SELECT NULL, NULL, (SELECT n FROM data_version), NOT EXISTS (
 # k-th score it finds leaves a second round of ~0.1-0.5x the query's postings (simulated on the
 # PowerShell docs' questions, docs/benchmarks.md).
 _FIRST_ROWS = 16
-# Float rounding of a bound computed here against the statement's scores.
-_MARGIN = 1e-9
-
 _Given = tuple[int, int, float, int]
 
 
@@ -154,7 +151,7 @@ def top(
     version, rows, df = counted or bm25_topk.counts(db, [str(s.term) for s in plain])
     if rows <= 0:
         return None
-    dfs = {s.idx: df[str(s.term)] if s.term is not None else int(s.df or 0) for s in scorers}
+    dfs = bm25_topk.scorer_dfs(scorers, df)
     params = {
         **bm25_topk.scored_params(given, dfs, ranking),
         "idx": [s.idx for s in plain],

@@ -77,11 +77,13 @@ IDF_CTE = """idf AS (
 )"""
 # A row's score from its ``hits`` (h: phrase index, chunk, weighted frequency, length), summed
 # in phrase order as in fts._BM25_SQL; bm25_blocks.py scores its blocks with the same words.
-SCORE = """-1.0 * sum(
-    (CASE WHEN i.v > 0.0 THEN i.v ELSE 1e-6 END)
-    * ((h.f * (%(k1)s + 1.0)) / (h.f + %(k1)s * (1 - %(b)s + %(b)s * h.len::float8 / (
-        SELECT tokens::float8 / nullif(rows, 0)::float8 FROM fts_totals
-    )))) ORDER BY h.idx
+# A word's idf as the score uses it (never below 1e-6), and the vault's average row length.
+IDF_VALUE = "(CASE WHEN i.v > 0.0 THEN i.v ELSE 1e-6 END)"
+AVGDL = "(SELECT tokens::float8 / nullif(rows, 0)::float8 FROM fts_totals)"
+SCORE = f"""-1.0 * sum(
+    {IDF_VALUE}
+    * ((h.f * (%(k1)s + 1.0)) / (h.f + %(k1)s * (1 - %(b)s + %(b)s * h.len::float8 / {AVGDL})))
+    ORDER BY h.idx
 )"""
 # Each row also carries the vault's version.
 _SCORED_SQL = f"""{IDF_CTE}
@@ -213,7 +215,7 @@ def top(
     if len(scorers) < 2 or not plain or min(ranking.weights) < 0:
         return None
     version, rows, df = counted or counts(db, [str(s.term) for s in plain])
-    dfs = {s.idx: df[str(s.term)] if s.term is not None else int(s.df or 0) for s in scorers}
+    dfs = scorer_dfs(scorers, df)
     bounds = {idx: bound(n, rows, ranking.k1) for idx, n in dfs.items()}
     must = {s.idx for s in scorers if s.term is None}
     essential = first_split(dfs, must, ranking.limit)
@@ -252,6 +254,11 @@ def _ranked(
     }
     sql = _PRUNED_SQL.format(where="" if ranking.file_ids is None else IN_NOTES)
     return [(int(c), float(s), int(v)) for c, s, v in db.run(sql, params)]
+
+
+def scorer_dfs(scorers: Sequence[Scorer], df: dict[str, int]) -> dict[int, int]:
+    """Each scorer's number of rows: a word's from ``counts``, a phrase's as counted in Python."""
+    return {s.idx: df[str(s.term)] if s.term is not None else int(s.df or 0) for s in scorers}
 
 
 def scored_params(
