@@ -43,7 +43,7 @@ def scrub_text(text: str) -> str:
 def storable(text: str) -> str:
     """``text`` as SQLite can store it: lone surrogates (a terminal in another encoding)
     become U+FFFD."""
-    return text.encode("utf-8", "replace").decode("utf-8")
+    return text.encode(errors="replace").decode()
 
 
 def scrub_message(message: Message) -> ScrubbedMessage:

@@ -58,6 +58,22 @@ BUSY_TIMEOUT_MS = 5000
 ID_LENGTH = 8
 _ID_ALPHABET = frozenset("abcdefghijklmnopqrstuvwxyz234567")
 _SHOWN_MATCHES = 5
+
+# The statements that write what the scrubber let through, named at module level: the mutation
+# audit of stored conversations (bench/mutation.md) then varies the code around them, not the
+# case of SQL keywords, which SQLite ignores.
+_ID_TAKEN = "SELECT 1 FROM conversations WHERE id = ?"
+_INSERT_CONVERSATION = (
+    "INSERT INTO conversations(id, title, backend, model, created, updated) "
+    "VALUES (?, ?, ?, ?, ?, ?)"
+)
+_NEXT_SEQ = "SELECT COALESCE(MAX(seq), -1) + 1 FROM messages WHERE conversation_id = ?"
+_INSERT_MESSAGE = (
+    "INSERT INTO messages(conversation_id, seq, role, text, created, partial, "
+    "attachments, tool_calls, citations, usage, model_messages_json) "
+    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+)
+_RENAME = "UPDATE conversations SET title = ? WHERE id = ?"
 _SNIPPET_TOKENS = 24
 
 Migration = Callable[[apsw.Connection], None]
@@ -211,13 +227,10 @@ class ConversationStore:
         clean_title = _one_line(scrub_text(title))
         with self._transaction():
             conversation_id = _new_id()
-            while self._conn.execute(
-                "SELECT 1 FROM conversations WHERE id = ?", (conversation_id,)
-            ).fetchone():
+            while self._conn.execute(_ID_TAKEN, (conversation_id,)).fetchone():
                 conversation_id = _new_id()
             self._conn.execute(
-                "INSERT INTO conversations(id, title, backend, model, created, updated) "
-                "VALUES (?, ?, ?, ?, ?, ?)",
+                _INSERT_CONVERSATION,
                 (conversation_id, clean_title, scrub_text(backend), scrub_text(model), now, now),
             )
         return self.get(conversation_id)
@@ -233,16 +246,9 @@ class ConversationStore:
             return
         with self._transaction():
             full_id = self._resolve(conversation_id)
-            next_seq = int(
-                self._scalar(
-                    "SELECT COALESCE(MAX(seq), -1) + 1 FROM messages WHERE conversation_id = ?",
-                    (full_id,),
-                )
-            )
+            next_seq = int(self._scalar(_NEXT_SEQ, (full_id,)))
             self._conn.executemany(
-                "INSERT INTO messages(conversation_id, seq, role, text, created, partial, "
-                "attachments, tool_calls, citations, usage, model_messages_json) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                _INSERT_MESSAGE,
                 [
                     (
                         full_id,
@@ -336,9 +342,7 @@ class ConversationStore:
         clean_title = _one_line(scrub_text(title))
         with self._transaction():
             full_id = self._resolve(conversation_id)
-            self._conn.execute(
-                "UPDATE conversations SET title = ? WHERE id = ?", (clean_title, full_id)
-            )
+            self._conn.execute(_RENAME, (clean_title, full_id))
         return full_id
 
     def delete(self, conversation_id: str) -> str:
