@@ -74,6 +74,7 @@ _INSERT_MESSAGE = (
     "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 )
 _RENAME = "UPDATE conversations SET title = ? WHERE id = ?"
+_TOUCH = "UPDATE conversations SET updated = ? WHERE id = ?"
 _SNIPPET_TOKENS = 24
 
 Migration = Callable[[apsw.Connection], None]
@@ -266,9 +267,7 @@ class ConversationStore:
                     for offset, (message, scrubbed, created) in enumerate(rows)
                 ],
             )
-            self._conn.execute(
-                "UPDATE conversations SET updated = ? WHERE id = ?", (_stamp(utc_now()), full_id)
-            )
+            self._conn.execute(_TOUCH, (_stamp(utc_now()), full_id))
 
     def list(self, limit: int = 20, offset: int = 0) -> builtins.list[ConversationSummary]:
         """Conversations, the most recently updated first."""
