@@ -295,12 +295,13 @@ def _check_served(config: Config, folder: str) -> None:
     rules, _ = load_ignore_rules(config.vault, config.settings.ignore)
     probe = f"{folder}/Capture.md" if folder else "Capture.md"
     if not is_served_path(probe, rules):
+        rule = rules.excluding_rule(probe, folder=False)
         raise CaptureError(
             f"the inbox {folder or '(the vault root)'}/ is excluded by the ignore rules "
-            "(.indexignore or a default), and capture writes only where vaultctx reads; "
-            "nothing was written",
-            "set inbox_folder in vaultctx.toml to a folder that is indexed, or remove the "
-            "folder from .indexignore",
+            f"({rule or 'a path vaultctx never indexes'}), and capture writes only where "
+            "vaultctx reads; nothing was written",
+            "set inbox_folder in vaultctx.toml to a folder that is indexed"
+            + (f", or {rule.fix}" if rule else ""),
         )
 
 

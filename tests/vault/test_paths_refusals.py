@@ -115,16 +115,23 @@ def test_an_index_path_is_taken_literally(vault: Path) -> None:
     )
 
 
-@pytest.mark.parametrize("raw", ["private/keep.md", "notes/private/k.md"])
+@pytest.mark.parametrize(
+    ("raw", "rule"),
+    [
+        ("private/keep.md", '"private/" on line 1'),
+        # Both lines match the folder: git's last match decides, and is the one named.
+        ("notes/private/k.md", '"notes/private/" on line 3'),
+    ],
+)
 def test_a_file_in_an_excluded_folder_stays_excluded_whatever_it_negates(
-    vault: Path, raw: str
+    vault: Path, raw: str, rule: str
 ) -> None:
     rules = load_ignore_rules(vault)[0]
     for resolve in (resolve_vault_file, resolve_indexed_file):
         with pytest.raises(UnsafePathError) as refused:
             resolve(vault, raw, rules)
         assert refused.value.reason == (
-            "is excluded from the index (.indexignore or a default such as .obsidian/)"
+            f"is excluded from the index by the pattern {rule} of .indexignore"
         )
 
 

@@ -49,13 +49,21 @@ def test_ordinary_paths(path: str) -> None:
     assert private_reason(path, RULES) is None
 
 
+NEVER = "so tools never read, change, move or delete it"
+
+
+def _ignored_by(pattern: str) -> str:
+    """The refusal, for rules built without their sources (``load_ignore_rules`` adds them)."""
+    return f'{IGNORED_REASON} (the ignore pattern "{pattern}"), {NEVER}'
+
+
 def test_ignored_as_a_file_a_folder_or_under_one() -> None:
-    assert private_reason("private", RULES, folder=True) == IGNORED_REASON
-    assert private_reason("private/a.md", RULES, folder=False) == IGNORED_REASON
-    assert private_reason("x/private/a.md", RULES) == IGNORED_REASON
-    assert private_reason("plan.secret.md", RULES, folder=False) == IGNORED_REASON
+    assert private_reason("private", RULES, folder=True) == _ignored_by("private/")
+    assert private_reason("private/a.md", RULES, folder=False) == _ignored_by("private/")
+    assert private_reason("x/private/a.md", RULES) == _ignored_by("private/")
+    assert private_reason("plan.secret.md", RULES, folder=False) == _ignored_by("*.secret.md")
     # `build` matches both ways; a path whose kind is unknown gets the stricter answer.
-    assert private_reason("build", RULES) == IGNORED_REASON
+    assert private_reason("build", RULES) == _ignored_by("build")
     assert private_reason("private", RULES, folder=False) is None  # `private/` is folders only
 
 

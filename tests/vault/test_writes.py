@@ -116,7 +116,8 @@ def test_control_files_and_ignored_paths_are_refused_with_the_fix(root: Path) ->
     assert control.suggestion == FIX
     ignored = refusal(root, "private/Diary.md", ignore="private/\n")
     assert ignored.message == (
-        f"path refused: private/Diary.md {IGNORED_REASON}; nothing was changed"
+        f'path refused: private/Diary.md {IGNORED_REASON} (the pattern "private/" on line 1 of '
+        ".indexignore), so tools never read, change, move or delete it; nothing was changed"
     )
     assert ignored.suggestion == FIX
 
@@ -124,7 +125,10 @@ def test_control_files_and_ignored_paths_are_refused_with_the_fix(root: Path) ->
 def test_a_folder_only_rule_refuses_the_folder_but_not_a_note_of_that_name(root: Path) -> None:
     assert confine(root, "Topic.md", ignore="Topic.md/\n").relative == "Topic.md"
     refused = refusal(root, "Topic.md", folder=True, ignore="Topic.md/\n")
-    assert refused.message == f"path refused: Topic.md {IGNORED_REASON}; nothing was changed"
+    assert refused.message == (
+        f'path refused: Topic.md {IGNORED_REASON} (the pattern "Topic.md/" on line 1 of '
+        ".indexignore), so tools never read, change, move or delete it; nothing was changed"
+    )
 
 
 def test_only_note_types_are_written_unless_a_folder_is_allowed(root: Path) -> None:

@@ -19,8 +19,8 @@ async def list_templates(context: ToolContext, args: dict[str, Any]) -> str:
     folder = context.template_folder
     try:
         names = templates.list_templates(context.vault, folder)
-    except templates.TemplateFolderExcludedError:
-        return _excluded_folder(context, "list_templates")
+    except templates.TemplateFolderExcludedError as exc:
+        return _excluded_folder(exc, "list_templates")
     if names is None:
         return (
             f"The template folder {folder}/ does not exist yet; "
@@ -86,16 +86,17 @@ def _as_text(value: object) -> str:
     return str(value)
 
 
-def _excluded_folder(context: ToolContext, tool: str) -> str:
+def _excluded_folder(refused: templates.TemplateFolderExcludedError, tool: str) -> str:
     """The failure text when the template folder is one vaultctx does not serve (the agent
-    reads and writes only notes it serves)."""
+    reads and writes only notes it serves), naming the rule that excludes it."""
+    rule = refused.rule
     return texts.failed(
         tool,
-        f"the template folder {context.template_folder}/ is excluded from the index "
-        "(.indexignore or a default), and the assistant only reads and writes notes vaultctx "
+        f"the template folder {refused.folder}/ is excluded from the index by "
+        f"{rule or 'the ignore rules'}, and the assistant only reads and writes notes vaultctx "
         "serves",
-        "tell the user to remove it from .indexignore or to set template_folder under [agent] "
-        "to another folder",
+        f"tell the user to {rule.fix if rule else 'remove it from the ignore rules'} or to set "
+        "template_folder under [agent] to another folder",
     )
 
 
@@ -104,7 +105,7 @@ def _template_path(context: ToolContext, name: str, tool: str) -> str:
     folder the assistant may not use."""
     try:
         return templates.template_path(context.vault, context.template_folder, name)
-    except templates.TemplateFolderExcludedError:
-        return _excluded_folder(context, tool)
+    except templates.TemplateFolderExcludedError as exc:
+        return _excluded_folder(exc, tool)
     except templates.TemplateNameError as exc:
         return texts.failed(tool, exc.message, exc.suggestion)

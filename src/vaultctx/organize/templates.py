@@ -23,6 +23,7 @@ from vaultctx.errors import VaultctxError
 if TYPE_CHECKING:
     from vaultctx.api import Vault
     from vaultctx.ledger.context import ChangeContext
+    from vaultctx.vault.scanner import IgnoreRule
 
 PLACEHOLDER = re.compile(r"\{\{[^{}\n]*\}\}")
 # A template is read whole: far more than any template holds.
@@ -30,16 +31,17 @@ TEMPLATE_TOKENS = 10_000_000
 
 
 class TemplateFolderExcludedError(VaultctxError):
-    """The template folder is one vaultctx does not serve (.indexignore or a default)."""
+    """The template folder is one vaultctx does not serve: ``rule`` excludes it."""
 
-    def __init__(self, folder: str) -> None:
+    def __init__(self, folder: str, rule: IgnoreRule | None = None) -> None:
+        fix = rule.fix if rule else "remove it from the ignore rules"
         super().__init__(
-            f"the template folder {folder}/ is excluded from the index (.indexignore or a "
-            "default), and vaultctx reads and writes only notes it serves",
-            "remove it from .indexignore, or set template_folder under [agent] in vaultctx.toml "
-            "to another folder",
+            f"the template folder {folder}/ is excluded from the index by "
+            f"{rule or 'the ignore rules'}, and vaultctx reads and writes only notes it serves",
+            f"{fix}, or set template_folder under [agent] in vaultctx.toml to another folder",
         )
         self.folder = folder
+        self.rule = rule
 
 
 class TemplateNameError(VaultctxError):
@@ -99,7 +101,7 @@ def check_template_folder(vault: Vault, folder: str) -> None:
     rules, _ = load_ignore_rules(vault.path, vault.config.settings.ignore)
     parts = folder.split("/")
     if any(rules.excludes_folder("/".join(parts[:depth])) for depth in range(1, len(parts) + 1)):
-        raise TemplateFolderExcludedError(folder)
+        raise TemplateFolderExcludedError(folder, rules.excluding_rule(folder, folder=True))
 
 
 def list_templates(vault: Vault, folder: str) -> list[str] | None:

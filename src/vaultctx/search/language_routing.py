@@ -15,7 +15,9 @@ vectors read every language. So, for a vault with multilingual vectors:
   only the chunks in other languages, scored on the scale of all its hits: the question's own
   language keeps exactly the order it had (an English question's English notes, a Korean
   question's Korean notes), and a note in another language ranks high only when, in the
-  multilingual model's eyes, it beats them (``MULTILINGUAL_SAME_LANGUAGE`` says why).
+  multilingual model's eyes, it beats them (``MULTILINGUAL_SAME_LANGUAGE`` says why). Where no
+  other ranker reads the question's language (a vector-only search, an index without its
+  keyword table), the retriever skips that cut: the multilingual list ranks every chunk.
 
 A question BM25 plainly misunderstood is the exception: one that says in other words what a note
 in its own language says (a "conceptual" question) shares few words with it, and BM25's best hit

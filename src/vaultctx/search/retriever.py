@@ -280,10 +280,15 @@ class Retriever:
     def _start(self, request: SearchRequest) -> _Search:
         notices: list[str] = list(self.source_notices)
         scale = 1.0
-        if request.mode != "bm25" and self.multilingual is not None:
+        if (request.mode != "bm25" or not self.has_fts) and self.multilingual is not None:
             mode, sources, route = self._routed(request, notices)
             scale = route.keyword_scale
-            only_not_in = text_language(request.query) if route.multilingual_foreign_only else None
+            # The cut leaves the question's own language to the list that reads it (keywords, or
+            # the English vectors): with neither, the multilingual list ranks every chunk.
+            keywords = mode != "vector" and self.has_fts
+            others = keywords or any(source is not self.multilingual for source in sources)
+            cut = route.multilingual_foreign_only and others
+            only_not_in = text_language(request.query) if cut else None
         else:
             mode, sources = self._rankers(request, notices)
             scale, only_not_in = 1.0, None
@@ -296,13 +301,17 @@ class Retriever:
         """The rankers that can read the question (language_routing.py), for an index with
         multilingual vectors, and the route that chose them."""
         assert self.multilingual is not None
+        mode = request.mode
         route = route_question(text_language(request.query), chunk_languages(self.db))
         sources = self.vector_sources() if route.english_vectors else []
         if route.multilingual:
             sources = [*sources, self.multilingual]
-        if request.mode == "hybrid" and not self.has_fts:
+        if mode == "bm25":  # only without the keyword index (``_start``)
+            notices.append("keyword index unavailable: falling back to vector search")
+            mode = "vector"
+        if mode == "hybrid" and not self.has_fts:
             notices.append("keyword index unavailable: vector search only")
-        return request.mode, sources, route
+        return mode, sources, route
 
     def _rankers(
         self, request: SearchRequest, notices: list[str]

@@ -2,9 +2,9 @@
 
 Only the folder's own children (no recursion), and only those vaultctx would serve: hidden
 entries (a leading dot, as Obsidian hides them: ``.git``, ``.indexignore``), folders and files
-excluded by ``.indexignore`` or a default (``.obsidian/``, ``.trash/``) and links that lead
-outside the vault are left out. The folder is confined like any
-other path a model gives (``vault.paths``).
+the ignore rules exclude (``.indexignore``, ``ignore`` in vaultctx.toml, or a default such as
+``.obsidian/``) and links that lead outside the vault are left out. The folder is confined like
+any other path a model gives (``vault.paths``).
 """
 
 from __future__ import annotations
@@ -14,7 +14,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultctx.vault.paths import UnsafePathError, is_vault_folder, normalize_vault_path
-from vaultctx.vault.scanner import IgnoreRules, is_excluded, is_own_path
+from vaultctx.vault.scanner import (
+    OWN_FILES_REASON,
+    IgnoreRules,
+    excluded_reason,
+    is_excluded,
+    is_own_path,
+)
 
 
 @dataclass(frozen=True)
@@ -31,8 +37,10 @@ def list_vault_folder(vault: Path, folder: str, rules: IgnoreRules) -> list[Fold
     if relative:
         if not is_vault_folder(vault, relative):
             return None
-        if _hidden(relative, rules, is_folder=True):
-            raise UnsafePathError(folder, "is excluded from the index (.indexignore or a default)")
+        if is_own_path(relative):
+            raise UnsafePathError(folder, OWN_FILES_REASON)
+        if is_excluded(relative, rules, is_folder=True):
+            raise UnsafePathError(folder, excluded_reason(relative, rules, is_folder=True))
     target = Path(os.path.realpath(root.joinpath(*relative.split("/")))) if relative else root
     entries: list[FolderEntry] = []
     with os.scandir(target) as children:

@@ -18,7 +18,14 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from vaultctx.vault.errors import VaultError
-from vaultctx.vault.scanner import IgnoreRules, is_excluded, is_own_path, unserved_reason
+from vaultctx.vault.scanner import (
+    OWN_FILES_REASON,
+    IgnoreRules,
+    excluded_reason,
+    is_excluded,
+    is_own_path,
+    unserved_reason,
+)
 
 PATH_SUGGESTION = (
     "pass a vault-relative path with forward slashes, such as `folder/Note.md`, "
@@ -186,10 +193,10 @@ def is_vault_folder(vault: Path, relative: str) -> bool:
 
 
 def _check_not_excluded(raw: str, relative: str, rules: IgnoreRules) -> None:
-    if is_own_path(relative) or is_excluded(relative, rules):
-        raise UnsafePathError(
-            raw, "is excluded from the index (.indexignore or a default such as .obsidian/)"
-        )
+    if is_own_path(relative):
+        raise UnsafePathError(raw, OWN_FILES_REASON)
+    if is_excluded(relative, rules):
+        raise UnsafePathError(raw, excluded_reason(relative, rules))
 
 
 def _check_served(raw: str, relative: str, rules: IgnoreRules) -> None:

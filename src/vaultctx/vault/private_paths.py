@@ -19,7 +19,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from vaultctx.vault.scanner import IgnoreRules
+from vaultctx.vault.scanner import IgnoreRule, IgnoreRules
 
 # Settings files that are not dotfiles; matched by name at any depth, in any case (a
 # case-insensitive file system opens `VaultCtx.TOML` too).
@@ -29,17 +29,18 @@ CONTROL_REASON = (
     "is a control file: dotfiles and dot-folders (.indexignore, .obsidian/, .git/, .trash/, …) "
     "and vaultctx.toml hold the vault's settings and ignore rules, which tools never change"
 )
-IGNORED_REASON = (
-    "is excluded by the vault's ignore rules (.indexignore or a default such as .obsidian/), "
-    "so tools never read, change, move or delete it"
-)
+# ``ignored_reason`` names the rule after it: it matched the very path asked about.
+IGNORED_REASON = "is excluded by the vault's ignore rules"
+_NEVER_TOUCHED = "so tools never read, change, move or delete it"
+# These two name no rule: it would tell of a path below the one asked about (see above).
 HOLDS_IGNORED_REASON = (
-    "holds files or folders the vault's ignore rules exclude (.indexignore), and moving or "
-    "deleting it would carry them along, so tools never move or delete it"
+    "holds files or folders the vault's ignore rules exclude (.indexignore, or ignore in "
+    "vaultctx.toml), and moving or deleting it would carry them along, so tools never move or "
+    "delete it"
 )
 BECOMES_IGNORED_REASON = (
-    "would put files where the vault's ignore rules exclude them (.indexignore), so tools never "
-    "move anything there"
+    "would put files where the vault's ignore rules exclude them (.indexignore, or ignore in "
+    "vaultctx.toml), so tools never move anything there"
 )
 HOLDS_CONTROL_REASON = (
     "holds a control file (a dotfile, a dot-folder or vaultctx.toml), which tools never move or "
@@ -79,8 +80,18 @@ def private_reason(relative: str, rules: IgnoreRules, *, folder: bool | None = N
     if is_control_path(relative):
         return CONTROL_REASON
     if is_ignored(relative, rules, folder=folder):
-        return IGNORED_REASON
+        return ignored_reason(rules.excluding_rule(relative, folder=folder))
     return None
+
+
+def ignored_reason(rule: IgnoreRule | None) -> str:
+    """The refusal of an ignored path, naming the rule that excludes it (``.indexignore``'s line,
+    ``ignore`` in vaultctx.toml, or a default)."""
+    return (
+        f"{IGNORED_REASON} ({rule}), {_NEVER_TOUCHED}"
+        if rule
+        else f"{IGNORED_REASON}, {_NEVER_TOUCHED}"
+    )
 
 
 def tree_reason(

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import codecs
 import errno
+import json
 import os
 import re
 from collections.abc import Iterable, Iterator, Sequence
@@ -30,6 +31,10 @@ if TYPE_CHECKING:
 
 INDEXED_SUFFIXES = frozenset({".md", ".txt", ".csv", ".json", ".html", ".htm"})
 IGNORE_FILE_NAME = ".indexignore"
+# Where else an ignore rule comes from (``IgnoreRule.source``): ``ignore`` in vaultctx.toml, and
+# vaultctx's own defaults.
+IGNORE_SETTING = "vaultctx.toml"
+DEFAULT_SOURCE = "default"
 _INDEXED_ENDINGS = tuple(INDEXED_SUFFIXES)
 
 # Applied before the user's .indexignore, so a `!pattern` line there can bring them back.
@@ -54,6 +59,7 @@ _DEFAULT_FOLDER_PATTERNS: tuple[tuple[str, str], ...] = (
 # Never indexed, whatever .indexignore says: git's object store and vaultctx's own files.
 _GIT_DIR_NAME = ".git"
 _OWN_FILES_PREFIX = ".vaultctx"
+OWN_FILES_REASON = "is inside git's or vaultctx's own files"
 
 _SCANDIR_TAKES_FD = os.scandir in os.supports_fd
 _NO_FOLLOW = getattr(os, "O_NOFOLLOW", 0)  # absent on Windows, where links need privileges
@@ -97,6 +103,45 @@ class ScanResult:
     skipped: list[Skipped] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class IgnoreRule:
+    """One ignore pattern and where it was written, so a refusal names the rule the user can
+    change: ``source`` is ``.indexignore`` (with its ``line``), ``IGNORE_SETTING`` or
+    ``DEFAULT_SOURCE``; "" when the rules were built without their origins."""
+
+    pattern: str
+    source: str = ""
+    line: int | None = None
+
+    def __str__(self) -> str:
+        shown = _quoted(self.pattern)
+        if self.source == IGNORE_FILE_NAME:
+            return f"the pattern {shown} on line {self.line} of {IGNORE_FILE_NAME}"
+        if self.source == IGNORE_SETTING:
+            return f"the pattern {shown} in the ignore setting of vaultctx.toml"
+        if self.source == DEFAULT_SOURCE:
+            return f"the default pattern {shown}"
+        return f"the ignore pattern {shown}"
+
+    @property
+    def fix(self) -> str:
+        """How the user lifts it (completing a sentence)."""
+        shown = _quoted(self.pattern)
+        if self.source == IGNORE_FILE_NAME:
+            return f"remove line {self.line} ({shown}) from {IGNORE_FILE_NAME}"
+        if self.source == IGNORE_SETTING:
+            return f"remove {shown} from the ignore setting in vaultctx.toml"
+        if self.source == DEFAULT_SOURCE:
+            return f"add the line {_quoted('!' + self.pattern)} to {IGNORE_FILE_NAME}"
+        return f"remove {shown} from the vault's ignore rules"
+
+
+def _quoted(pattern: str) -> str:
+    """A pattern from the vault, quoted with its control characters escaped and its length
+    capped: it is shown in terminals and sent to models."""
+    return json.dumps(pattern if len(pattern) <= 120 else pattern[:120] + "…", ensure_ascii=False)
+
+
 class IgnoreRules:
     """The default exclusions plus ``.indexignore``, with git's semantics.
 
@@ -108,8 +153,10 @@ class IgnoreRules:
     skip the shortcut (``folder_is_touched``).
     """
 
-    def __init__(self, lines: Sequence[str]) -> None:
+    def __init__(self, lines: Sequence[str], origins: Sequence[IgnoreRule] = ()) -> None:
         self._lines = list(lines)
+        # Each line's source (``load_ignore_rules``); rules built from bare lines have none.
+        self._origins = list(origins)
         self._file_spec: GitIgnoreSpec | None = None
         self._folder_spec: GitIgnoreSpec | None = None
         # The defaults hold no negation (``!``): a path one of them matches is excluded, so they
@@ -179,6 +226,33 @@ class IgnoreRules:
             )
         return bool(self._files.match_file(rel_path))
 
+    def excluding_rule(self, relative: str, *, folder: bool | None = None) -> IgnoreRule | None:
+        """The rule that excludes ``relative`` (a folder above it first), for messages; None
+        when none does. ``folder`` as in ``private_paths.is_ignored``: None asks both ways.
+        Only refusals ask, so pathspec answers (git's last matching pattern decides)."""
+        parts = relative.split("/")
+        asks = [(self._folders, "/".join(parts[:depth]), True) for depth in range(1, len(parts))]
+        if folder is not False:
+            asks.append((self._folders, relative, True))
+        if folder is not True:
+            asks.append((self._files, relative, False))
+        for spec, path, as_folder in asks:
+            found = spec.check_file(path)
+            if found.include and found.index is not None:
+                return self._origin(str(spec.patterns[found.index].pattern), as_folder=as_folder)
+        return None
+
+    def _origin(self, pattern: str, *, as_folder: bool) -> IgnoreRule:
+        """The last line spelled ``pattern`` (the folder spec drops a trailing slash): git's
+        last match decides, so of two equal lines the later one is the rule."""
+        for index in range(len(self._lines) - 1, -1, -1):
+            line = self._lines[index]
+            if (_without_dir_slash(line) if as_folder else line) == pattern:
+                if index < len(self._origins):
+                    return self._origins[index]
+                return IgnoreRule(line)
+        return IgnoreRule(pattern)
+
 
 def _active(spec: GitIgnoreSpec) -> tuple[tuple[str, str], ...]:
     """(line, regex) of each pattern that matches something (not a comment or a blank line)."""
@@ -215,6 +289,7 @@ def load_ignore_rules(
     An invalid line is reported and dropped rather than failing the whole scan.
     """
     lines: list[str] = list(DEFAULT_IGNORES)
+    origins = [IgnoreRule(line, DEFAULT_SOURCE) for line in DEFAULT_IGNORES]
     problems: list[Skipped] = []
     ignore_file = root / IGNORE_FILE_NAME
     try:
@@ -224,12 +299,19 @@ def load_ignore_rules(
     except (OSError, UnicodeDecodeError) as exc:
         problems.append(Skipped(IGNORE_FILE_NAME, f"cannot be read ({exc}); using the defaults"))
         user_lines = []
-    lines += _valid_lines(user_lines, IGNORE_FILE_NAME, problems)
-    lines += _valid_lines(extra_ignores, "extra_ignores in vaultctx.toml", problems)
-    return IgnoreRules(lines), problems
+    for number, line in _valid_lines(user_lines, IGNORE_FILE_NAME, problems):
+        lines.append(line)
+        origins.append(IgnoreRule(line, IGNORE_FILE_NAME, number))
+    for _, line in _valid_lines(extra_ignores, "extra_ignores in vaultctx.toml", problems):
+        lines.append(line)
+        origins.append(IgnoreRule(line, IGNORE_SETTING))
+    return IgnoreRules(lines, origins), problems
 
 
-def _valid_lines(lines: Iterable[str], source: str, problems: list[Skipped]) -> list[str]:
+def _valid_lines(
+    lines: Iterable[str], source: str, problems: list[Skipped]
+) -> list[tuple[int, str]]:
+    """(line number, line) of each line pathspec accepts."""
     lines = list(lines)
     if not lines:
         return []
@@ -242,7 +324,7 @@ def _valid_lines(lines: Iterable[str], source: str, problems: list[Skipped]) -> 
         except ValueError as exc:
             problems.append(Skipped(source, f"line {number} ignored: {exc}"))
             continue
-        valid.append(line)
+        valid.append((number, line))
     return valid
 
 
@@ -260,12 +342,18 @@ def unserved_reason(relative: str, rules: IgnoreRules) -> str | None:
     """Why vaultctx does not index and serve the vault-relative file ``relative`` (completing
     "the path …"), or None when it does."""
     if is_own_path(relative):
-        return "is inside git's or vaultctx's own files"
+        return OWN_FILES_REASON
     if is_excluded(relative, rules):
-        return "is excluded from the index (.indexignore or a default such as .obsidian/)"
+        return excluded_reason(relative, rules)
     if not is_indexed_name(relative.rsplit("/", 1)[-1]):
         return "is not a note type vaultctx serves (.md, .txt, .csv, …)"
     return None
+
+
+def excluded_reason(relative: str, rules: IgnoreRules, *, is_folder: bool = False) -> str:
+    """Why ``rules`` leave ``relative`` out (completing "the path …"), naming the rule."""
+    rule = rules.excluding_rule(relative, folder=is_folder)
+    return f"is excluded from the index by {rule or 'the ignore rules'}"
 
 
 def is_own_path(relative: str) -> bool:

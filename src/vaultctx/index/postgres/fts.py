@@ -522,8 +522,9 @@ def _initial_phrase_chunks(db: Any, phrase: Phrase) -> set[int]:
 # each row's length read from its postings (the covering primary key), so the cost follows the
 # query's postings: a join to fts_docs for it hashed that whole table on every search. The
 # vault's totals are scalar subqueries (computed once, and no join for the planner to misjudge),
-# read in the same round trip.
-_BM25_SQL = """
+# read in the same round trip. The score is bm25_topk's, word for word, so every ranker's
+# scores agree to the bit; only the idf's counts differ (here: from the hits themselves).
+_BM25_SQL = f"""
 WITH q(idx, term) AS (SELECT * FROM unnest(%(idx)s::int[], %(terms)s::text[])),
 w(col, weight) AS (SELECT * FROM unnest(ARRAY[0, 1, 2]::int[], %(weights)s::float8[])),
 hits AS (
@@ -541,14 +542,9 @@ idf AS (
         / (count(*) + 0.5::float8)) AS v
     FROM hits GROUP BY idx
 )
-SELECT h.chunk_id, -1.0 * sum(
-    (CASE WHEN i.v > 0.0 THEN i.v ELSE 1e-6 END)
-    * ((h.f * (%(k1)s + 1.0)) / (h.f + %(k1)s * (1 - %(b)s + %(b)s * h.len::float8 / (
-        SELECT tokens::float8 / nullif(rows, 0)::float8 FROM fts_totals
-    )))) ORDER BY h.idx
-) AS score
+SELECT h.chunk_id, {bm25_topk.SCORE} AS score
 FROM hits h JOIN idf i ON i.idx = h.idx
-WHERE (SELECT rows FROM fts_totals) > 0 {where}
+WHERE (SELECT rows FROM fts_totals) > 0 {{where}}
 GROUP BY h.chunk_id ORDER BY score, h.chunk_id LIMIT %(limit)s
 """
 _IN_NOTES = "AND h.chunk_id IN (SELECT id FROM chunks WHERE file_id = ANY(%(files)s))"
