@@ -55,6 +55,7 @@ from vaultctx.loopback.server_link import CLI_PATH
 from vaultctx.loopback.serving import run_while_serving
 from vaultctx.mcp import outputs
 from vaultctx.mcp.readers import Readers
+from vaultctx.mcp.scrubbed import ScrubMemory
 from vaultctx.mcp.tool_binding import WRITE_INSTRUCTIONS, add_tools
 from vaultctx.scrub import scrub_secrets
 from vaultctx.search.request import SearchRequest
@@ -71,6 +72,9 @@ type or date with obsidian_list_notes, and use obsidian_get_context for a ready-
 background on a topic. Secrets in notes are shown as [REDACTED:<kind>]."""
 
 T = TypeVar("T")
+
+# Every string a tool returns, scrubbed once more on its way out; remembered, as answers repeat.
+SCRUBBED = ScrubMemory()
 
 
 # Not plain ASCII (the ellipsis), so the multilingual model builds its full tokenizer now: else
@@ -368,7 +372,7 @@ def _respond(
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
     structured = _scrub_tree(output.model_dump(mode="json"))
     return CallToolResult(
-        content=[TextContent(type="text", text=scrub_secrets(render(output)).text)],
+        content=[TextContent(type="text", text=SCRUBBED.scrubbed(render(output)))],
         structured_content=structured,
     )
 
@@ -381,7 +385,7 @@ def error_output(exc: VaultctxError) -> outputs.ErrorOutput:
 def _scrub_tree(value: Any) -> Any:
     """Every string in a JSON-like value scrubbed, whatever field it sits in."""
     if isinstance(value, str):
-        return scrub_secrets(value).text
+        return SCRUBBED.scrubbed(value)
     if isinstance(value, list):
         return [_scrub_tree(item) for item in value]
     if isinstance(value, dict):
