@@ -30,8 +30,10 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from functools import partial
 from typing import Any, Literal, TypeVar
 
+import anyio.to_thread
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -80,6 +82,10 @@ SCRUBBED = ScrubMemory()
 # Not plain ASCII (the ellipsis), so the multilingual model builds its full tokenizer now: else
 # every plain-ASCII question builds a tokenizer of its own pieces (embed/query_pieces.py, for a
 # cold CLI search), ~1.5 ms under the interpreter lock per search, for ever, in a server.
+# Worker threads for reads beyond the reader handles (``VaultService.threads_for``): with 20
+# clients on 2 cores, 2 more than the 4 PostgreSQL handles measured best (docs/benchmarks.md).
+READ_THREADS_BEYOND_READERS = 2
+
 WARM_UP_QUERY = "warm up \N{HORIZONTAL ELLIPSIS}"
 
 
@@ -112,6 +118,10 @@ class VaultService:
         self._keywords_lock = threading.Lock()
         self._keywords: Vault | None = None  # set while a keyword index can answer early
         self.readers = Readers(vault, self._lock)
+        # Reads that found every reader handle busy used to wait in worker threads of their own
+        # (the SDK's pool: up to 40), each woken in turn under the interpreter lock; now they
+        # wait in the event loop, and a couple more than the handles keep the pool fed.
+        self._read_threads = anyio.CapacityLimiter(self.readers.size + READ_THREADS_BEYOND_READERS)
 
     def call(self, action: Callable[[Vault], T]) -> T:
         with self._damage_closes_the_readers(), self._lock, self.vault.reporting_index_damage():
@@ -156,6 +166,13 @@ class VaultService:
                 with self._keywords.reporting_index_damage():
                     return (while_warming or action)(self._keywords)
         return self.read(action)
+
+    def threads_for(self, *, writes: bool) -> anyio.CapacityLimiter | None:
+        """The worker threads a tool call may run on: reads share a few once the warm-up is over
+        (each then needs a reader handle); writes, and every call while the models load (which
+        may be answered at once, ``call_soon``), take the SDK's default pool (None), so none of
+        them waits behind reads queued for the warm-up."""
+        return None if writes or not self._ready.is_set() else self._read_threads
 
     @property
     def warming(self) -> bool:
@@ -272,14 +289,20 @@ def build_server(
         log_level=log_level,
         **_auth(token),
     )
-    add_tools(
-        server,
-        lambda run, render, soon, warming, writes: _respond(
-            service, run, render, soon=soon, while_warming=warming, writes=writes
-        ),
-        service.warming_for,
-        allow_writes=allow_writes,
-    )
+
+    async def respond(
+        run: Callable[[Vault], Any],
+        render: Callable[[Any], str],
+        soon: bool,
+        warming: Callable[[Vault], Any] | None,
+        writes: bool,
+    ) -> CallToolResult:
+        answer = partial(
+            _respond, service, run, render, soon=soon, while_warming=warming, writes=writes
+        )
+        return await anyio.to_thread.run_sync(answer, limiter=service.threads_for(writes=writes))
+
+    add_tools(server, respond, service.warming_for, allow_writes=allow_writes)
     _add_note_resource(server, service)
     add_hook_endpoint(server, service.read, token, hook_excerpts)
     if cli is not None:
