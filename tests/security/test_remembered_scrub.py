@@ -11,12 +11,14 @@ import pytest
 from mcp_types import TextContent
 
 from mcp import Client
+from tests.conftest import make_vault
 from tests.postgres.conftest import location_for
 from tests.security.stored_index import STORES, tamper
 from vaultctx.api import Vault
 from vaultctx.config import Config
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.indexer import Indexer
+from vaultctx.index.text_codec import pack_text
 from vaultctx.mcp import server
 from vaultctx.mcp.scrubbed import ScrubMemory
 
@@ -41,6 +43,23 @@ def test_every_string_of_a_tree_is_scrubbed_again_from_memory(
         assert '"n": 3' in sent and '"plain"' in sent
 
 
+def older_index(
+    tmp_path: Path, embedder: StaticEmbedder, kind: str, request: pytest.FixtureRequest
+) -> Vault:
+    """An index an older vaultctx wrote: a token in a path, a title, a section and a passage."""
+    note = "# Deploy\n\n## Steps\n\nthe lighthouse release checklist\n"
+    vault = make_vault(tmp_path / "vault", {"deploy.md": note})
+    db = location_for(kind, vault, tmp_path, request)
+    Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
+    passage = pack_text(f"the lighthouse release checklist, signed with {TOKEN}")
+    tamper(
+        db,
+        ("UPDATE files SET path = ?, title = ?", (f"deploy {TOKEN}.md", TOKEN)),
+        ("UPDATE chunks SET section = ?, body = ?", (f"Steps {TOKEN}", passage)),
+    )
+    return Vault(vault, db=db)
+
+
 @pytest.mark.parametrize("kind", STORES)
 async def test_a_repeated_search_is_scrubbed_like_the_first(
     tmp_path: Path,
@@ -49,24 +68,17 @@ async def test_a_repeated_search_is_scrubbed_like_the_first(
     request: pytest.FixtureRequest,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """An older index holding a token in a path and a title: every answer, the first and those
-    the memory gives, keeps it from the client."""
+    """Every answer, the first and those the memory gives, keeps the token from the client."""
     monkeypatch.setattr(server, "SCRUBBED", ScrubMemory())
-    vault = tmp_path / "vault"
-    vault.mkdir()
-    (vault / "deploy.md").write_text("# Deploy\n\nthe lighthouse release checklist\n")
-    db = location_for(kind, vault, tmp_path, request)
-    Indexer(Config(vault=vault, db=db), embedder).run(fast=True)
-    tamper(db, ("UPDATE files SET path = ?, title = ?", (f"deploy {TOKEN}.md", TOKEN)))
-    async with Client(server.build_server(Vault(vault, db=db)), mode="legacy") as client:
+    handle = older_index(tmp_path, embedder, kind, request)
+    arguments = {"query": "lighthouse release", "mode": "bm25"}
+    async with Client(server.build_server(handle), mode="legacy") as client:
         answers = []
         for _ in range(3):
-            result = await client.call_tool(
-                "obsidian_search", {"query": "lighthouse release", "mode": "bm25"}
-            )
+            result = await client.call_tool("obsidian_search", arguments)
             shown = "".join(b.text for b in result.content if isinstance(b, TextContent))
             answers.append(shown + json.dumps(result.structured_content))
     assert len(server.SCRUBBED) > 0
     assert answers[0] == answers[1] == answers[2]
-    assert "lighthouse" in answers[0] and "deploy" in answers[0]
+    assert "lighthouse" in answers[0] and "deploy" in answers[0] and "signed with" in answers[0]
     assert TOKEN not in answers[0] and TOKEN[4:] not in answers[0]
