@@ -78,14 +78,14 @@ T = TypeVar("T")
 # Every string a tool returns, scrubbed once more on its way out; remembered, as answers repeat.
 SCRUBBED = ScrubMemory()
 
-
-# Not plain ASCII (the ellipsis), so the multilingual model builds its full tokenizer now: else
-# every plain-ASCII question builds a tokenizer of its own pieces (embed/query_pieces.py, for a
-# cold CLI search), ~1.5 ms under the interpreter lock per search, for ever, in a server.
 # Worker threads for reads beyond the reader handles (``VaultService.threads_for``): with 20
 # clients on 2 cores, 2 more than the 4 PostgreSQL handles measured best (docs/benchmarks.md).
 READ_THREADS_BEYOND_READERS = 2
 
+
+# Not plain ASCII (the ellipsis), so the multilingual model builds its full tokenizer now: else
+# every plain-ASCII question builds a tokenizer of its own pieces (embed/query_pieces.py, for a
+# cold CLI search), ~1.5 ms under the interpreter lock per search, for ever, in a server.
 WARM_UP_QUERY = "warm up \N{HORIZONTAL ELLIPSIS}"
 
 
