@@ -82,6 +82,17 @@ def test_sdk_client_over_http(servers: dict[str, HttpServer]) -> None:
     assert "30-resources/rag/Reciprocal rank fusion.md" in [h["path"] for h in found["results"]]
 
 
+def test_a_post_is_answered_with_one_json_body(servers: dict[str, HttpServer]) -> None:
+    """One JSON body per request, not a server-sent-event stream of one event (mcp/server.py's
+    ``JSON_RESPONSES``): MCP clients accept both, and the stream cost the server ~1/6 of its CPU
+    per search."""
+    answer = post(servers["local"])
+    assert answer.status_code == 200
+    assert answer.headers["content-type"].startswith("application/json")
+    assert answer.json()["result"]["serverInfo"]["name"] == "vaultctx"
+    assert answer.headers["mcp-session-id"]
+
+
 @pytest.mark.parametrize(
     ("headers", "status"),
     [

@@ -139,6 +139,18 @@ def test_each_token_sees_only_its_own_vault(served: Served) -> None:
     }
 
 
+def test_each_vault_answers_a_post_with_one_json_body(served: Served) -> None:
+    """As ``serve --http`` does (mcp/server.py's ``JSON_RESPONSES``), for every vault served."""
+    from tests.mcp.test_http import INITIALIZE, MCP_HEADERS
+
+    for name, token in (("team", TEAM_TOKEN), ("handbook", HANDBOOK_TOKEN)):
+        headers = {**MCP_HEADERS, "authorization": f"Bearer {token}"}
+        answer = httpx2.post(served.url(name), json=INITIALIZE, headers=headers, timeout=30)
+        assert answer.status_code == 200, name
+        assert answer.headers["content-type"].startswith("application/json"), name
+        assert answer.json()["result"]["serverInfo"]["name"] == "vaultctx"
+
+
 async def call_create(url: str, token: str) -> Any:
     headers = {"authorization": f"Bearer {token}"}
     async with (

@@ -32,7 +32,7 @@ from starlette.types import Receive, Scope, Send
 from vaultctx.api import Vault
 from vaultctx.embed.base import Embedder, Vectors
 from vaultctx.mcp.served_vaults import ServedVault
-from vaultctx.mcp.server import build_server, run_uvicorn, transport_security
+from vaultctx.mcp.server import JSON_RESPONSES, build_server, run_uvicorn, transport_security
 
 
 class LockedEmbedder:
@@ -133,7 +133,10 @@ def build_vaults_app(
             allow_writes=each.scope == "write",
         )
         app = server.streamable_http_app(
-            streamable_http_path=each.url_path, transport_security=security, host=host
+            streamable_http_path=each.url_path,
+            transport_security=security,
+            host=host,
+            json_response=JSON_RESPONSES,
         )
         apps.append(app)
         routes.append(Route(each.url_path, endpoint=app))

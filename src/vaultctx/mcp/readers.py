@@ -96,6 +96,11 @@ class Readers:
             mine.memory = held.sharing(mine.db)
 
     @property
+    def size(self) -> int:
+        """How many reader handles there may be at once."""
+        return self._size
+
+    @property
     def opened(self) -> int:
         """How many reader handles exist (tests, status)."""
         with self._changed:

@@ -30,8 +30,10 @@ import time
 from collections.abc import AsyncIterator, Callable, Iterator, Sequence
 from contextlib import asynccontextmanager
 from dataclasses import replace
+from functools import partial
 from typing import Any, Literal, TypeVar
 
+import anyio.to_thread
 from mcp.server.auth.provider import AccessToken
 from mcp.server.auth.settings import AuthSettings
 from mcp.server.context import CallNext, HandlerResult, ServerRequestContext
@@ -55,6 +57,7 @@ from vaultctx.loopback.server_link import CLI_PATH
 from vaultctx.loopback.serving import run_while_serving
 from vaultctx.mcp import outputs
 from vaultctx.mcp.readers import Readers
+from vaultctx.mcp.scrubbed import ScrubMemory
 from vaultctx.mcp.tool_binding import WRITE_INSTRUCTIONS, add_tools
 from vaultctx.scrub import scrub_secrets
 from vaultctx.search.request import SearchRequest
@@ -71,6 +74,13 @@ type or date with obsidian_list_notes, and use obsidian_get_context for a ready-
 background on a topic. Secrets in notes are shown as [REDACTED:<kind>]."""
 
 T = TypeVar("T")
+
+# Every string a tool returns, scrubbed once more on its way out; remembered, as answers repeat.
+SCRUBBED = ScrubMemory()
+
+# Worker threads for reads beyond the reader handles (``VaultService.threads_for``): with 20
+# clients on 2 cores, 2 more than the 4 PostgreSQL handles measured best (docs/benchmarks.md).
+READ_THREADS_BEYOND_READERS = 2
 
 
 # Not plain ASCII (the ellipsis), so the multilingual model builds its full tokenizer now: else
@@ -108,6 +118,10 @@ class VaultService:
         self._keywords_lock = threading.Lock()
         self._keywords: Vault | None = None  # set while a keyword index can answer early
         self.readers = Readers(vault, self._lock)
+        # Reads that found every reader handle busy used to wait in worker threads of their own
+        # (the SDK's pool: up to 40), each woken in turn under the interpreter lock; now they
+        # wait in the event loop, and a couple more than the handles keep the pool fed.
+        self._read_threads = anyio.CapacityLimiter(self.readers.size + READ_THREADS_BEYOND_READERS)
 
     def call(self, action: Callable[[Vault], T]) -> T:
         with self._damage_closes_the_readers(), self._lock, self.vault.reporting_index_damage():
@@ -152,6 +166,13 @@ class VaultService:
                 with self._keywords.reporting_index_damage():
                     return (while_warming or action)(self._keywords)
         return self.read(action)
+
+    def threads_for(self, *, writes: bool) -> anyio.CapacityLimiter | None:
+        """The worker threads a tool call may run on: reads share a few once the warm-up is over
+        (each then needs a reader handle); writes, and every call while the models load (which
+        may be answered at once, ``call_soon``), take the SDK's default pool (None), so none of
+        them waits behind reads queued for the warm-up."""
+        return None if writes or not self._ready.is_set() else self._read_threads
 
     @property
     def warming(self) -> bool:
@@ -268,14 +289,20 @@ def build_server(
         log_level=log_level,
         **_auth(token),
     )
-    add_tools(
-        server,
-        lambda run, render, soon, warming, writes: _respond(
-            service, run, render, soon=soon, while_warming=warming, writes=writes
-        ),
-        service.warming_for,
-        allow_writes=allow_writes,
-    )
+
+    async def respond(
+        run: Callable[[Vault], Any],
+        render: Callable[[Any], str],
+        soon: bool,
+        warming: Callable[[Vault], Any] | None,
+        writes: bool,
+    ) -> CallToolResult:
+        answer = partial(
+            _respond, service, run, render, soon=soon, while_warming=warming, writes=writes
+        )
+        return await anyio.to_thread.run_sync(answer, limiter=service.threads_for(writes=writes))
+
+    add_tools(server, respond, service.warming_for, allow_writes=allow_writes)
     _add_note_resource(server, service)
     add_hook_endpoint(server, service.read, token, hook_excerpts)
     if cli is not None:
@@ -368,7 +395,7 @@ def _respond(
         return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True)
     structured = _scrub_tree(output.model_dump(mode="json"))
     return CallToolResult(
-        content=[TextContent(type="text", text=scrub_secrets(render(output)).text)],
+        content=[TextContent(type="text", text=SCRUBBED.scrubbed(render(output)))],
         structured_content=structured,
     )
 
@@ -381,7 +408,7 @@ def error_output(exc: VaultctxError) -> outputs.ErrorOutput:
 def _scrub_tree(value: Any) -> Any:
     """Every string in a JSON-like value scrubbed, whatever field it sits in."""
     if isinstance(value, str):
-        return scrub_secrets(value).text
+        return SCRUBBED.scrubbed(value)
     if isinstance(value, list):
         return [_scrub_tree(item) for item in value]
     if isinstance(value, dict):
@@ -404,6 +431,14 @@ def _add_note_resource(server: MCPServer[Any], service: VaultService) -> None:
         except VaultctxError as exc:
             raise ResourceError(exc.one_line()) from exc
         return scrub_secrets(outputs.note_text(outputs.note_output(note))).text
+
+
+# Each POST's answer as one JSON body rather than a server-sent-event stream holding one event:
+# both are MCP's Streamable HTTP, and clients must accept either. The tools send nothing before
+# their result (no progress, no logging to the client), so the stream only cost the server:
+# ~0.84x its CPU per search without it under 20 clients (docs/benchmarks.md). The GET stream
+# for messages the server starts on its own is unchanged.
+JSON_RESPONSES = True
 
 
 def transport_security(host: str, extra_hosts: Sequence[str] = ()) -> TransportSecuritySettings:
@@ -449,7 +484,9 @@ def run_http(
     listening = sockets if sockets is not None else bind_listeners(host, port)
     server = build_server(vault, token=token, log_level="INFO", allow_writes=allow_writes, cli=cli)
     app = server.streamable_http_app(
-        transport_security=transport_security(host, extra_hosts), host=host
+        transport_security=transport_security(host, extra_hosts),
+        host=host,
+        json_response=JSON_RESPONSES,
     )
     watcher = None
     if watch:

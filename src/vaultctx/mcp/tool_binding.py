@@ -10,7 +10,7 @@ read-only.
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import asdict
 from typing import Annotated, Any
 
@@ -63,7 +63,7 @@ Run = Callable[[Vault], Any]
 # Runs one call against the vault and packages its result or error (server._respond): the run,
 # the text for the model, ``soon``, the run while the models load (or None), and whether the
 # tool writes (writes wait for each other; reads run side by side).
-Respond = Callable[[Run, Callable[[Any], str], bool, Run | None, bool], CallToolResult]
+Respond = Callable[[Run, Callable[[Any], str], bool, Run | None, bool], Awaitable[CallToolResult]]
 
 
 def add_tools(
@@ -87,15 +87,17 @@ def add_tools(
 
 def sdk_function(
     face: McpFace, respond: Respond, warming_for: Callable[[], float]
-) -> Callable[..., CallToolResult]:
+) -> Callable[..., Awaitable[CallToolResult]]:
     """The function the SDK registers: named as the tool, with the face's arguments as its
-    signature and the output model as its structured result."""
+    signature and the output model as its structured result. A coroutine: ``respond`` picks the
+    worker thread the call runs on (server.py), where the SDK would take one from its shared
+    pool for a plain function."""
     model, convert, render = OUTPUTS[face.output]
 
-    def tool(**arguments: Any) -> CallToolResult:
+    async def tool(**arguments: Any) -> CallToolResult:
         call = face.arguments(**arguments)
         warming = call.while_warming
-        return respond(
+        return await respond(
             lambda vault: convert(call.run(vault)),
             render,
             call.soon,
