@@ -41,6 +41,9 @@ def test_a_candidate_takes_its_keyword_rank_and_its_best_vector_or_graph_rank() 
     assert (only_vector.bm25_rank, only_vector.vec_rank, only_vector.graph) == (None, 3, None)
     only_keyword = _candidate(Fused(9, 0.5, (5, None, None, 1)), LISTS, {})
     assert (only_keyword.bm25_rank, only_keyword.vec_rank) == (5, None)
+    vector_search = [RankedList("vector", [], 1.0), RankedList("title", [], 0.0)]
+    unranked = _candidate(Fused(6, 0.5, (2, 1)), vector_search, {})
+    assert (unranked.bm25_rank, unranked.vec_rank) == (None, 2), "no keyword list, no keyword rank"
 
 
 def test_one_result_per_note_widens_every_pool() -> None:
@@ -103,3 +106,10 @@ def test_an_output_scrub_covers_path_title_section_citation_and_text() -> None:
     assert (scrubbed.chunk_id, scrubbed.score, scrubbed.bm25_rank) == (3, 1.0, 1)
     [kept] = _budgeted([result], 1000, scrub=False)
     assert kept == result, "an index this scrubber wrote is not scrubbed twice"
+
+
+def test_the_budget_cuts_the_texts_and_drops_what_does_not_fit() -> None:
+    long = SearchResult("a.md", "A", "", "a.md", "word " * 100, 1.0, 1, None, 1)
+    second = SearchResult("b.md", "B", "", "b.md", "other " * 100, 0.5, 2, None, 2)
+    [cut] = _budgeted([long, second], 10, scrub=False)  # 40 characters: the first, cut
+    assert cut.file_path == "a.md" and cut.text.endswith("…") and len(cut.text) <= 40
