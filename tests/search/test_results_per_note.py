@@ -47,3 +47,9 @@ def test_two_notes_with_one_title_are_two_results(vault: Vault) -> None:
     response = vault.search(SearchRequest("compost", mode="bm25", limit=10, notes=True))
     plans = [r.file_path for r in response.results if r.title == "Plan"]
     assert sorted(plans) == ["garden/Plan.md", "kitchen/Plan.md"]
+
+
+def test_every_note_named_by_the_query_is_lifted_not_just_the_first(vault: Vault) -> None:
+    results = vault.search(SearchRequest("plan", mode="bm25", limit=10)).results
+    assert sorted(r.file_path for r in results[:2]) == ["garden/Plan.md", "kitchen/Plan.md"]
+    assert all(r.score > 1.0 for r in results[:2]), "both carry the title list's weight"
