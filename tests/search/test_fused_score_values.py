@@ -57,3 +57,9 @@ def test_a_graph_search_fuses_ranks_unless_told_otherwise(vault: Vault) -> None:
     assert ranked and all(0 < r.score <= ceiling + 1e-9 for r in ranked)
     scored = vault.search(SearchRequest("mulch for the beds", graph=True, fusion="score")).results
     assert max(r.score for r in scored) > ceiling
+
+
+def test_a_graph_search_still_puts_the_note_named_by_the_query_first(vault: Vault) -> None:
+    results = vault.search(SearchRequest("compost", graph=True)).results
+    ceiling = (KEYWORD_WEIGHT + GRAPH_WEIGHT) / (RRF_K + 1)  # what the other lists can give
+    assert results[0].file_path == "Compost.md" and results[0].score > ceiling
