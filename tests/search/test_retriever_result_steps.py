@@ -4,19 +4,26 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 
+from tests.conftest import make_vault
+from vaultctx.api import Vault
+from vaultctx.index.db import open_index
 from vaultctx.search.fusion import Fused
 from vaultctx.search.graph import GraphOrigin
 from vaultctx.search.ranking_constants import NOTE_POOL_PER_RESULT
 from vaultctx.search.request import SearchRequest
 from vaultctx.search.retriever import (
     RankedList,
+    Retriever,
     SearchResult,
     _budgeted,
     _candidate,
     _pool,
+    _Search,
     _weak_match_notice,
 )
 
@@ -113,3 +120,17 @@ def test_the_budget_cuts_the_texts_and_drops_what_does_not_fit() -> None:
     second = SearchResult("b.md", "B", "", "b.md", "other " * 100, 0.5, 2, None, 2)
     [cut] = _budgeted([long, second], 10, scrub=False)  # 40 characters: the first, cut
     assert cut.file_path == "a.md" and cut.text.endswith("…") and len(cut.text) <= 40
+
+
+def test_fusion_reads_a_cut_lists_bounds_not_its_own_scale(tmp_path: Path) -> None:
+    vault = Vault(make_vault(tmp_path / "vault", {"a.md": "# A\n\nalpha\n"}), db=tmp_path / "i.db")
+    vault.index(fast=True)
+    db = open_index(vault.db_path, readonly=True)
+    try:
+        retriever = Retriever(db, None)
+        search = _Search(SearchRequest("q"), "hybrid", [], None, [])
+        cut = RankedList("vector", [(5, 0.5)], 1.0, bounds=(0.3, 0.9))  # one hit of several
+        [candidate] = retriever._fuse(search, [cut, RankedList("title", [], 0.0)], {})
+    finally:
+        db.close()
+    assert (candidate.chunk_id, candidate.score) == (5, round(1 / 3, 6))
