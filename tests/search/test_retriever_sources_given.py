@@ -7,14 +7,10 @@ from __future__ import annotations
 import pytest
 
 from tests.conftest import make_vault
+from tests.search.test_vectors_in_memory_from_third_query import NOTES
 from vaultctx.api import Vault
 from vaultctx.index.db import open_index
 from vaultctx.search.retriever import Retriever, VectorSource
-
-NOTES = {
-    "wal.md": "# WAL\n\nThe write-ahead log lets readers and one writer work at once.\n",
-    "compost.md": "# Compost\n\nTurn the heap every week so it stays warm.\n",
-}
 
 
 @pytest.fixture(scope="module")
