@@ -141,6 +141,16 @@ def test_only_note_types_are_written_unless_a_folder_is_allowed(root: Path) -> N
     assert confine(root, "notes/archive", folder=True).relative == "notes/archive"
 
 
+def test_an_obsidian_base_is_written_in_any_case_of_its_suffix(root: Path) -> None:
+    """Obsidian's ``.base`` files are not indexed but a change may write them, spelled as the
+    user spelled them (``Board.BASE`` from a case-insensitive file system)."""
+    for raw in ("boards/Reading.base", "boards/Reading.BASE", "boards/Reading.Base"):
+        assert confine(root, raw).relative == raw
+    assert refusal(root, "boards/Reading.bases").message.startswith(
+        "path refused: boards/Reading.bases is not a note type vaultctx writes"
+    )
+
+
 def test_an_unsafe_spelling_keeps_the_confinements_words(root: Path) -> None:
     refused = refusal(root, "../outside.md")
     assert refused.message.startswith("path refused:") and "outside.md" in refused.message
