@@ -193,6 +193,16 @@ GROUPS: dict[str, Group] = {
         ],
         per_test_setup=STATE_MACHINE_CAP,
     ),
+    # The staged, fsynced write and rename every saved file goes through (vault changes, ledger
+    # records and blobs, settings): its order is what item 11's "fsynced before the rename" asks.
+    "durable": Group(
+        ["src/vaultctx/vault/durable.py"],
+        [
+            "tests/vault/test_durable.py",
+            "tests/vault/test_writes_durability.py",
+            "tests/ledger/test_store_writing.py",
+        ],
+    ),
     # The UI's server tests run it in a subprocess, out of mutmut's sight: only the tests that
     # call the guard in this process count.
     "ui_guard": Group(

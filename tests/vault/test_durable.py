@@ -46,3 +46,44 @@ def test_a_failed_rename_leaves_the_target_and_no_staged_file(tmp_path: Path) ->
 
 def test_syncing_a_missing_folder_is_not_an_error(tmp_path: Path) -> None:
     sync_folder(tmp_path / "gone")
+
+
+def test_a_replacement_is_staged_beside_its_target_under_the_callers_name(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Staged in the target's own folder (a rename within one file system, never from the
+    system's temp folder) and named as the caller asked, so the scanner and the clean-up
+    recognise a staged file left by a crash."""
+    renamed: list[tuple[Path, Path]] = []
+    real_replace = os.replace
+
+    def record(source: str, target: str) -> None:
+        renamed.append((Path(source), Path(target)))
+        real_replace(source, target)
+
+    monkeypatch.setattr(os, "replace", record)
+    target = tmp_path / "notes" / "a.md"
+    target.parent.mkdir()
+    replace_with_staged(target, b"new", 0o644, prefix=".a.md.", suffix=".vaultctx-tmp")
+    [(source, destination)] = renamed
+    assert destination == target and source.parent == target.parent
+    assert source.name.startswith(".a.md.") and source.name.endswith(".vaultctx-tmp")
+
+
+@pytest.mark.parametrize("step", ["write", "rename"])
+def test_a_failure_whose_clean_up_fails_too_raises_the_failure(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, step: str
+) -> None:
+    """A staged file that cannot be removed after the write or the rename failed does not hide
+    why it failed: the first error is the one raised."""
+
+    def refuse(*args: object) -> None:
+        raise OSError(28, "No space left on device")
+
+    def cannot_remove(path: str) -> None:
+        raise PermissionError(13, "Permission denied", path)
+
+    monkeypatch.setattr(os, "fsync" if step == "write" else "replace", refuse)
+    monkeypatch.setattr(os, "unlink", cannot_remove)
+    with pytest.raises(OSError, match="No space left"):
+        replace_with_staged(tmp_path / "a.md", b"new", 0o644, prefix=".a.", suffix=".tmp")
