@@ -143,6 +143,8 @@ GROUPS: dict[str, Group] = {
             "tests/index/test_quality_pass.py",
             "tests/index/test_quality_pass_records.py",
             "tests/index/test_model_hash_checks.py",
+            "tests/index/test_korean_pass_two.py",
+            "tests/index/test_multilingual_pass_vectors.py",
         ],
     ),
     "scrub": Group(

@@ -8,6 +8,7 @@ with the vector of its chunk embedded alone.
 
 from __future__ import annotations
 
+import json
 from contextlib import closing
 from pathlib import Path
 
@@ -20,7 +21,12 @@ from vaultctx.embed.base import embedding_input, quantize_int8
 from vaultctx.embed.e5 import E5Embedder
 from vaultctx.embed.registry import create_multilingual_embedder
 from vaultctx.index.db import open_index
-from vaultctx.index.schema import MULTI_TABLE
+from vaultctx.index.schema import (
+    META_MULTI_MODEL_HASH,
+    META_MULTI_MODEL_NAME,
+    META_QUALITY_MODEL_NAME,
+    MULTI_TABLE,
+)
 from vaultctx.index.text_codec import unpack_text
 
 pytestmark = pytest.mark.skipif(
@@ -76,3 +82,64 @@ def test_every_chunk_gets_the_vector_of_its_own_text(tmp_path: Path) -> None:
     # nothing), and closer to it than to any other chunk's.
     assert np.all(np.diag(cosines) > 0.9999), np.diag(cosines)
     assert list(np.argmax(cosines, axis=1)) == list(range(len(ids)))
+
+
+def test_the_pass_records_its_model_and_its_last_run_under_its_own_keys(tmp_path: Path) -> None:
+    """``status`` and the search read the multilingual pass's model and last run from their own
+    meta keys, never pass 2's: a run stamps every chunk it embedded, names its model and says
+    how it finished."""
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    for name, text in list(_notes().items())[:3]:
+        (folder / name).write_text(text, encoding="utf-8")
+    settings = Settings(quality_engine="", multilingual_chunks="all")
+    vault = Vault(config=Config(folder, tmp_path / "index.db", settings))
+    vault.index()
+    vault.close()
+    with closing(open_index(tmp_path / "index.db", readonly=True)) as db:
+        assert db.meta(META_MULTI_MODEL_NAME) == E5Embedder().name
+        assert db.meta(META_QUALITY_MODEL_NAME) is None
+        last_run = json.loads(str(db.meta("multi_last_run")))
+        assert last_run["embedded"] == 3 and last_run["remaining"] == 0
+        assert db.meta("quality_last_run") is None
+        unstamped = db.scalar("SELECT count(*) FROM chunks WHERE multi_embedded_at IS NULL")
+        assert unstamped == 0
+
+
+def _index_with(folder: Path, db_path: Path, meta: dict[str, str], note: str) -> list[str]:
+    """Set ``meta`` in the index, add ``note`` (work for the pass), run ``vaultctx index``
+    again: its warnings."""
+    with closing(open_index(db_path)) as db, db.transaction():
+        for key, value in meta.items():
+            db.set_meta(key, value)
+    (folder / note).write_text(f"# {note}\n\n" + SENTENCE * 2, encoding="utf-8")
+    settings = Settings(quality_engine="", multilingual_chunks="all")
+    vault = Vault(config=Config(folder, db_path, settings))
+    try:
+        return list(vault.index().warnings)
+    finally:
+        vault.close()
+
+
+def _last_run_embedded(db_path: Path) -> int:
+    with closing(open_index(db_path, readonly=True)) as db:
+        return int(json.loads(str(db.meta("multi_last_run")))["embedded"])
+
+
+def test_another_model_or_another_storage_redoes_every_vector(tmp_path: Path) -> None:
+    """Another multilingual model redoes every chunk's vector and says so; vectors stored as
+    another type (an index moved between stores) are redone too, not read as they are."""
+    folder = tmp_path / "vault"
+    folder.mkdir()
+    db_path = tmp_path / "index.db"
+    assert _index_with(folder, db_path, {}, "하나.md") == []
+    assert _last_run_embedded(db_path) == 1
+    redone = _index_with(folder, db_path, {META_MULTI_MODEL_HASH: "another-model"}, "둘.md")
+    assert redone == ["multilingual model changed: all multilingual vectors redone"]
+    assert _last_run_embedded(db_path) == 2
+    with closing(open_index(db_path, readonly=True)) as db:
+        layout = str(db.meta(f"{MULTI_TABLE}.layout"))
+    _index_with(folder, db_path, {f"{MULTI_TABLE}.layout": "float[1024]"}, "셋.md")
+    assert _last_run_embedded(db_path) == 3
+    with closing(open_index(db_path, readonly=True)) as db:
+        assert db.meta(f"{MULTI_TABLE}.layout") == layout
