@@ -14,13 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from vaultctx.vault.paths import UnsafePathError, is_vault_folder, normalize_vault_path
-from vaultctx.vault.scanner import (
-    OWN_FILES_REASON,
-    IgnoreRules,
-    excluded_reason,
-    is_excluded,
-    is_own_path,
-)
+from vaultctx.vault.scanner import IgnoreRules, is_excluded, is_own_path, withheld_reason
 
 
 @dataclass(frozen=True)
@@ -37,10 +31,9 @@ def list_vault_folder(vault: Path, folder: str, rules: IgnoreRules) -> list[Fold
     if relative:
         if not is_vault_folder(vault, relative):
             return None
-        if is_own_path(relative):
-            raise UnsafePathError(folder, OWN_FILES_REASON)
-        if is_excluded(relative, rules, is_folder=True):
-            raise UnsafePathError(folder, excluded_reason(relative, rules, is_folder=True))
+        withheld = withheld_reason(relative, rules, is_folder=True)
+        if withheld is not None:
+            raise UnsafePathError(folder, withheld)
     target = Path(os.path.realpath(root.joinpath(*relative.split("/")))) if relative else root
     entries: list[FolderEntry] = []
     with os.scandir(target) as children:

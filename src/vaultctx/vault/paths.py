@@ -19,12 +19,9 @@ from urllib.parse import unquote
 
 from vaultctx.vault.errors import VaultError
 from vaultctx.vault.scanner import (
-    OWN_FILES_REASON,
     IgnoreRules,
-    excluded_reason,
-    is_excluded,
-    is_own_path,
     unserved_reason,
+    withheld_reason,
 )
 
 PATH_SUGGESTION = (
@@ -193,10 +190,9 @@ def is_vault_folder(vault: Path, relative: str) -> bool:
 
 
 def _check_not_excluded(raw: str, relative: str, rules: IgnoreRules) -> None:
-    if is_own_path(relative):
-        raise UnsafePathError(raw, OWN_FILES_REASON)
-    if is_excluded(relative, rules):
-        raise UnsafePathError(raw, excluded_reason(relative, rules))
+    withheld = withheld_reason(relative, rules)
+    if withheld is not None:
+        raise UnsafePathError(raw, withheld)
 
 
 def _check_served(raw: str, relative: str, rules: IgnoreRules) -> None:

@@ -341,12 +341,21 @@ def is_served_path(relative: str, rules: IgnoreRules) -> bool:
 def unserved_reason(relative: str, rules: IgnoreRules) -> str | None:
     """Why vaultctx does not index and serve the vault-relative file ``relative`` (completing
     "the path …"), or None when it does."""
-    if is_own_path(relative):
-        return OWN_FILES_REASON
-    if is_excluded(relative, rules):
-        return excluded_reason(relative, rules)
+    withheld = withheld_reason(relative, rules)
+    if withheld is not None:
+        return withheld
     if not is_indexed_name(relative.rsplit("/", 1)[-1]):
         return "is not a note type vaultctx serves (.md, .txt, .csv, …)"
+    return None
+
+
+def withheld_reason(relative: str, rules: IgnoreRules, *, is_folder: bool = False) -> str | None:
+    """Why ``relative`` is never served whatever its type (completing "the path …"): it lies in
+    git's or vaultctx's own files, or the ignore rules exclude it (naming the rule); else None."""
+    if is_own_path(relative):
+        return OWN_FILES_REASON
+    if is_excluded(relative, rules, is_folder=is_folder):
+        return excluded_reason(relative, rules, is_folder=is_folder)
     return None
 
 
