@@ -123,3 +123,18 @@ def test_hooks_install_adds_the_capture_hook_beside_the_others(
     kinds = [command.split()[3] for _matcher, command in post if is_vaultctx_command(command)]
     assert kinds == ["compress", "capture"]
     assert [matcher for matcher, _command in post] == ["Bash", None]
+
+
+def test_the_switch_names_a_long_or_bracketed_folder_on_one_line_as_written(
+    tmp_path: Path,
+) -> None:
+    """Rich wraps at 80 columns when stdout is not a terminal and reads "[...]" as markup: the
+    folder must come back whole, on one line, brackets kept."""
+    project = tmp_path / ("a-project-folder-with-a-long-name-" * 3 + "[red]x")
+    project.mkdir()
+    env = subprocess_env(XDG_STATE_HOME=str(tmp_path / "state"), XDG_DATA_HOME=str(tmp_path / "d"))
+    for state in ("on", "status", "off"):
+        switched = _cli(env, "hooks", "capture", state, "--project", str(project))
+        assert switched.returncode == 0, switched.stderr
+        expected = "on" if state != "off" else "off"
+        assert switched.stdout == f"capture of tool output in {project.resolve()}: {expected}\n"
