@@ -261,3 +261,42 @@ def test_an_index_from_before_pg003_gets_the_bounds_the_indexer_writes(
             assert found == _full(db, match, 5, (1.0, 0.5, 0.3))
     finally:
         db.close()
+
+
+def test_a_question_whose_words_hold_few_rows_is_ranked_in_full(
+    tmp_path: Path, request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Below ``fts.PRUNE_FROM`` rows over the query's words (each word's rows plus the rows of
+    phrases counted in Python) neither pruned ranking is tried; from it on, both are. The
+    answer is the same either way."""
+    vault = _vault(tmp_path / "vault", 100, seed=5)
+    postgres = location_for("postgres", vault, tmp_path, request)
+    _index(vault, postgres)
+    db = open_index(postgres, readonly=True)
+    try:
+        match = '"beta gamma" OR "alpha" OR "gamma"'
+        words = bm25_topk.counts(db, ["alpha", "gamma"])[2]
+        phrase_rows = len(
+            fts._frequencies(
+                fts.parse('"beta gamma"'),
+                fts._fetch(db, fts.parse('"beta gamma"')).postings,
+                (1.0, 1.0, 1.0),
+            )[0]
+        )
+        assert phrase_rows > 0
+        size = words["alpha"] + words["gamma"] + phrase_rows
+        expected = _full(db, match, 5, (1.0, 0.5, 0.3))
+        tried: list[str] = []
+        for path in (bm25_topk, bm25_blocks):
+            monkeypatch.setattr(path, "top", lambda *a, name=path.__name__, **k: tried.append(name))
+        for prune_from, pruned in ((size + 1, False), (size, True)):
+            monkeypatch.setattr(fts, "PRUNE_FROM", prune_from)
+            tried.clear()
+            assert fts.bm25(db, match, 5, (1.0, 0.5, 0.3)) == expected
+            assert tried == (
+                ["vaultctx.index.postgres.bm25_topk", "vaultctx.index.postgres.bm25_blocks"]
+                if pruned
+                else []
+            )
+    finally:
+        db.close()

@@ -62,3 +62,22 @@ def test_a_reader_reads_model_meta_once_and_sees_a_writers_change(
     finally:
         reader.close()
         writer.close()
+
+
+def test_a_reader_plans_each_statement_once_and_a_writer_per_run(
+    example_vault: Path, tmp_path: Path, request: pytest.FixtureRequest
+) -> None:
+    """Readers keep one generic plan per prepared statement (planning the keyword ranking
+    afresh cost more than running it); the indexer's connection keeps PostgreSQL's default."""
+    location = location_for("postgres", example_vault, tmp_path, request)
+    Indexer(Config(vault=example_vault, db=location, settings=Settings()), StaticEmbedder()).run(
+        fast=True
+    )
+    reader = open_index(location, readonly=True)
+    writer = open_index(location)
+    try:
+        assert reader.run("SHOW plan_cache_mode").fetchone()[0] == "force_generic_plan"
+        assert writer.run("SHOW plan_cache_mode").fetchone()[0] == "auto"
+    finally:
+        reader.close()
+        writer.close()

@@ -557,6 +557,15 @@ _IN_NOTES = "AND h.chunk_id IN (SELECT id FROM chunks WHERE file_id = ANY(%(file
 # (docs/benchmarks.md, "Block bounds").
 _MAXSCORE_SHARE = 0.03
 
+# Below this many rows over the query's words (each word's rows, plus the rows of phrases
+# counted in Python), scoring every posting costs less than either pruned ranking's extra work,
+# so neither is tried. Measured per question, both ways alternated: on the Obsidian Help vault
+# (1,749 chunks) the full ranking was faster for every question, up to 1,655 rows (5.2 against
+# 7.1 ms); on the PowerShell docs (130k chunks) the two crossed between 3,242 and 3,970 rows,
+# and past 10,000 the pruned ones were 1.4-28x faster (docs/benchmarks.md, "Plans made once per
+# reader, small questions ranked in full").
+PRUNE_FROM = 2000
+
 
 def bm25(
     db: Any,
@@ -573,7 +582,8 @@ def bm25(
     tokens, a prefix) are counted in Python first and handed over with their frequencies. The
     top ``limit`` is found without scoring every posting where that provably gives the same
     rows: by MaxScore around a very rare word (bm25_topk.py), else block by block from stored
-    bounds (bm25_blocks.py); every posting is scored only when neither applies.
+    bounds (bm25_blocks.py); every posting is scored when neither applies, or when the query's
+    words hold so few rows (``PRUNE_FROM``) that scoring them all is the cheaper way.
     """
     phrases = parse(match)
     plain = [(index, p.terms[0]) for index, p in enumerate(phrases) if _is_plain(p)]
@@ -588,11 +598,12 @@ def bm25(
     scorers += [bm25_topk.Scorer(i, None, sum(1 for g in given if g[0] == i)) for i, _ in other]
     ranking = bm25_topk.Ranking(K1, B, weights, limit, file_ids)
     counted = bm25_topk.counts(db, [t for _, t in plain]) if plain else None
-    pruned = bm25_topk.top(db, scorers, given, ranking, _MAXSCORE_SHARE, counted)
-    if pruned is None:  # a version MaxScore saw move is noticed here again, and ranked in full
-        pruned = bm25_blocks.top(db, scorers, given, ranking, counted)
-    if pruned is not None:
-        return pruned
+    if counted is None or sum(counted[2].values()) + len(given) >= PRUNE_FROM:
+        pruned = bm25_topk.top(db, scorers, given, ranking, _MAXSCORE_SHARE, counted)
+        if pruned is None:  # a version MaxScore saw move is noticed here again, and ranked in full
+            pruned = bm25_blocks.top(db, scorers, given, ranking, counted)
+        if pruned is not None:
+            return pruned
     params = {
         "idx": [i for i, _ in plain],
         "terms": [t for _, t in plain],

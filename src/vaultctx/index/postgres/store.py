@@ -58,6 +58,15 @@ _REACH_ADVICE = (
 # has moved it.
 META_FRESH_SECONDS = 0.25
 
+# A reader sends the same few statements search after search, and psycopg prepares each after
+# its fifth run; PostgreSQL then still plans it afresh for every run's parameters (a custom
+# plan) whenever its estimate for the generic plan is higher, which for our array-parameter
+# statements it always is. Planning the keyword ranking took 1.1 ms of the 1.9 ms it cost on a
+# 1,749-chunk vault. A generic plan is made once per connection; their shapes do not depend on
+# the words (index lookups driven from the query's terms), and at 130k chunks they measured
+# the same p50/p95 as custom plans (docs/benchmarks.md, "Plans made once per reader").
+READER_PLANS = "force_generic_plan"
+
 
 def _connect(location: PostgresLocation) -> Any:
     """The one place a connection is opened (autocommit: transactions are explicit), with the
@@ -244,6 +253,8 @@ def open_postgres(location: PostgresLocation, *, readonly: bool = False) -> Post
             # Our statements are short lookups: JIT compiling one (its cost estimate passes
             # jit_above_cost on a large vault) takes longer than running it.
             conn.execute("SET jit = off")
+            if readonly:
+                conn.execute(f"SET plan_cache_mode = {READER_PLANS}")
             _migrate_or_check(conn, location, readonly)
             if vec_version is not None:
                 from vaultctx.index.postgres.vectors import register_halfvec
