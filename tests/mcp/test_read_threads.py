@@ -1,6 +1,6 @@
 """Reads wait for a worker thread in the event loop, not in threads of their own
-(``VaultService.threads_for``): with 20 searches in flight, only a couple more than the reader
-handles run at once; writes and calls during the warm-up keep the SDK's default pool."""
+(``VaultService.threads_for``): with 20 searches in flight, only as many as the reader handles
+run at once; writes and calls during the warm-up keep the SDK's default pool."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import pytest
 from mcp import Client
 from tests.mcp.conftest import IndexedVault, wait_for_models
 from vaultctx.mcp import server
-from vaultctx.mcp.server import READ_THREADS_BEYOND_READERS, VaultService, build_server
+from vaultctx.mcp.server import VaultService, build_server
 
 pytestmark = pytest.mark.anyio
 
@@ -57,9 +57,8 @@ async def test_twenty_searches_run_on_a_few_threads(
         async with anyio.create_task_group() as group:
             for n in range(20):
                 group.start_soon(search, n)
-    allowed = service.readers.size + READ_THREADS_BEYOND_READERS
     assert len(answers) == 20 and not any(a.is_error for a in answers)
-    assert gauge.most == allowed  # all of them busy, and never more
+    assert gauge.most == service.readers.size  # all of them busy, and never more
 
 
 def test_writes_and_calls_while_warming_take_the_default_pool(
@@ -72,6 +71,6 @@ def test_writes_and_calls_while_warming_take_the_default_pool(
     assert service._ready.wait(120)
     limiter = service.threads_for(writes=False)
     assert limiter is not None
-    assert limiter.total_tokens == service.readers.size + READ_THREADS_BEYOND_READERS
+    assert limiter.total_tokens == service.readers.size
     assert service.threads_for(writes=True) is None
     service.readers.close()

@@ -14,7 +14,8 @@ from tests.conftest import copy_example_vault
 from tests.postgres.conftest import location_for
 from vaultctx.api import Vault
 from vaultctx.db_location import PostgresLocation
-from vaultctx.mcp.readers import POSTGRES_READERS, SQLITE_READERS, Readers, pool_size
+from vaultctx.mcp import readers
+from vaultctx.mcp.readers import SQLITE_READERS, Readers, pool_size
 from vaultctx.mcp.server import VaultService
 from vaultctx.search.retriever import Retriever
 from vaultctx.search.vector_sources import IndexRetriever
@@ -56,11 +57,19 @@ def test_a_read_does_not_wait_for_a_write_holding_the_vault(service: VaultServic
     assert found == [expected]
 
 
-def test_pool_sizes_follow_the_store(service: VaultService) -> None:
-    """As measured for each store (mcp/readers.py)."""
+def test_pool_sizes_follow_the_store(
+    service: VaultService, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As measured for each store (mcp/readers.py): four on SQLite; on PostgreSQL one per core
+    this process may use, at least two."""
     postgres = isinstance(service.vault.db_path, PostgresLocation)
-    assert pool_size(service.vault.db_path) == (POSTGRES_READERS if postgres else SQLITE_READERS)
     assert service.readers._size == pool_size(service.vault.db_path)
+    for cores, expected in (({0}, 2), ({0, 1}, 2), ({0, 1, 2, 3, 4}, 5)):
+        monkeypatch.setattr(readers.os, "sched_getaffinity", lambda pid, cores=cores: cores)
+        assert pool_size(service.vault.db_path) == (expected if postgres else SQLITE_READERS)
+    monkeypatch.delattr(readers.os, "sched_getaffinity")
+    monkeypatch.setattr(readers.os, "cpu_count", lambda: 6)
+    assert pool_size(service.vault.db_path) == (6 if postgres else SQLITE_READERS)
 
 
 def test_two_reads_run_at_once_each_on_its_own_connection(service: VaultService) -> None:

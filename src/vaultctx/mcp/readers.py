@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
 import threading
 from collections.abc import Iterator
 
@@ -28,16 +29,29 @@ from vaultctx.index.database import POSTGRES
 log = logging.getLogger(__name__)
 
 # Handles per vault, as measured with 20 clients on 2 cores (bench/http_concurrency.py,
-# docs/benchmarks.md): four answered ~25 % more searches per second on PostgreSQL (a search
-# waits on the server's processes much of its time) and ~57 % more on SQLite (sqlite3, numpy and
-# the tokenizers release the interpreter lock), each with a lower p95.
-POSTGRES_READERS = 4
+# docs/benchmarks.md). SQLite: four answered ~57 % more searches per second than one (sqlite3,
+# numpy and the tokenizers release the interpreter lock), with a lower p95. PostgreSQL: one per
+# core the process may use. Four once answered ~25 % more than one, while PostgreSQL's share of
+# a search was the larger; since its plans are made once per reader, this process's
+# interpreter is what a search waits for, and on 2 cores two handles cost it 0.73-0.76x the CPU
+# per search of four-plus-two threads taking turns under its lock (p95 110-134 against
+# 148-176 ms). A server with more cores, or a database across a network, gets more.
 SQLITE_READERS = 4
+MIN_POSTGRES_READERS = 2
+
+
+def postgres_readers() -> int:
+    """The cores this process may run on (its CPU affinity where the OS tells), at least two."""
+    try:
+        cores = len(os.sched_getaffinity(0))
+    except (AttributeError, OSError):  # not on macOS or Windows
+        cores = os.cpu_count() or 1
+    return max(MIN_POSTGRES_READERS, cores)
 
 
 def pool_size(location: IndexLocation) -> int:
     """How many searches of an index at ``location`` run at once."""
-    return POSTGRES_READERS if isinstance(location, PostgresLocation) else SQLITE_READERS
+    return postgres_readers() if isinstance(location, PostgresLocation) else SQLITE_READERS
 
 
 class Readers:

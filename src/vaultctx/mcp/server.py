@@ -78,10 +78,6 @@ T = TypeVar("T")
 # Every string a tool returns, scrubbed once more on its way out; remembered, as answers repeat.
 SCRUBBED = ScrubMemory()
 
-# Worker threads for reads beyond the reader handles (``VaultService.threads_for``): with 20
-# clients on 2 cores, 2 more than the 4 PostgreSQL handles measured best (docs/benchmarks.md).
-READ_THREADS_BEYOND_READERS = 2
-
 
 # Not plain ASCII (the ellipsis), so the multilingual model builds its full tokenizer now: else
 # every plain-ASCII question builds a tokenizer of its own pieces (embed/query_pieces.py, for a
@@ -120,8 +116,10 @@ class VaultService:
         self.readers = Readers(vault, self._lock)
         # Reads that found every reader handle busy used to wait in worker threads of their own
         # (the SDK's pool: up to 40), each woken in turn under the interpreter lock; now they
-        # wait in the event loop, and a couple more than the handles keep the pool fed.
-        self._read_threads = anyio.CapacityLimiter(self.readers.size + READ_THREADS_BEYOND_READERS)
+        # wait in the event loop for one of as many threads as handles. Two threads more than
+        # the handles measured the same on SQLite and cost PostgreSQL's readers ~1.2x the CPU
+        # per search (docs/benchmarks.md).
+        self._read_threads = anyio.CapacityLimiter(self.readers.size)
 
     def call(self, action: Callable[[Vault], T]) -> T:
         with self._damage_closes_the_readers(), self._lock, self.vault.reporting_index_damage():
