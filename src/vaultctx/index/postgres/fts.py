@@ -560,10 +560,10 @@ _MAXSCORE_SHARE = 0.03
 # Below this many rows over the query's words (each word's rows, plus the rows of phrases
 # counted in Python), scoring every posting costs less than either pruned ranking's extra work,
 # so neither is tried. Measured per question, both ways alternated: on the Obsidian Help vault
-# (1,749 chunks) the full ranking was faster for every question, up to 1,655 rows (5.2 against
-# 7.1 ms); on the PowerShell docs (130k chunks) the two crossed between 3,242 and 3,970 rows,
-# and past 10,000 the pruned ones were 1.4-28x faster (docs/benchmarks.md, "Plans made once per
-# reader, small questions ranked in full").
+# (1,749 chunks) the full ranking was the faster for all 94 questions (up to 1,655 rows; the
+# pruned ones took 1.6x its time at the median); on the PowerShell docs (130k chunks) the two
+# crossed between 3,242 and 3,970 rows, and from 11,167 rows on the pruned ones were 1.3-28x
+# faster (docs/benchmarks.md, "Plans made once per reader, small questions ranked in full").
 PRUNE_FROM = 2000
 
 
