@@ -84,6 +84,8 @@ def test_bm25_scores_and_order_equal_fts5(both: tuple[Path, IndexLocation, Index
             title = build_title_query(query)
             if title:
                 assert title_candidates(a, title) == title_candidates(b, title)
+            # Any other expression: found chunk by chunk, then joined to its notes.
+            assert title_candidates(a, match) == title_candidates(b, match), match
         some_files = [1, 3, 5]
         match = build_fts_query("notes review lock")
         assert match is not None

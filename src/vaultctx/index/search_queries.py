@@ -106,14 +106,9 @@ def title_candidates(
 def _title_candidates_postgres(
     db: IndexDatabase, match: str, file_ids: Sequence[int] | None
 ) -> list[tuple[int, str, int]]:
-    from vaultctx.index.postgres.fts import matching_chunks
+    from vaultctx.index.postgres.fts import matching_notes
 
-    found = sorted(matching_chunks(db, match))
-    rows = db.execute(
-        "SELECT f.id, f.title, c.ordinal, c.id FROM chunks c JOIN files f ON f.id = c.file_id "
-        "WHERE c.id IN (SELECT value FROM json_each(?)) ORDER BY c.ordinal, c.id",
-        (json.dumps(found),),
-    )
+    rows = matching_notes(db, match)
     allowed = None if file_ids is None else set(file_ids)
     return [
         (int(note), str(title), int(chunk))

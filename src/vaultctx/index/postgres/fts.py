@@ -455,21 +455,54 @@ def _is_plain(phrase: Phrase) -> bool:
 def matching_chunks(db: Any, match: str) -> set[int]:
     """The chunks ``match`` finds (the title lookup: a filter, not a ranking). A phrase that
     must start its column is looked up from its rarest token, each other token checked by
-    primary key (``_initial_phrase_chunks``); others go through ``_frequencies``."""
+    primary key (``_initial_statement``); others go through ``_frequencies``."""
     found: set[int] = set()
     for phrase in parse(match):
-        if phrase.initial and phrase.column is not None and not phrase.prefix and phrase.terms:
-            found |= _initial_phrase_chunks(db, phrase)
+        if _looked_up_at_start(phrase):
+            found |= {int(r[0]) for r in db.run(*_initial_statement(phrase))}
         else:
             postings = _fetch(db, [phrase]).postings
             found |= set(_frequencies([phrase], postings, (1.0, 1.0, 1.0))[0])
     return found
 
 
+# The notes of the chunks found, in the order the title lookup reads them.
+_NOTES_OF = (
+    "SELECT f.id, f.title, c.ordinal, c.id FROM ({found}) m JOIN chunks c ON c.id = m.chunk_id "
+    "JOIN files f ON f.id = c.file_id ORDER BY c.ordinal, c.id"
+)
+
+
+def matching_notes(db: Any, match: str) -> list[tuple[int, str, int, int]]:
+    """(note id, title, chunk ordinal, chunk id) of each chunk ``match`` finds, by ordinal then
+    chunk id. The title query (one phrase that starts its column: ``build_title_query``) is
+    looked up and joined to its notes in one statement: a search sends it every time, and the
+    second round trip (with its JSON list of ids) was ~5 % of a served search's samples under
+    the interpreter lock (py-spy; docs/benchmarks.md, "Plans made once per reader ...")."""
+    phrases = parse(match)
+    if len(phrases) == 1 and _looked_up_at_start(phrases[0]):
+        sql, params = _initial_statement(phrases[0])
+        rows = db.run(_NOTES_OF.format(found=sql), params)
+    else:
+        found = sorted(matching_chunks(db, match))
+        rows = db.run(
+            _NOTES_OF.format(found="SELECT unnest(%(ids)s::bigint[]) AS chunk_id"), {"ids": found}
+        )
+    return [
+        (int(note), str(title), int(ordinal), int(chunk)) for note, title, ordinal, chunk in rows
+    ]
+
+
+def _looked_up_at_start(phrase: Phrase) -> bool:
+    """A phrase of whole tokens that must start one column: read from the index of column-initial
+    tokens or from its rarest token (``_initial_statement``)."""
+    return phrase.initial and phrase.column is not None and not phrase.prefix and bool(phrase.terms)
+
+
 # A one-token phrase that starts its column: the partial index fts_terms_first lists exactly
 # the rows whose column begins with a token.
 _INITIAL_TOKEN_SQL = (
-    "SELECT chunk_id FROM fts_terms WHERE term = %s AND col = %s AND positions[1] = 0"
+    "SELECT chunk_id FROM fts_terms WHERE term = %(term)s AND col = %(col)s AND positions[1] = 0"
 )
 
 # A phrase of several tokens that starts its column is looked up from its RAREST token: each
@@ -502,19 +535,18 @@ WHERE NOT EXISTS (
 """
 
 
-def _initial_phrase_chunks(db: Any, phrase: Phrase) -> set[int]:
-    """The rows whose column ``phrase.column`` starts with the phrase's tokens, in order."""
+def _initial_statement(phrase: Phrase) -> tuple[str, dict[str, Any]]:
+    """The statement (and its parameters) whose rows are the chunk ids whose column
+    ``phrase.column`` starts with the phrase's tokens, in order; each chunk once."""
     if len(phrase.terms) == 1:
-        rows = db.run(_INITIAL_TOKEN_SQL, (phrase.terms[0], phrase.column))
-    else:
-        params = {
-            "terms": list(phrase.terms),
-            "offsets": list(range(len(phrase.terms))),
-            "col": phrase.column,
-            "cap": _RARITY_CAP,
-        }
-        rows = db.run(_INITIAL_PHRASE_SQL, params)
-    return {int(r[0]) for r in rows}
+        return _INITIAL_TOKEN_SQL, {"term": phrase.terms[0], "col": phrase.column}
+    params = {
+        "terms": list(phrase.terms),
+        "offsets": list(range(len(phrase.terms))),
+        "col": phrase.column,
+        "cap": _RARITY_CAP,
+    }
+    return _INITIAL_PHRASE_SQL, params
 
 
 # FTS5's bm25() over the hits: plain phrases counted here from fts_terms, the others' weighted
