@@ -59,7 +59,6 @@ from vaultctx.mcp import outputs
 from vaultctx.mcp.readers import Readers
 from vaultctx.mcp.scrubbed import ScrubMemory
 from vaultctx.mcp.tool_binding import WRITE_INSTRUCTIONS, add_tools
-from vaultctx.scrub import scrub_secrets
 from vaultctx.search.request import SearchRequest
 
 log = logging.getLogger(__name__)
@@ -428,7 +427,7 @@ def _add_note_resource(server: MCPServer[Any], service: VaultService) -> None:
             note = service.call_soon(lambda vault: vault.read_note(path))
         except VaultctxError as exc:
             raise ResourceError(exc.one_line()) from exc
-        return scrub_secrets(outputs.note_text(outputs.note_output(note))).text
+        return SCRUBBED.scrubbed(outputs.note_text(outputs.note_output(note)))
 
 
 # Each POST's answer as one JSON body rather than a server-sent-event stream holding one event:

@@ -279,7 +279,6 @@ class Retriever:
 
     def _start(self, request: SearchRequest) -> _Search:
         notices: list[str] = list(self.source_notices)
-        scale = 1.0
         if (request.mode != "bm25" or not self.has_fts) and self.multilingual is not None:
             mode, sources, route = self._routed(request, notices)
             scale = route.keyword_scale
