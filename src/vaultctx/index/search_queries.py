@@ -121,13 +121,10 @@ def passages(db: IndexDatabase, chunk_ids: Sequence[int]) -> dict[int, tuple[str
     """chunk id → (path, title, section, text) for those of ``chunk_ids`` still indexed."""
     if not chunk_ids:
         return {}
-    # The ids as one JSON list, not a placeholder each: one statement text however many there
-    # are, so PostgreSQL's reader prepares and plans it once (``= ANY``, postgres/dialect.py)
-    # instead of once per count of ids, each count planned afresh for its first five runs.
     rows = db.execute(
         "SELECT c.id, f.path, f.title, c.section, c.body FROM chunks c "
         "JOIN files f ON f.id = c.file_id WHERE c.id IN (SELECT value FROM json_each(?))",
-        (json.dumps([int(i) for i in chunk_ids]),),
+        _id_list(chunk_ids),
     )
     return {int(r[0]): (str(r[1]), str(r[2]), str(r[3]), unpack_text(r[4])) for r in rows}
 
@@ -136,9 +133,18 @@ def chunk_notes(db: IndexDatabase, chunk_ids: Sequence[int]) -> dict[int, int]:
     """chunk id → the id of the note it belongs to, for those of ``chunk_ids`` still indexed."""
     if not chunk_ids:
         return {}
-    marks = ",".join("?" * len(chunk_ids))
-    rows = db.execute(f"SELECT id, file_id FROM chunks WHERE id IN ({marks})", list(chunk_ids))
+    rows = db.execute(
+        "SELECT id, file_id FROM chunks WHERE id IN (SELECT value FROM json_each(?))",
+        _id_list(chunk_ids),
+    )
     return {int(chunk_id): int(note_id) for chunk_id, note_id in rows}
+
+
+def _id_list(ids: Sequence[int]) -> tuple[str]:
+    """A search's ids as one JSON list, not a placeholder each: one statement text however many
+    there are, so PostgreSQL's reader prepares and plans it once (``= ANY``, postgres/dialect.py)
+    instead of once per count of ids, each count planned afresh for its first five runs."""
+    return (json.dumps([int(i) for i in ids]),)
 
 
 def quality_vectors_complete(db: IndexDatabase, *, scoped: bool = True) -> bool:
