@@ -89,14 +89,11 @@ def _as_text(value: object) -> str:
 def _excluded_folder(refused: templates.TemplateFolderExcludedError, tool: str) -> str:
     """The failure text when the template folder is one vaultctx does not serve (the agent
     reads and writes only notes it serves), naming the rule that excludes it."""
-    rule = refused.rule
     return texts.failed(
         tool,
-        f"the template folder {refused.folder}/ is excluded from the index by "
-        f"{rule or 'the ignore rules'}, and the assistant only reads and writes notes vaultctx "
-        "serves",
-        f"tell the user to {rule.fix if rule else 'remove it from the ignore rules'} or to set "
-        "template_folder under [agent] to another folder",
+        f"the template folder {refused.folder}/ is excluded from the index by {refused.named}, "
+        "and the assistant only reads and writes notes vaultctx serves",
+        f"tell the user to {refused.fix} or to set template_folder under [agent] to another folder",
     )
 
 

@@ -34,14 +34,17 @@ class TemplateFolderExcludedError(VaultctxError):
     """The template folder is one vaultctx does not serve: ``rule`` excludes it."""
 
     def __init__(self, folder: str, rule: IgnoreRule | None = None) -> None:
-        fix = rule.fix if rule else "remove it from the ignore rules"
-        super().__init__(
-            f"the template folder {folder}/ is excluded from the index by "
-            f"{rule or 'the ignore rules'}, and vaultctx reads and writes only notes it serves",
-            f"{fix}, or set template_folder under [agent] in vaultctx.toml to another folder",
-        )
+        from vaultctx.vault.scanner import rule_fix, rule_named
+
+        # Kept for the assistant's own wording of the refusal (agent/template_tools.py).
         self.folder = folder
-        self.rule = rule
+        self.named = rule_named(rule)
+        self.fix = rule_fix(rule)
+        super().__init__(
+            f"the template folder {folder}/ is excluded from the index by {self.named}, and "
+            "vaultctx reads and writes only notes it serves",
+            f"{self.fix}, or set template_folder under [agent] in vaultctx.toml to another folder",
+        )
 
 
 class TemplateNameError(VaultctxError):

@@ -362,7 +362,18 @@ def withheld_reason(relative: str, rules: IgnoreRules, *, is_folder: bool = Fals
 def excluded_reason(relative: str, rules: IgnoreRules, *, is_folder: bool = False) -> str:
     """Why ``rules`` leave ``relative`` out (completing "the path …"), naming the rule."""
     rule = rules.excluding_rule(relative, folder=is_folder)
-    return f"is excluded from the index by {rule or 'the ignore rules'}"
+    return f"is excluded from the index by {rule_named(rule)}"
+
+
+def rule_named(rule: IgnoreRule | None) -> str:
+    """``rule`` as a refusal names it; the ignore rules at large when none was found."""
+    return str(rule) if rule else "the ignore rules"
+
+
+def rule_fix(rule: IgnoreRule | None) -> str:
+    """How the user lifts ``rule`` (completing a sentence); the rules at large when none was
+    found."""
+    return rule.fix if rule else "remove it from the ignore rules"
 
 
 def is_own_path(relative: str) -> bool:
