@@ -335,6 +335,10 @@ class Pages:
     # -- status ---------------------------------------------------------------------------
 
     def status(self, request: Request) -> Response:
+        # The run's state first, then the counts: a run that ends between the two reads then
+        # shows as running, and the page's script reloads it. Read the other way round, a run
+        # ending in between showed "done" beside the counts from before it, and stayed so.
+        job = self.job.snapshot()
         status = self.call(lambda vault: vault.status())
         doctor = self.call(lambda vault: vault.doctor()) if status.exists else None
         last = status.last_run or {}
@@ -350,7 +354,7 @@ class Pages:
                 if finished
                 else None
             ),
-            job=self.job.snapshot(),
+            job=job,
         )
 
     def progress(self, request: Request) -> Response:
