@@ -1,4 +1,5 @@
-"""The Status page never shows a finished re-index beside the counts from before it.
+"""The Status page (and the plugin's status) never shows a finished re-index beside the counts
+from before it.
 
 The page's script polls only while the page says "running", and reloads for fresh counts when the
 run ends. So a page that says "done" must already hold the run's counts: if the run ends while the
@@ -8,8 +9,10 @@ made to end exactly between the page's reading of the counts and the rest of the
 
 from __future__ import annotations
 
+import asyncio
 import re
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -20,21 +23,40 @@ from starlette.testclient import TestClient
 
 from tests.conftest import make_vault
 from vaultctx.api import Vault
-from vaultctx.ui import reindex
+from vaultctx.ui import plugin_api, reindex
 from vaultctx.ui.pages import Pages
 
 NOTES = {f"notes/Note {n}.md": f"# Note {n}\n\nA line about topic {n}.\n" for n in range(4)}
 
 
-def shown(html: str) -> tuple[str, int]:
-    state = re.search(r'id="reindex" data-state="(\w+)"', html)
-    files = re.search(r'<dd id="files">(\d+)</dd>', html)
-    assert state and files, html
-    return state.group(1), int(files.group(1))
+def on_the_page(pages: Pages) -> Callable[[], tuple[str, int]]:
+    client = TestClient(Starlette(routes=[Route("/status", pages.status)]))
+
+    def shown() -> tuple[str, int]:
+        html = client.get("/status").text
+        state = re.search(r'id="reindex" data-state="(\w+)"', html)
+        files = re.search(r'<dd id="files">(\d+)</dd>', html)
+        assert state and files, html
+        return state.group(1), int(files.group(1))
+
+    return shown
 
 
-def test_a_run_ending_while_the_page_is_made_shows_as_running(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def to_the_plugin(pages: Pages) -> Callable[[], tuple[str, int]]:
+    api = plugin_api.PluginApi(pages, token=None)
+
+    def shown() -> tuple[str, int]:
+        answer = asyncio.run(plugin_api.status(api, {}))
+        return answer["job"]["state"], answer["files"]
+
+    return shown
+
+
+@pytest.mark.parametrize("reader", [on_the_page, to_the_plugin])
+def test_a_run_ending_while_the_status_is_made_shows_as_running(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    reader: Callable[[Pages], Callable[[], tuple[str, int]]],
 ) -> None:
     vault_dir = make_vault(tmp_path / "vault", NOTES)
     with Vault(vault_dir, db=tmp_path / "index.db") as first:
@@ -63,13 +85,13 @@ def test_a_run_ending_while_the_page_is_made_shows_as_running(
         return counts
 
     monkeypatch.setattr(vault, "status", counts_then_the_run_ends)
-    client = TestClient(Starlette(routes=[Route("/status", pages.status)]))
+    shown = reader(pages)
     try:
         assert pages.job.start()
-        state, files = shown(client.get("/status").text)
+        state, files = shown()
         assert state == "running" or (state == "done" and files == len(NOTES) + 1)
         monkeypatch.setattr(vault, "status", read_counts)
-        assert shown(client.get("/status").text) == ("done", len(NOTES) + 1)
+        assert shown() == ("done", len(NOTES) + 1)
     finally:
         may_run.set()
         pages.job.wait(60)

@@ -150,6 +150,7 @@ def _without_obsidian_origin(request: Request) -> Request:
 
 
 async def status(api: PluginApi, body: dict[str, Any]) -> dict[str, Any]:
+    job = api.pages.job.snapshot()  # before the counts, as on the Status page (pages.status)
     state = await api.call(lambda vault: vault.status())
     return {
         "vault": state.vault,
@@ -158,7 +159,7 @@ async def status(api: PluginApi, body: dict[str, Any]) -> dict[str, Any]:
         "chunks": state.chunks,
         "quality_vectors": state.quality_vectors,
         "quality_chunks": state.quality_chunks,  # pass 2's share: the rest are not pending
-        "job": api.pages.job.snapshot().as_dict(),
+        "job": job.as_dict(),
     }
 
 
