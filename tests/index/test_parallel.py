@@ -14,7 +14,7 @@ from vaultctx.config import Config, Settings
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.db import open_index
 from vaultctx.index.indexer import Indexer, IndexReport
-from vaultctx.index.parallel import MIN_FILES_FOR_WORKERS, worker_count
+from vaultctx.index.parallel import MIN_FILES_FOR_WORKERS, usable_cores, worker_count
 from vaultctx.index.text_codec import unpack_text
 
 
@@ -113,8 +113,21 @@ def test_stop_in_parallel_run_commits_whole_files_and_resumes(
 
 def test_worker_count_is_automatic_only_for_large_runs() -> None:
     assert worker_count(Settings(), MIN_FILES_FOR_WORKERS - 1) == 1
-    assert worker_count(Settings(), MIN_FILES_FOR_WORKERS) == max(1, os.cpu_count() or 1)
+    assert worker_count(Settings(), MIN_FILES_FOR_WORKERS) == usable_cores()
     assert worker_count(replace(Settings(), index_workers=3), 5) == 3
+
+
+def test_workers_follow_the_cores_this_process_may_use(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A container or ``taskset`` CPU set, not the machine's count: more workers only take turns."""
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    for cores, expected in (({0}, 1), ({2, 5}, 2), (set(), 1)):
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, cores=cores: cores)
+        assert worker_count(Settings(), MIN_FILES_FOR_WORKERS) == expected
+    assert worker_count(replace(Settings(), index_workers=3), MIN_FILES_FOR_WORKERS) == 3
+    monkeypatch.delattr(os, "sched_getaffinity")
+    assert worker_count(Settings(), MIN_FILES_FOR_WORKERS) == 8
+    monkeypatch.setattr(os, "cpu_count", lambda: None)
+    assert worker_count(Settings(), MIN_FILES_FOR_WORKERS) == 1
 
 
 def test_dead_workers_fall_back_to_one_process(

@@ -4,6 +4,7 @@ connection of its own, and the readers rank vectors from the vault's one copy in
 
 from __future__ import annotations
 
+import os
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -14,7 +15,6 @@ from tests.conftest import copy_example_vault
 from tests.postgres.conftest import location_for
 from vaultctx.api import Vault
 from vaultctx.db_location import PostgresLocation
-from vaultctx.mcp import readers
 from vaultctx.mcp.readers import SQLITE_READERS, Readers, pool_size
 from vaultctx.mcp.server import VaultService
 from vaultctx.search.retriever import Retriever
@@ -65,10 +65,10 @@ def test_pool_sizes_follow_the_store(
     postgres = isinstance(service.vault.db_path, PostgresLocation)
     assert service.readers._size == pool_size(service.vault.db_path)
     for cores, expected in (({0}, 2), ({0, 1}, 2), ({0, 1, 2, 3, 4}, 5)):
-        monkeypatch.setattr(readers.os, "sched_getaffinity", lambda pid, cores=cores: cores)
+        monkeypatch.setattr(os, "sched_getaffinity", lambda pid, cores=cores: cores)
         assert pool_size(service.vault.db_path) == (expected if postgres else SQLITE_READERS)
-    monkeypatch.delattr(readers.os, "sched_getaffinity")
-    monkeypatch.setattr(readers.os, "cpu_count", lambda: 6)
+    monkeypatch.delattr(os, "sched_getaffinity")
+    monkeypatch.setattr(os, "cpu_count", lambda: 6)
     assert pool_size(service.vault.db_path) == (6 if postgres else SQLITE_READERS)
 
 

@@ -74,12 +74,22 @@ class WorkerSetup:
     gone_hashes: frozenset[str]
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity where the OS tells (a container's or
+    ``taskset``'s CPU set), else every core. More busy workers or readers than that only take
+    turns."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on macOS or Windows
+        return max(1, os.cpu_count() or 1)
+
+
 def worker_count(settings: Settings, files: int) -> int:
     if settings.index_workers > 0:
         return settings.index_workers
     if files < MIN_FILES_FOR_WORKERS:
         return 1
-    return max(1, os.cpu_count() or 1)
+    return usable_cores()
 
 
 _setup: WorkerSetup | None = None

@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import threading
 from collections.abc import Iterator
 
 from vaultctx.api import Vault
 from vaultctx.db_location import IndexLocation, PostgresLocation
 from vaultctx.index.database import POSTGRES
+from vaultctx.index.parallel import usable_cores
 
 log = logging.getLogger(__name__)
 
@@ -41,12 +41,8 @@ MIN_POSTGRES_READERS = 2
 
 
 def postgres_readers() -> int:
-    """The cores this process may run on (its CPU affinity where the OS tells), at least two."""
-    try:
-        cores = len(os.sched_getaffinity(0))
-    except (AttributeError, OSError):  # not on macOS or Windows
-        cores = os.cpu_count() or 1
-    return max(MIN_POSTGRES_READERS, cores)
+    """One per core this process may use, at least two."""
+    return max(MIN_POSTGRES_READERS, usable_cores())
 
 
 def pool_size(location: IndexLocation) -> int:
