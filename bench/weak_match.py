@@ -9,6 +9,16 @@ relevant documents for SciFact) and off-topic ones (another vault's queries, eve
 word salad). It prints the similarity distributions and, for candidate thresholds, how many
 on-topic queries would be called weak (wrongly) and how many off-topic ones (rightly): the
 numbers behind ``WEAK_MATCH_BELOW`` in ``vaultctx.api``.
+
+``--multilingual`` measures the multilingual vectors instead (``MULTILINGUAL_WEAK_BELOW``) with
+the indexes of bench/multilingual_quality.py: the Korean Obsidian Help vault (its own
+multilingual vectors), the English one (every chunk given multilingual vectors, as for questions
+in another language) and the example vault. On-topic are bench/multilingual_quality.py's Obsidian
+Help questions (hand-written Korean and English concept questions, and each note's first sentence
+asked over its twin in the other language) and the example vault's questions; off-topic the
+everyday questions and word salads in English and in Korean, and SciFact claims. Beside the
+nearest chunk's cosine it counts how many whole searches said "weak matches" (that notice needs
+every vector list weak and no keyword hit).
 """
 
 from __future__ import annotations
@@ -24,7 +34,9 @@ from pathlib import Path
 from corpora import REPO, SHARED_DATA, dataset_index_dir
 from quality import build_vault, load_beir
 from vaultctx.api import Vault
+from vaultctx.embed.base import embed_query
 from vaultctx.index.quality_pass import QUALITY_TABLE
+from vaultctx.index.schema import MULTI_TABLE
 from vaultctx.search.bm25 import bm25_search
 from vaultctx.search.vector import vector_search
 
@@ -73,6 +85,29 @@ SALAD = [
     "glorp fizzlewick tranquil spoon",
 ]
 
+KOREAN_EVERYDAY = [
+    "호두를 넣은 바나나 빵 만드는 법",
+    "1998년 월드컵 우승팀은 어디인가요",
+    "기타를 드롭 D로 조율하는 방법",
+    "파타고니아 여행하기 좋은 계절",
+    "몽골의 수도는 어디인가요",
+    "카펫에 묻은 레드 와인 얼룩 지우는 법",
+    "고양이 비타민 D 결핍 증상",
+    "해왕성의 위성은 몇 개인가요",
+    "김치찌개 맛있게 끓이는 법",
+    "한라산 등산 코스 추천",
+    "겨울철 수도관 동파 예방 방법",
+    "강아지 산책은 하루에 몇 번 해야 하나요",
+    "전세 계약할 때 주의할 점",
+    "세종대왕의 업적",
+    "마라톤 완주를 위한 훈련 계획",
+]
+KOREAN_SALAD = [
+    "파란 계단 우산 번개 고등어",
+    "연필 구름 냉장고 춤추는 호랑이",
+    "빨간 월요일 수박 철학 자전거",
+]
+
 
 @dataclass(frozen=True)
 class Probe:
@@ -82,11 +117,12 @@ class Probe:
 
 def probe(vault: Vault, table: str, queries: Sequence[str]) -> list[Probe]:
     retriever = vault.retriever()
-    engine = vault.quality_embedder() if table == QUALITY_TABLE else vault.embedder()
+    engines = {QUALITY_TABLE: vault.quality_embedder, MULTI_TABLE: vault.multilingual_embedder}
+    engine = engines.get(table, vault.embedder)()
     assert engine is not None
     probes = []
     for query in queries:
-        hits = vector_search(retriever.db, table, engine.embed([query])[0], 1)
+        hits = vector_search(retriever.db, table, embed_query(engine, query), 1)
         keyword = bool(bm25_search(retriever.db, query, 1))
         probes.append(Probe(hits[0][1] if hits else 0.0, keyword))
     return probes
@@ -122,14 +158,71 @@ def indexed(name: str, folder: Path) -> Vault:
     return vault
 
 
+def searched(vault: Vault, queries: Sequence[str]) -> int:
+    """How many of ``queries`` a whole search (hybrid, default settings) calls weak matches."""
+    weak = 0
+    for query in queries:
+        notices = vault.search(query, limit=10).notices
+        weak += any(notice.startswith("weak matches") for notice in notices)
+    return weak
+
+
+def multilingual(claims: list[str]) -> None:
+    """``MULTILINGUAL_WEAK_BELOW``: the multilingual table's nearest chunk, and the notice."""
+    from multilingual_quality import DevSet, _vault, concept_sets, ohs_sets
+
+    rng = random.Random(7)
+    off_topic = [*EVERYDAY, *SALAD, *KOREAN_EVERYDAY, *KOREAN_SALAD, *rng.sample(claims, 40)]
+    on_by_vault: dict[str, list[str]] = {}
+    devs = {}
+    example = DevSet("example", REPO / "examples" / "vault", {q: q for q in EXAMPLE_QUESTIONS}, {})
+    for dev in [*ohs_sets(), *concept_sets(), example]:
+        key = f"{dev.vault.name}{'-all' if dev.all_chunks else ''}"
+        devs[key] = dev
+        on_by_vault.setdefault(key, []).extend(dev.queries.values())
+        print(f"{dev.name}: {len(dev.queries)} on-topic questions over {key}", flush=True)
+    every_on: list[Probe] = []
+    every_off: list[Probe] = []
+    for key, on_topic in on_by_vault.items():
+        vault = _vault(devs[key], "e5-multilingual", routed=True)
+        report = vault.index()
+        print(f"{key}: {report.multilingual_embedded} multilingual vectors added", flush=True)
+        on, off = probe(vault, MULTI_TABLE, on_topic), probe(vault, MULTI_TABLE, off_topic)
+        print(f"{key} / {MULTI_TABLE}")
+        print(summary("on-topic", on))
+        print(summary("off-topic", off))
+        print(thresholds(on, off, MULTI_CANDIDATES))
+        print(
+            f"  searches saying weak matches: on-topic {searched(vault, on_topic)} of "
+            f"{len(on_topic)}, off-topic {searched(vault, off_topic)} of {len(off_topic)}",
+            flush=True,
+        )
+        every_on.extend(on)
+        every_off.extend(off)
+        vault.close()
+    print(f"both vaults / {MULTI_TABLE}")
+    print(summary("on-topic", every_on))
+    print(summary("off-topic", every_off))
+    print(thresholds(every_on, every_off, MULTI_CANDIDATES))
+
+
+MULTI_CANDIDATES = (0.78, 0.80, 0.82, 0.84, 0.86)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--limit-queries", type=int, default=0, help="SciFact queries (0: all)")
+    parser.add_argument(
+        "--multilingual", action="store_true", help="the multilingual vectors' threshold instead"
+    )
     args = parser.parse_args()
     corpus, scifact_queries, _ = load_beir("beir-scifact")
     claims = list(scifact_queries.values())
     if args.limit_queries:
         claims = claims[: args.limit_queries]
+    if args.multilingual:
+        multilingual(claims)
+        return
     root = dataset_index_dir("beir-scifact")
     build_vault(corpus, root / "vault")
     # The sanity questions, the one marked as a known miss (a pytest.param) included.
