@@ -2,9 +2,10 @@
 models): queries whose nearest chunk sits within 0.02 of each model's cut-off, on either side.
 
 The cut-offs are measured (bench/weak_match.py, docs/benchmarks.md "Weak matches"): no on-topic
-query scored below them. Moved 0.05 either way, one of these queries changes verdict. With both
-models in use (pass 2 partial) the notice needs every vector list to be weak: a model that finds
-a close chunk outvotes one that does not.
+query scored below them. Moved 0.05 either way (the multilingual engine's, whose cosines sit in a
+narrow band: 0.015), one of these queries changes verdict. With both models in use (pass 2
+partial) the notice needs every vector list to be weak: a model that finds a close chunk outvotes
+one that does not.
 """
 
 from __future__ import annotations
@@ -14,7 +15,12 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import make_vault
+from tests.search.test_korean_conceptual import CONCEPTUAL
+from tests.search.test_korean_conceptual import NOTES as KOREAN_NOTES
 from vaultctx.api import Vault
+from vaultctx.config import Config, Settings
+from vaultctx.embed.base import embed_query
+from vaultctx.embed.registry import create_multilingual_embedder
 from vaultctx.search.request import SearchRequest
 from vaultctx.search.vector import vector_search
 
@@ -37,13 +43,24 @@ STATIC_JUST_BELOW = ("accountant fees", 0.385)
 STATIC_JUST_ABOVE = ("spreadsheet of expenses", 0.418)
 QUALITY_JUST_BELOW = ("weekly chores list", 0.279)
 QUALITY_JUST_ABOVE = ("sponge cake", 0.334)
+# The multilingual engine on KOREAN_NOTES: a Korean question the notes do not answer (Neptune's
+# moons), and English ones that the bicycle and kimchi stew notes do (0.84 called both weak).
+MULTILINGUAL_JUST_BELOW = ("해왕성의 위성은 몇 개인가요", 0.787)
+MULTILINGUAL_JUST_ABOVE = [
+    ("how to clean a bike chain", 0.807),
+    ("what to cook with kimchi", 0.821),
+]
 
 
 def best_similarity(vault: Vault, table: str, query: str) -> float:
     """The cosine of ``query`` to its nearest chunk in ``table``, by the vault's own engine."""
-    engine = vault.embedder() if table == "chunk_vecs" else vault.quality_embedder()
+    engines = {
+        "chunk_vecs_quality": vault.quality_embedder,
+        "chunk_vecs_multi": vault.multilingual_embedder,
+    }
+    engine = engines.get(table, vault.embedder)()
     assert engine is not None
-    hits = vector_search(vault.retriever().db, table, engine.embed([query])[0], 1)
+    hits = vector_search(vault.retriever().db, table, embed_query(engine, query), 1)
     return hits[0][1]
 
 
@@ -89,6 +106,19 @@ def both_models(tmp_path_factory: pytest.TempPathFactory) -> Vault:
     return vault
 
 
+@pytest.fixture(scope="module")
+def korean(tmp_path_factory: pytest.TempPathFactory) -> Vault:
+    """A Korean vault: its notes get multilingual vectors; pass 2 off, so the static list and the
+    multilingual one are what a vector search ranks."""
+    if create_multilingual_embedder("auto") is None:
+        pytest.skip("no multilingual engine installed")
+    root = tmp_path_factory.mktemp("korean")
+    folder = make_vault(root / "vault", KOREAN_NOTES)
+    vault = Vault(config=Config(folder, root / "index.db", Settings(quality_engine="")))
+    vault.index()
+    return vault
+
+
 @pytest.mark.parametrize(("query", "similarity"), [STATIC_JUST_BELOW, STATIC_JUST_ABOVE])
 def test_the_static_cut_off_sits_between_these_queries(
     static_only: Vault, query: str, similarity: float
@@ -124,3 +154,23 @@ def test_one_close_vector_list_is_enough_to_say_nothing(
 
 def test_both_lists_far_from_the_query_is_weak(both_models: Vault) -> None:
     assert weak(both_models, "the best hiking boots")
+
+
+@pytest.mark.parametrize(
+    ("query", "similarity"), [MULTILINGUAL_JUST_BELOW, *MULTILINGUAL_JUST_ABOVE]
+)
+def test_the_multilingual_cut_off_sits_between_these_queries(
+    korean: Vault, query: str, similarity: float
+) -> None:
+    measured = best_similarity(korean, "chunk_vecs_multi", query)
+    assert measured == pytest.approx(similarity, abs=0.005)
+    assert weak(korean, query) is ((query, similarity) == MULTILINGUAL_JUST_BELOW)
+
+
+def test_a_korean_question_answered_by_meaning_alone_is_not_called_weak(korean: Vault) -> None:
+    """The conceptual question shares no word with its answer, which the multilingual vectors
+    rank first (test_korean_conceptual.py) at a cosine of 0.836, once under the cut-off."""
+    assert best_similarity(korean, "chunk_vecs_multi", CONCEPTUAL) == pytest.approx(
+        0.836, abs=0.005
+    )
+    assert not weak(korean, CONCEPTUAL)
