@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from vaultctx.capture import NOTE_TYPES, parse_tags
-from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault, stdout
+from vaultctx.cli.common import DbOption, JsonOption, VaultOption, open_vault, print_plain
 from vaultctx.errors import VaultctxError
 from vaultctx.text.terminal import printable
 
@@ -71,7 +71,7 @@ def capture(
         print(json.dumps(result.as_dict(), ensure_ascii=False))
         return
     state = "indexed" if result.indexed else "not indexed yet"
-    stdout.print(f"captured {result.path} ({state})", highlight=False, markup=False)
+    print_plain(f"captured {result.path} ({state})")
     for notice in result.notices:
         print(f"note: {notice}", file=sys.stderr)
 

@@ -92,6 +92,13 @@ def __getattr__(name: str) -> Console:
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
+def print_plain(text: str, name: str = "stdout") -> None:
+    """A line that carries a path or the user's own words: printed as written (``[x]`` is not
+    markup) and on one line even when piped, where rich would wrap it at 80 columns, so a script
+    reading it gets the path whole."""
+    console(name).print(text, markup=False, highlight=False, soft_wrap=True)
+
+
 def print_error(message: str) -> None:
     """``error: <message>`` on one line; a ``VaultctxError`` gives ``error.one_line()``, the
     problem and its fix together."""

@@ -20,6 +20,7 @@ from vaultctx.cli.common import (
     VaultOption,
     console,
     open_vault,
+    print_plain,
     served_vault,
 )
 from vaultctx.errors import VaultctxError
@@ -113,17 +114,15 @@ def _print_report(summary: dict[str, Any]) -> None:
         )
     )
     for warning in summary["warnings"]:
-        console("stderr").print(f"[yellow]warning:[/] {warning}", highlight=False)
+        from rich.markup import escape
+
+        console("stderr").print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     for skipped in summary["skipped"][:20]:
-        console("stderr").print(
-            f"skipped {skipped['path']}: {skipped['reason']}", highlight=False, markup=False
-        )
+        print_plain(f"skipped {skipped['path']}: {skipped['reason']}", "stderr")
     if len(summary["skipped"]) > 20:
         console("stderr").print(f"… and {len(summary['skipped']) - 20} more skipped (see --json)")
     for problem in summary["problems"][:20]:
-        console("stderr").print(
-            f"problem in {problem['path']}: {problem['problem']}", highlight=False, markup=False
-        )
+        print_plain(f"problem in {problem['path']}: {problem['problem']}", "stderr")
     if summary["secrets_redacted"]:
         counts = _kinds(summary["secrets_redacted"])
         console("stdout").print(f"secrets redacted before storing: {counts}", highlight=False)
@@ -140,13 +139,11 @@ def _kinds(counts: dict[str, int]) -> str:
 
 def _print_secrets_by_file(by_file: list[dict[str, Any]]) -> None:
     """Where the secrets were, so they can be removed from the notes: kinds and counts only."""
-    out = console("stdout")
     for entry in by_file[:SECRET_FILES_SHOWN]:
-        out.print(
-            f"  in {entry['path']}: {_kinds(entry['secrets'])}", highlight=False, markup=False
-        )
+        print_plain(f"  in {entry['path']}: {_kinds(entry['secrets'])}")
     if len(by_file) > SECRET_FILES_SHOWN:
-        out.print(f"  … and {len(by_file) - SECRET_FILES_SHOWN} more files (see --json)")
+        more = len(by_file) - SECRET_FILES_SHOWN
+        console("stdout").print(f"  … and {more} more files (see --json)")
 
 
 def index(
@@ -269,6 +266,7 @@ def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption =
     if not info.exists:
         raise VaultctxError(f"no index yet at {info.db}", f"run `{handle.index_command()}`")
     from rich.table import Table
+    from rich.text import Text
 
     table = Table(show_header=False, box=None)
     last = info.last_run or {}
@@ -299,7 +297,8 @@ def status(vault: VaultOption = None, db: DbOption = None, as_json: JsonOption =
     if not info.writable:
         rows.append(("access", "read-only: search works; `vaultctx index` cannot update it here"))
     for key, value in rows:
-        table.add_row(f"[bold]{key}[/]", value)
+        # Text, not markup: a folder named "vault [x]" is shown as named.
+        table.add_row(Text(key, style="bold"), Text(value))
     console("stdout").print(table)
 
 

@@ -129,7 +129,9 @@ def _print_results(response: SearchResponse, *, as_json: bool) -> None:
     for notice in response.notices:
         stdout.print(f"[yellow]note:[/] {escape(notice)}")
     if not response.results:
-        stdout.print(f"no results for {response.query!r}; try broader or different words")
+        stdout.print(
+            f"no results for {response.query!r}; try broader or different words", markup=False
+        )
         return
     for rank, result in enumerate(response.results, start=1):
         ranks = f"bm25 #{result.bm25_rank or '-'} · vector #{result.vec_rank or '-'}"

@@ -12,7 +12,7 @@ from typing import Annotated
 
 import typer
 
-from vaultctx.cli.common import DbOption, VaultOption, open_vault, stdout
+from vaultctx.cli.common import DbOption, VaultOption, open_vault, print_plain
 from vaultctx.cli.serve_vaults import serve_vaults
 from vaultctx.errors import VaultctxError
 from vaultctx.loopback import policy
@@ -176,22 +176,20 @@ def _configure(
         return
     report = client_config.write_client_config(client, path, command)
     if not report.changed:
-        stdout.print(
-            f"{path} already has the {report.name} entry; nothing changed", highlight=False
-        )
+        print_plain(f"{path} already has the {report.name} entry; nothing changed")
         return
     backup = f" (previous version: {report.backup})" if report.backup else ""
     replaced = f", replacing {', '.join(report.removed)}" if report.removed else ""
-    stdout.print(f"wrote the {report.name} server to {path}{replaced}{backup}", highlight=False)
+    print_plain(f"wrote the {report.name} server to {path}{replaced}{backup}")
 
 
 def _remove(client: client_config.ClientName, path: Path, vault: Path) -> None:
     report = client_config.remove_client_config(client, path, vault)
     if not report.changed:
-        stdout.print(f"{path} has no vaultctx entry for {vault}; nothing changed", highlight=False)
+        print_plain(f"{path} has no vaultctx entry for {vault}; nothing changed")
         return
     backup = f" (previous version: {report.backup})" if report.backup else ""
-    stdout.print(f"removed {', '.join(report.removed)} from {path}{backup}", highlight=False)
+    print_plain(f"removed {', '.join(report.removed)} from {path}{backup}")
 
 
 def claude(
