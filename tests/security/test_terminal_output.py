@@ -3,15 +3,19 @@ prompt-injected note asked for are dropped before printing (src/vaultctx/text/te
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 
 from tests.agent.cli_support import KEY, Indexed, agent_env, ask, indexed_example, openai_toml
 from tests.agent.fakes import Answer, OpenAIFake
+from vaultctx.cli.answer_output import AnswerPrinter
+from vaultctx.cli.common import request_consoles
 from vaultctx.text.terminal import printable
 
 HOSTILE = [
@@ -70,3 +74,21 @@ def test_ask_and_conversations_print_no_escape_sequences(indexed: Indexed, tmp_p
         assert "\x1b" not in output and "\x9b" not in output and "\r" not in output
     assert answered.stdout.startswith("Answer: ") and "safeEVIL" in answered.stdout
     assert answered.stderr == ""
+
+
+def test_a_rendered_answer_shows_each_link_target_and_hides_none() -> None:
+    """On a terminal the answer is rendered markdown; a markdown link must not become a terminal
+    hyperlink whose target the text hides (a prompt-injected note can ask for one)."""
+    screen = io.StringIO()
+    terminal = Console(file=screen, force_terminal=True, width=100, color_system="standard")
+    token = request_consoles.set({"stdout": terminal, "stderr": terminal})
+    try:
+        with AnswerPrinter(render=True) as printer:
+            printer("See [the docs](https://evil.example/steal) ")
+            printer("for the **setup**.")
+    finally:
+        request_consoles.reset(token)
+    shown = screen.getvalue()
+    assert "\x1b[" in shown, "precondition: rendered as on a terminal"
+    assert "\x1b]8;" not in shown
+    assert "https://evil.example/steal" in shown

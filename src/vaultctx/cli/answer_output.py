@@ -89,7 +89,10 @@ class AnswerPrinter:
         else:
             from rich.markdown import Markdown
 
-            self._live.update(Markdown("".join(self.text[self._shown_from :])))
+            # A link's target in plain view, never hidden behind its text: an answer drawn from
+            # a clipped page could otherwise show "the docs" and send a click anywhere.
+            shown = "".join(self.text[self._shown_from :])
+            self._live.update(Markdown(shown, hyperlinks=False))
 
     def __exit__(self, *exc: object) -> None:
         if self._live is not None:
