@@ -119,21 +119,28 @@ def korean(tmp_path_factory: pytest.TempPathFactory) -> Vault:
     return vault
 
 
-@pytest.mark.parametrize(("query", "similarity"), [STATIC_JUST_BELOW, STATIC_JUST_ABOVE])
-def test_the_static_cut_off_sits_between_these_queries(
-    static_only: Vault, query: str, similarity: float
-) -> None:
-    assert best_similarity(static_only, "chunk_vecs", query) == pytest.approx(similarity, abs=0.005)
-    assert weak(static_only, query) is ((query, similarity) == STATIC_JUST_BELOW)
+# (the vault's fixture, its vector table, a query near that table's cut-off, its cosine)
+NEAR_A_CUT_OFF = [
+    *(("static_only", "chunk_vecs", q, c) for q, c in (STATIC_JUST_BELOW, STATIC_JUST_ABOVE)),
+    *(
+        ("quality_only", "chunk_vecs_quality", q, c)
+        for q, c in (QUALITY_JUST_BELOW, QUALITY_JUST_ABOVE)
+    ),
+    *(
+        ("korean", "chunk_vecs_multi", q, c)
+        for q, c in (MULTILINGUAL_JUST_BELOW, *MULTILINGUAL_JUST_ABOVE)
+    ),
+]
+JUST_BELOW = {STATIC_JUST_BELOW[0], QUALITY_JUST_BELOW[0], MULTILINGUAL_JUST_BELOW[0]}
 
 
-@pytest.mark.parametrize(("query", "similarity"), [QUALITY_JUST_BELOW, QUALITY_JUST_ABOVE])
-def test_the_transformer_cut_off_sits_between_these_queries(
-    quality_only: Vault, query: str, similarity: float
+@pytest.mark.parametrize(("fixture", "table", "query", "similarity"), NEAR_A_CUT_OFF)
+def test_each_cut_off_sits_between_these_queries(
+    request: pytest.FixtureRequest, fixture: str, table: str, query: str, similarity: float
 ) -> None:
-    measured = best_similarity(quality_only, "chunk_vecs_quality", query)
-    assert measured == pytest.approx(similarity, abs=0.005)
-    assert weak(quality_only, query) is ((query, similarity) == QUALITY_JUST_BELOW)
+    vault: Vault = request.getfixturevalue(fixture)
+    assert best_similarity(vault, table, query) == pytest.approx(similarity, abs=0.005)
+    assert weak(vault, query) is (query in JUST_BELOW)
 
 
 @pytest.mark.parametrize(
@@ -154,17 +161,6 @@ def test_one_close_vector_list_is_enough_to_say_nothing(
 
 def test_both_lists_far_from_the_query_is_weak(both_models: Vault) -> None:
     assert weak(both_models, "the best hiking boots")
-
-
-@pytest.mark.parametrize(
-    ("query", "similarity"), [MULTILINGUAL_JUST_BELOW, *MULTILINGUAL_JUST_ABOVE]
-)
-def test_the_multilingual_cut_off_sits_between_these_queries(
-    korean: Vault, query: str, similarity: float
-) -> None:
-    measured = best_similarity(korean, "chunk_vecs_multi", query)
-    assert measured == pytest.approx(similarity, abs=0.005)
-    assert weak(korean, query) is ((query, similarity) == MULTILINGUAL_JUST_BELOW)
 
 
 def test_a_korean_question_answered_by_meaning_alone_is_not_called_weak(korean: Vault) -> None:
