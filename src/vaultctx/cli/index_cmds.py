@@ -113,9 +113,9 @@ def _print_report(summary: dict[str, Any]) -> None:
             else ""
         )
     )
-    for warning in summary["warnings"]:
-        from rich.markup import escape
+    from rich.markup import escape
 
+    for warning in summary["warnings"]:
         console("stderr").print(f"[yellow]warning:[/] {escape(warning)}", highlight=False)
     for skipped in summary["skipped"][:20]:
         print_plain(f"skipped {skipped['path']}: {skipped['reason']}", "stderr")

@@ -17,7 +17,7 @@ from typing import Annotated, Any, cast
 import typer
 
 from vaultctx.api import CONTEXT_DEFAULTS, Vault
-from vaultctx.cli.common import DbOption, JsonOption, VaultOption, console, open_vault
+from vaultctx.cli.common import DbOption, JsonOption, VaultOption, console, open_vault, print_plain
 from vaultctx.cli.option_groups import takes_option_groups
 from vaultctx.errors import VaultctxError
 from vaultctx.search.filters import Filters
@@ -129,9 +129,7 @@ def _print_results(response: SearchResponse, *, as_json: bool) -> None:
     for notice in response.notices:
         stdout.print(f"[yellow]note:[/] {escape(notice)}")
     if not response.results:
-        stdout.print(
-            f"no results for {response.query!r}; try broader or different words", markup=False
-        )
+        print_plain(f"no results for {response.query!r}; try broader or different words")
         return
     for rank, result in enumerate(response.results, start=1):
         ranks = f"bm25 #{result.bm25_rank or '-'} · vector #{result.vec_rank or '-'}"
