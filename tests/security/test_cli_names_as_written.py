@@ -69,3 +69,9 @@ def test_capture_names_the_new_note_whole_on_one_line(vault: Path) -> None:
     assert line == f"captured 00-inbox/{'x' * 70} y.md (indexed)"
     listed = json.loads(vaultctx(vault, "status", "--json")[0])
     assert listed["vault"] == str(vault)
+
+
+def test_a_question_that_finds_nothing_is_repeated_as_typed(vault: Path) -> None:
+    vaultctx(vault, "index", "--fast")
+    stdout, _ = vaultctx(vault, "search", "[red]zzqx[/red]", "--mode", "bm25")
+    assert stdout == "no results for '[red]zzqx[/red]'; try broader or different words\n"
