@@ -39,6 +39,16 @@ class ConfigError(VaultctxError, ValueError):
     Also a ``ValueError``, as an invalid setting is an invalid value."""
 
 
+def usable_cores() -> int:
+    """The cores this process may run on: its CPU affinity where the OS tells (a container's or
+    ``taskset``'s CPU set), else every core. More busy workers or readers than that only take
+    turns."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # not on macOS or Windows
+        return max(1, os.cpu_count() or 1)
+
+
 @dataclass(frozen=True)
 class Settings:
     """Tunable behaviour, readable from ``vaultctx.toml`` (keys are the field names)."""
@@ -54,7 +64,8 @@ class Settings:
     index_excalidraw: bool = False
     index_kanban: bool = False
     ignore: tuple[str, ...] = ()
-    # Processes preparing files in large index runs; 0 = one per CPU core (see index/parallel.py).
+    # Processes preparing files in large index runs; 0 = one per core this process may use
+    # (``usable_cores``; index/parallel.py).
     index_workers: int = 0
     # Embedding engines by registered name (embed/registry.py): pass 1, and pass 2 ("" = none).
     # A remote engine, "provider:model", may be chosen only in the user's own file

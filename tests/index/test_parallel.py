@@ -10,11 +10,11 @@ import pytest
 
 from tests.conftest import copy_example_vault
 from tests.index.stopping import StopAfter
-from vaultctx.config import Config, Settings
+from vaultctx.config import Config, Settings, usable_cores
 from vaultctx.embed.static import StaticEmbedder
 from vaultctx.index.db import open_index
 from vaultctx.index.indexer import Indexer, IndexReport
-from vaultctx.index.parallel import MIN_FILES_FOR_WORKERS, usable_cores, worker_count
+from vaultctx.index.parallel import MIN_FILES_FOR_WORKERS, worker_count
 from vaultctx.index.text_codec import unpack_text
 
 

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from multiprocessing.process import BaseProcess
 from typing import Protocol
 
-from vaultctx.config import Settings
+from vaultctx.config import Settings, usable_cores
 from vaultctx.embed.base import Embedder
 from vaultctx.index.phase_time import timed
 from vaultctx.index.prepare import (
@@ -72,16 +72,6 @@ class WorkerSetup:
     embedder: Embedder | None
     full: bool
     gone_hashes: frozenset[str]
-
-
-def usable_cores() -> int:
-    """The cores this process may run on: its CPU affinity where the OS tells (a container's or
-    ``taskset``'s CPU set), else every core. More busy workers or readers than that only take
-    turns."""
-    try:
-        return max(1, len(os.sched_getaffinity(0)))
-    except (AttributeError, OSError):  # not on macOS or Windows
-        return max(1, os.cpu_count() or 1)
 
 
 def worker_count(settings: Settings, files: int) -> int:

@@ -22,9 +22,9 @@ import threading
 from collections.abc import Iterator
 
 from vaultctx.api import Vault
+from vaultctx.config import usable_cores
 from vaultctx.db_location import IndexLocation, PostgresLocation
 from vaultctx.index.database import POSTGRES
-from vaultctx.index.parallel import usable_cores
 
 log = logging.getLogger(__name__)
 
