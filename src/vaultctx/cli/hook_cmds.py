@@ -10,15 +10,14 @@ from pathlib import Path
 from typing import Annotated
 
 import typer
-from rich.markup import escape
 
 from vaultctx.cli.common import (
     DbOption,
     VaultOption,
     open_vault,
+    print_plain,
     served_stdin,
     served_vault,
-    stdout,
 )
 from vaultctx.config import default_db_path
 from vaultctx.db_location import IndexLocation, PostgresLocation
@@ -100,14 +99,7 @@ def capture_switch(
     if state != "status":
         set_capture(folder, state == "on")
     now = "on" if capture_is_on(str(folder)) else "off"
-    _say(f"capture of tool output in {escape(str(folder))}: {now}")
-
-
-def _say(markup: str) -> None:
-    """One line whatever its paths' length: rich wraps at 80 columns when stdout is not a
-    terminal, which broke a long path in two for whoever copies it or reads it from a script.
-    Each path in ``markup`` is escaped by the caller (a folder named "[red]" is not markup)."""
-    stdout.print(markup, highlight=False, soft_wrap=True)
+    print_plain(f"capture of tool output in {folder}: {now}")
 
 
 @hooks_app.command("install")
@@ -127,10 +119,10 @@ def install(
     report = install_hooks(path, commands)
     events = ", ".join(report.events)
     if not report.changed:
-        _say(f"{escape(str(path))} already has the vaultctx hooks ({events})")
+        print_plain(f"{path} already has the vaultctx hooks ({events})")
         return
-    backup = f" (previous version: {escape(str(report.backup))})" if report.backup else ""
-    _say(f"installed the vaultctx hooks ({events}) in {escape(str(path))}{backup}")
+    backup = f" (previous version: {report.backup})" if report.backup else ""
+    print_plain(f"installed the vaultctx hooks ({events}) in {path}{backup}")
 
 
 def _hook_db(location: IndexLocation, vault: Path) -> str | None:
@@ -156,11 +148,11 @@ def uninstall(project: ProjectOption = None, user: UserOption = False) -> None:
     path = settings_path(project, user)
     report = uninstall_hooks(path)
     if not report.changed:
-        _say(f"{escape(str(path))} has no vaultctx hooks; nothing changed")
+        print_plain(f"{path} has no vaultctx hooks; nothing changed")
         return
-    backup = f" (previous version: {escape(str(report.backup))})" if report.backup else ""
+    backup = f" (previous version: {report.backup})" if report.backup else ""
     events = ", ".join(report.events)
-    _say(f"removed the vaultctx hooks ({events}) from {escape(str(path))}{backup}")
+    print_plain(f"removed the vaultctx hooks ({events}) from {path}{backup}")
 
 
 def _check_where(project: Path | None, user: bool) -> None:
