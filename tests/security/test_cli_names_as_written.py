@@ -23,13 +23,19 @@ OSC_8 = "\x1b]8;"  # a terminal hyperlink
 
 
 @pytest.fixture(scope="module")
-def vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def indexed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str]:
+    """The vault, indexed once, and what that index run printed on stderr."""
     root = tmp_path_factory.mktemp("names") / f"vault {HOSTILE}"
     copy_example_vault(root)
     board = root / HOSTILE / ("a kanban board with a name long enough to wrap " * 2 + ".md")
     board.parent.mkdir()
     board.write_text("---\nkanban-plugin: basic\n---\n## Todo\n- [ ] thing\n", encoding="utf-8")
-    return root
+    return root, vaultctx(root, "index", "--fast")[1]
+
+
+@pytest.fixture
+def vault(indexed: tuple[Path, str]) -> Path:
+    return indexed[0]
 
 
 def vaultctx(vault: Path, *args: str, **env: str) -> tuple[str, str]:
@@ -41,22 +47,20 @@ def vaultctx(vault: Path, *args: str, **env: str) -> tuple[str, str]:
     return done.stdout, done.stderr
 
 
-def test_index_names_a_skipped_note_whole_on_one_line(vault: Path) -> None:
-    _, stderr = vaultctx(vault, "index", "--fast")
+def test_index_names_a_skipped_note_whole_on_one_line(indexed: tuple[Path, str]) -> None:
+    vault, stderr = indexed
     board = next((vault / HOSTILE).iterdir()).relative_to(vault).as_posix()
     assert len(board) > 80
     assert any(line.startswith(f"skipped {board}: kanban board") for line in stderr.splitlines())
 
 
 def test_status_shows_the_vault_folder_as_named(vault: Path) -> None:
-    vaultctx(vault, "index", "--fast")
     stdout, _ = vaultctx(vault, "status", COLUMNS="400")
     [row] = [line for line in stdout.splitlines() if line.strip().startswith("vault ")]
     assert row.split(None, 1)[1].rstrip() == str(vault)
 
 
 def test_status_on_a_terminal_makes_no_hidden_link(vault: Path) -> None:
-    vaultctx(vault, "index", "--fast")
     stdout, _ = vaultctx(vault, "status", COLUMNS="400", FORCE_COLOR="1", TERM="xterm-256color")
     assert "\x1b[" in stdout, "precondition: styled as on a terminal"
     assert OSC_8 not in stdout
@@ -72,6 +76,5 @@ def test_capture_names_the_new_note_whole_on_one_line(vault: Path) -> None:
 
 
 def test_a_question_that_finds_nothing_is_repeated_as_typed(vault: Path) -> None:
-    vaultctx(vault, "index", "--fast")
     stdout, _ = vaultctx(vault, "search", "[red]zzqx[/red]", "--mode", "bm25")
     assert stdout == "no results for '[red]zzqx[/red]'; try broader or different words\n"
